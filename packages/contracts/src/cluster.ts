@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+export const GPU_MODELS = ['H100-80GB', 'H200-141GB', 'A100-80GB', 'A100-40GB'] as const;
+export const ZGpuModel = z.string().min(1).max(64);
+
+export const PERSONAS = ['container', 'vm-passthrough', 'inference'] as const;
+export const ZPersona = z.enum(PERSONAS);
+export type Persona = z.infer<typeof ZPersona>;
+
+export const NODE_STATES = ['ready', 'cordoned', 'draining', 'switching', 'down'] as const;
+export const ZNodeState = z.enum(NODE_STATES);
+export type NodeState = z.infer<typeof ZNodeState>;
+
+export const GPU_HEALTH = ['healthy', 'degraded', 'unhealthy'] as const;
+export const ZGpuHealth = z.enum(GPU_HEALTH);
+export type GpuHealth = z.infer<typeof ZGpuHealth>;
+
+export const GPU_MODES = ['whole', 'mig', 'shared'] as const;
+export const ZGpuMode = z.enum(GPU_MODES);
+export type GpuMode = z.infer<typeof ZGpuMode>;
+
+export const ZMigSlice = z.object({
+  profile: z.string(),
+  start: z.number().int(),
+  size: z.number().int(),
+  jobId: z.string().optional(),
+});
+export type MigSlice = z.infer<typeof ZMigSlice>;
+
+export const ZGpu = z.object({
+  id: z.string(),
+  nodeId: z.string(),
+  index: z.number().int(),
+  model: z.string(),
+  memoryMiB: z.number().int(),
+  nvlinkDomain: z.number().int(),
+  health: ZGpuHealth,
+  mode: ZGpuMode,
+  jobId: z.string().optional(),
+  mig: z.object({ layout: z.array(ZMigSlice) }).optional(),
+  sharedMilliUsed: z.number().int().optional(),
+});
+export type Gpu = z.infer<typeof ZGpu>;
+
+export const ZNode = z.object({
+  id: z.string(),
+  name: z.string(),
+  leaf: z.string(),
+  spine: z.string(),
+  persona: ZPersona,
+  state: ZNodeState,
+  cpuMilli: z.number().int(),
+  memoryMiB: z.number().int(),
+  gpuModel: z.string().nullable(),
+  gpuCount: z.number().int(),
+  gpusAllocated: z.number(),
+  heartbeatAt: z.string().nullable(),
+  labels: z.record(z.string(), z.string()),
+});
+export type Node = z.infer<typeof ZNode>;
+
+export const ZNodeDetail = ZNode.extend({ gpus: z.array(ZGpu) });
+export type NodeDetail = z.infer<typeof ZNodeDetail>;
+
+export const ZNodeListQuery = z.object({
+  leaf: z.string().max(100).optional(),
+  state: ZNodeState.optional(),
+  gpuModel: z.string().max(64).optional(),
+});
+export const ZGpuListQuery = z.object({
+  nodeId: z.string().max(64).optional(),
+  model: z.string().max(64).optional(),
+  health: ZGpuHealth.optional(),
+});
+
+/** Capacity summary by GPU model (the Overview page). */
+export const ZCapacityRow = z.object({
+  gpuModel: z.string(),
+  total: z.number(),
+  allocated: z.number(),
+  free: z.number(),
+  unhealthy: z.number(),
+});
+export const ZCapacity = z.object({ byModel: z.array(ZCapacityRow) });
+export type Capacity = z.infer<typeof ZCapacity>;

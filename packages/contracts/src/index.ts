@@ -1,0 +1,4 @@
+export * from './common';
+export * from './tenancy';
+export * from './cluster';
+export * from './jobs';

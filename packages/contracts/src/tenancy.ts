@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { ZSlug } from './common';
+
+export const ROLES = ['platform-admin', 'tenant-admin', 'team-admin', 'member', 'viewer'] as const;
+export const ZRole = z.enum(ROLES);
+export type Role = z.infer<typeof ZRole>;
+
+export const SCOPES = [
+  'jobs:read',
+  'jobs:write',
+  'endpoints:read',
+  'endpoints:write',
+  'quotas:read',
+  'quotas:write',
+  'cluster:read',
+  'cluster:admin',
+  'tenants:admin',
+] as const;
+export const ZScope = z.enum(SCOPES);
+export type Scope = z.infer<typeof ZScope>;
+
+export const ZTenantCreate = z.object({ name: z.string().trim().min(1).max(120), slug: ZSlug }).strict();
+export type TenantCreate = z.infer<typeof ZTenantCreate>;
+export const ZTenant = z.object({ id: z.string(), name: z.string(), slug: z.string(), createdAt: z.string() });
+export type Tenant = z.infer<typeof ZTenant>;
+
+export const ZTeamCreate = z.object({ name: z.string().trim().min(1).max(120), slug: ZSlug }).strict();
+export type TeamCreate = z.infer<typeof ZTeamCreate>;
+export const ZTeam = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  createdAt: z.string(),
+});
+export type Team = z.infer<typeof ZTeam>;
+
+/** Who is calling: returned by GET /v1/me. */
+export const ZMe = z.object({
+  kind: z.enum(['api-key', 'session']),
+  name: z.string(),
+  role: ZRole,
+  scopes: z.array(z.string()),
+  tenantId: z.string().nullable(),
+  teamId: z.string().nullable(),
+  teams: z.array(ZTeam),
+});
+export type Me = z.infer<typeof ZMe>;

@@ -1,0 +1,100 @@
+/**
+ * The ClusterDriver: the only way Gantry touches a cluster (DESIGN.md section 6).
+ * Nodes are addressed by name (stable across restarts and drivers); GPUs by node + index.
+ */
+
+export type Persona = 'container' | 'vm-passthrough' | 'inference';
+
+export interface MigSliceSpec {
+  profile: string;
+  start: number;
+}
+
+export interface InventoryGpu {
+  index: number;
+  model: string;
+  memoryMiB: number;
+  nvlinkDomain: number;
+  migCapable: boolean;
+  /** Current MIG layout; empty = MIG off (whole GPU). */
+  migLayout: MigSliceSpec[];
+}
+
+export interface InventoryNode {
+  name: string;
+  leaf: string;
+  spine: string;
+  cpuMilli: number;
+  memoryMiB: number;
+  persona: Persona;
+  labels: Record<string, string>;
+  gpus: InventoryGpu[];
+}
+
+export interface Inventory {
+  nodes: InventoryNode[];
+}
+
+export interface ReplicaSpec {
+  replica: number;
+  nodeName: string;
+  gpus: { index: number; migProfile?: string; migStart?: number; milli?: number }[];
+}
+
+export interface StartRequest {
+  jobId: string;
+  kind: string;
+  replicas: ReplicaSpec[];
+  /** Simulated work in seconds of progress; undefined = runs until stopped. */
+  durationSeconds?: number;
+  /** Progress already made (resume after suspend, or re-attach after a worker restart). */
+  progressSeconds?: number;
+  /** Opaque checkpoint reference returned by suspend(). */
+  checkpoint?: string;
+}
+
+export interface WorkloadStatus {
+  state: 'running' | 'exited' | 'unknown';
+  progressSeconds: number;
+  exitCode?: number;
+}
+
+export type DriverEvent =
+  | { type: 'job-exited'; jobId: string; exitCode: number; at: number }
+  | { type: 'xid'; nodeName: string; gpuIndex: number; xid: number; at: number }
+  | { type: 'nic-down' | 'nic-up'; nodeName: string; at: number }
+  | { type: 'node-down' | 'node-up'; nodeName: string; at: number }
+  | { type: 'heartbeat'; nodeName: string; at: number };
+
+export interface GpuMetricSample {
+  nodeName: string;
+  gpuIndex: number;
+  at: number;
+  smPct: number;
+  memoryUsedMiB: number;
+  powerW: number;
+}
+
+export interface ClusterDriver {
+  readonly name: 'simulated' | 'kubernetes';
+  discover(): Promise<Inventory>;
+  /** Resolves once the layout is applied and verified. */
+  applyMigLayout(nodeName: string, gpuIndex: number, layout: MigSliceSpec[]): Promise<void>;
+  /** Resolves once the node runs the new persona. */
+  setPersona(nodeName: string, persona: Persona): Promise<void>;
+  cordon(nodeName: string): Promise<void>;
+  uncordon(nodeName: string): Promise<void>;
+  /** Evicts every workload of the node. */
+  drain(nodeName: string): Promise<void>;
+  /** Idempotent: starting a job that already runs is a no-op. */
+  start(req: StartRequest): Promise<void>;
+  /** Idempotent: stopping an unknown job is a no-op. */
+  stop(jobId: string): Promise<void>;
+  /** Checkpoints and stops the job. */
+  suspend(jobId: string): Promise<{ checkpoint: string; progressSeconds: number }>;
+  status(jobId: string): Promise<WorkloadStatus>;
+  /** Subscribes to health and workload events; returns an unsubscribe function. */
+  onEvent(listener: (e: DriverEvent) => void): () => void;
+  metrics(): Promise<GpuMetricSample[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,2 @@
+export * from './types';
+export { runCycle } from './first-fit';

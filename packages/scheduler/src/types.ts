@@ -1,0 +1,107 @@
+/**
+ * The engine's contract with its callers (the worker's scheduling cycle and the bench).
+ * Pure data: no I/O, no clock, no randomness. The worker builds a ClusterSnapshot from
+ * Postgres, calls `runCycle`, and commits the decisions it returns.
+ */
+
+export type GpuMode = 'whole' | 'mig' | 'shared';
+export type TopologyLevel = 'node' | 'leaf' | 'spine' | 'any';
+export type Persona = 'container' | 'vm-passthrough' | 'inference';
+
+/** One MIG slice (GPU instance) that exists on a GPU. `busy` = held by an allocation. */
+export interface MigSliceState {
+  profile: string;
+  start: number;
+  size: number;
+  busy: boolean;
+}
+
+export interface GpuState {
+  id: string;
+  index: number;
+  model: string;
+  /** NVLink domain inside the node (GPUs sharing a domain talk over NVLink). */
+  nvlinkDomain: number;
+  healthy: boolean;
+  /** Whether the GPU takes new work (false while a MIG change is being applied to it). */
+  schedulable: boolean;
+  mode: GpuMode;
+  /** Whole GPU held by a job (mode 'whole'). */
+  allocated: boolean;
+  /** Thousandths of the GPU held by shares (mode 'shared'), 0..1000. */
+  sharedMilliUsed: number;
+  /** Existing MIG slices (mode 'mig'). */
+  mig: MigSliceState[];
+}
+
+export interface NodeState {
+  id: string;
+  name: string;
+  leaf: string;
+  spine: string;
+  /** false when cordoned, draining, switching persona or down. */
+  schedulable: boolean;
+  persona: Persona;
+  cpuMilli: number;
+  memoryMiB: number;
+  cpuMilliFree: number;
+  memoryMiBFree: number;
+  gpus: GpuState[];
+}
+
+export interface ClusterSnapshot {
+  nodes: NodeState[];
+}
+
+/** Per-replica request. Exactly one of gpus / migProfile / gpuMilli is set. */
+export interface ReplicaRequest {
+  gpus?: number;
+  migProfile?: string;
+  /** Share of one GPU in thousandths, 1..999. */
+  gpuMilli?: number;
+  /** Allowed GPU models; empty or undefined = any. */
+  gpuModels?: string[];
+  cpuMilli: number;
+  memoryMiB: number;
+}
+
+export interface PendingJob {
+  id: string;
+  teamId: string;
+  /** Larger runs first. */
+  priority: number;
+  /** Submission time in ms (ordering only; the engine never reads a clock). */
+  createdAtMs: number;
+  replicas: number;
+  request: ReplicaRequest;
+  topology: { level: TopologyLevel; required: boolean };
+  /** Node persona the job needs (vm jobs need 'vm-passthrough'); default 'container'. */
+  persona?: Persona;
+}
+
+export interface PlacedGpu {
+  gpuId: string;
+  index: number;
+  migProfile?: string;
+  migStart?: number;
+  /** Thousandths for a share. */
+  milli?: number;
+}
+
+export interface ReplicaPlacement {
+  replica: number;
+  nodeId: string;
+  gpus: PlacedGpu[];
+}
+
+export interface Reason {
+  /** Machine-readable, e.g. 'insufficient_gpus', 'topology_unsatisfiable'. */
+  code: string;
+  /** A sentence a person can read. */
+  message: string;
+}
+
+export interface CycleDecision {
+  placed: { jobId: string; replicas: ReplicaPlacement[] }[];
+  pending: { jobId: string; reasons: Reason[] }[];
+}
