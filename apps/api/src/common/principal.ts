@@ -1,0 +1,36 @@
+import type { Role, Scope } from '@gantry/contracts';
+import { DomainError } from './errors';
+
+/** Who is calling, resolved from an API key (or, later, a session). */
+export interface Principal {
+  keyId: string;
+  name: string;
+  role: Role;
+  scopes: readonly Scope[];
+  /** null only for platform admins. */
+  tenantId: string | null;
+  /** Set when the key is bound to one team. */
+  teamId: string | null;
+}
+
+/**
+ * The tenancy filter every repository method takes. A platform admin sees every tenant;
+ * everyone else is confined to one tenant, and a team-bound caller to one team.
+ */
+export type TenantScope = { kind: 'platform' } | { kind: 'tenant'; tenantId: string; teamId: string | null };
+
+export function scopeOf(p: Principal): TenantScope {
+  if (p.role === 'platform-admin' && p.tenantId === null) return { kind: 'platform' };
+  if (!p.tenantId) throw new DomainError('forbidden', 'this key is not bound to a tenant');
+  return { kind: 'tenant', tenantId: p.tenantId, teamId: p.teamId };
+}
+
+/** Prisma `where` fragment for rows that carry tenantId (and teamId). */
+export function tenantWhere(scope: TenantScope): { tenantId?: string; teamId?: string } {
+  if (scope.kind === 'platform') return {};
+  return scope.teamId ? { tenantId: scope.tenantId, teamId: scope.teamId } : { tenantId: scope.tenantId };
+}
+
+export function hasScope(p: Principal, scope: Scope): boolean {
+  return p.role === 'platform-admin' || p.scopes.includes(scope);
+}

@@ -1,0 +1,162 @@
+import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
+
+/** The walking skeleton end to end: REST -> queue -> engine -> commit -> simulated GPUs -> back. */
+describe('jobs through the whole system (real Postgres and Redis)', () => {
+  let sys: TestSystem;
+  let acme: Awaited<ReturnType<typeof makeTenant>>;
+  let globex: Awaited<ReturnType<typeof makeTenant>>;
+
+  beforeAll(async () => {
+    sys = await startSystem();
+    acme = await makeTenant(sys.db, 'acme-int', { quota: { guaranteed: 16, limit: 40 } });
+    globex = await makeTenant(sys.db, 'globex-int');
+    await eventually(async () => (await sys.db.gpu.count()) >= 256);
+  });
+  afterAll(async () => sys?.close());
+
+  const submit = (body: object, auth = acme.auth) => sys.http().post('/v1/jobs').set('Authorization', auth).send(body);
+  const job = (overrides: object = {}) => ({
+    teamId: acme.team.id,
+    name: 'train-1',
+    kind: 'training',
+    resources: { gpus: 2, gpuModel: 'H100-80GB' },
+    simulation: { durationSeconds: 5 },
+    ...overrides,
+  });
+
+  it('runs a job pending -> running -> succeeded and releases its GPUs', async () => {
+    const res = await submit(job());
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ state: 'pending', teamId: acme.team.id, replicas: 1 });
+    const id = res.body.id as string;
+
+    const seen = new Set<string>();
+    const done = await eventually(async () => {
+      const r = await sys.http().get(`/v1/jobs/${id}`).set('Authorization', acme.auth);
+      seen.add(r.body.state);
+      if (r.body.state === 'running') {
+        expect(r.body.placement).toHaveLength(1);
+        expect(r.body.placement[0].gpus).toHaveLength(2);
+      }
+      return r.body.state === 'succeeded' ? r.body : undefined;
+    });
+    expect(done.progress).toBe(1);
+    expect(done.events.map((e: { type: string }) => e.type)).toEqual(['job.submitted', 'job.placed', 'job.running', 'job.succeeded']);
+    expect(done.placement).toEqual([]);
+    expect(await sys.db.allocation.count({ where: { jobId: id, endedAt: null } })).toBe(0);
+    expect(await sys.db.allocation.count({ where: { jobId: id } })).toBe(2);
+  });
+
+  it('places a gang of 4 x 8 GPUs on four different nodes, all or nothing', async () => {
+    const res = await submit(job({ name: 'gang', replicas: 4, resources: { gpus: 8, gpuModel: 'A100-80GB' }, simulation: { durationSeconds: 500 } }));
+    expect(res.status).toBe(201);
+    const running = await eventually(async () => {
+      const r = await sys.http().get(`/v1/jobs/${res.body.id}`).set('Authorization', acme.auth);
+      return r.body.state === 'running' ? r.body : undefined;
+    });
+    const nodes = new Set(running.placement.map((p: { nodeId: string }) => p.nodeId));
+    expect(nodes.size).toBe(4);
+    for (const p of running.placement) expect(p.gpus).toHaveLength(8);
+    const cancel = await sys.http().post(`/v1/jobs/${res.body.id}/cancel`).set('Authorization', acme.auth);
+    expect(cancel.status).toBe(200);
+    expect(cancel.body.state).toBe('cancelled');
+    expect(await sys.db.allocation.count({ where: { jobId: res.body.id, endedAt: null } })).toBe(0);
+  });
+
+  it('keeps a job that fits the quota but not the free capacity pending, with a reason', async () => {
+    const h100Nodes = await sys.db.node.findMany({ where: { gpus: { some: { model: 'H100-80GB' } } }, orderBy: { name: 'asc' } });
+    const cordoned = h100Nodes.slice(1).map((n) => n.id);
+    await sys.db.node.updateMany({ where: { id: { in: cordoned } }, data: { state: 'cordoned' } });
+    try {
+      const res = await submit(job({ name: 'waits', replicas: 2, resources: { gpus: 8, gpuModel: 'H100-80GB' } }));
+      expect(res.status).toBe(201);
+      const pending = await eventually(async () => {
+        const r = await sys.http().get(`/v1/jobs/${res.body.id}`).set('Authorization', acme.auth);
+        return r.body.state === 'pending' && r.body.reasons[0]?.code !== 'queued' ? r.body : undefined;
+      });
+      expect(pending.queuePosition).toBeGreaterThanOrEqual(1);
+      expect(pending.reasons.map((r: { message: string }) => r.message).join(' ')).toMatch(/8/);
+      expect(await sys.db.allocation.count({ where: { jobId: res.body.id } })).toBe(0);
+      // Capacity comes back: the job is placed without anyone touching it.
+      await sys.db.node.updateMany({ where: { id: { in: cordoned } }, data: { state: 'ready' } });
+      await eventually(async () => {
+        const r = await sys.http().get(`/v1/jobs/${res.body.id}`).set('Authorization', acme.auth);
+        return r.body.state === 'running';
+      });
+      await sys.http().post(`/v1/jobs/${res.body.id}/cancel`).set('Authorization', acme.auth);
+    } finally {
+      await sys.db.node.updateMany({ where: { id: { in: cordoned } }, data: { state: 'ready' } });
+    }
+  });
+
+  it('refuses a job larger than the team quota limit with 409 quota_exceeded', async () => {
+    const res = await submit(job({ name: 'huge', replicas: 6, resources: { gpus: 8 } }));
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('quota_exceeded');
+    expect(res.body.error.message).toMatch(/48 GPUs.*limit.*40/);
+  });
+
+  it.each([
+    ['a missing name', { name: undefined }, 'name'],
+    ['an unknown kind', { kind: 'rocket' }, 'kind'],
+    ['two resource kinds at once', { resources: { gpus: 1, gpuFraction: 0.5 } }, 'resources'],
+    ['a fraction of 1.5', { resources: { gpuFraction: 1.5 } }, 'resources.gpuFraction'],
+    ['more GPUs per replica than any node has', { resources: { gpus: 9 } }, 'resources.gpus'],
+    ['an unknown GPU model', { resources: { gpus: 1, gpuModel: 'B200' } }, 'resources.gpuModel'],
+    ['an unknown MIG profile', { resources: { migProfile: '5g.50gb' } }, 'resources.migProfile'],
+    ['a field that does not exist', { color: 'red' }, '(body)'],
+  ])('answers 400 naming the field for %s', async (_name, override, wantField) => {
+    const res = await submit(job(override));
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(wantField);
+    expect(await sys.db.job.count({ where: { name: (override as { name?: string }).name ?? 'train-1', teamId: acme.team.id, state: 'failed' } })).toBe(0);
+  });
+
+  it('answers 400 invalid_json for malformed JSON', async () => {
+    const res = await sys.http().post('/v1/jobs').set('Authorization', acme.auth).set('Content-Type', 'application/json').send('{"teamId": ');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_json');
+  });
+
+  it.each([
+    ['no key', undefined],
+    ['a malformed key', 'Bearer nope'],
+    ['an unknown key', 'Bearer gk_unknown123_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+  ])('answers 401 with %s', async (_n, auth) => {
+    const req = sys.http().get('/v1/jobs');
+    const res = await (auth ? req.set('Authorization', auth) : req);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('unauthenticated');
+  });
+
+  it("never shows or changes another tenant's jobs and teams (404)", async () => {
+    const mine = await submit(job({ name: 'secret' }));
+    expect(mine.status).toBe(201);
+    const other = globex.auth;
+    expect((await sys.http().get(`/v1/jobs/${mine.body.id}`).set('Authorization', other)).status).toBe(404);
+    expect((await sys.http().post(`/v1/jobs/${mine.body.id}/cancel`).set('Authorization', other)).status).toBe(404);
+    expect((await sys.http().get(`/v1/teams/${acme.team.id}`).set('Authorization', other)).status).toBe(404);
+    const list = await sys.http().get('/v1/jobs?limit=500').set('Authorization', other);
+    expect(list.body.items.map((j: { id: string }) => j.id)).not.toContain(mine.body.id);
+    const cross = await submit(job({ teamId: acme.team.id }), other);
+    expect(cross.status).toBe(404);
+    expect(await sys.db.job.count({ where: { tenantId: globex.tenant.id } })).toBe(0);
+  });
+
+  it('returns the first job for a retried Idempotency-Key, never a second one', async () => {
+    const first = await submit(job({ name: 'idem' })).set('Idempotency-Key', 'retry-1');
+    const again = await submit(job({ name: 'idem' })).set('Idempotency-Key', 'retry-1');
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    expect(await sys.db.job.count({ where: { name: 'idem' } })).toBe(1);
+  });
+
+  it('serves health, readiness and the OpenAPI document without a key', async () => {
+    expect((await sys.http().get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await sys.http().get('/readyz')).body).toMatchObject({ status: 'ready' });
+    const doc = await sys.http().get('/openapi.json');
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/v1/jobs', '/v1/jobs/{id}', '/v1/nodes', '/v1/gpus']));
+  });
+});

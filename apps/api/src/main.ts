@@ -1,0 +1,27 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { parseConfig } from './config/config';
+import { HttpModule, WorkerModule } from './app.module';
+import { configureHttp } from './http';
+
+async function main(): Promise<void> {
+  const config = parseConfig();
+  const logger = ['error', 'warn', 'log', 'debug'].slice(0, ['error', 'warn', 'log', 'debug'].indexOf(config.logLevel) + 1) as ('error' | 'warn' | 'log' | 'debug')[];
+  if (config.mode === 'worker') {
+    const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger });
+    app.enableShutdownHooks();
+    new Logger('gantry').log(`worker up (driver ${config.driver.kind})`);
+    return;
+  }
+  const app = await NestFactory.create(HttpModule.forRoot(config), { bodyParser: false, logger });
+  app.enableShutdownHooks();
+  configureHttp(app);
+  await app.listen(config.port, '0.0.0.0');
+  new Logger('gantry').log(`api listening on :${config.port}`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+import type { Gpu, Node, NodeDetail, Persona } from '@gantry/contracts';
+import type { TenantScope } from '../../common/principal';
+import type { GpuRow, NodeRow } from './cluster.repository';
+
+type GpuLike = Omit<GpuRow, 'node'>;
+
+export const personaToApi = (p: string): Persona => (p === 'vm_passthrough' ? 'vm-passthrough' : (p as Persona));
+
+/** Another tenant's job ids are never shown: only that a slot is in use. */
+function visibleJobId(scope: TenantScope, a: { jobId: string | null; tenantId: string }): string | undefined {
+  if (!a.jobId) return undefined;
+  return scope.kind === 'platform' || a.tenantId === scope.tenantId ? a.jobId : undefined;
+}
+
+export function presentGpu(scope: TenantScope, g: GpuLike): Gpu {
+  const whole = g.mode === 'whole' ? g.allocations[0] : undefined;
+  return {
+    id: g.id,
+    nodeId: g.nodeId,
+    index: g.index,
+    model: g.model,
+    memoryMiB: g.memoryMiB,
+    nvlinkDomain: g.nvlinkDomain,
+    health: g.health,
+    mode: g.mode,
+    ...(whole ? { jobId: visibleJobId(scope, whole) } : {}),
+    ...(g.mode === 'mig'
+      ? {
+          mig: {
+            layout: g.instances.map((i) => {
+              const holder = g.allocations.find((a) => a.migStart === i.start);
+              const jobId = holder ? visibleJobId(scope, holder) : undefined;
+              return { profile: i.profile, start: i.start, size: i.size, ...(jobId ? { jobId } : {}) };
+            }),
+          },
+        }
+      : {}),
+    ...(g.mode === 'shared' ? { sharedMilliUsed: g.allocations.reduce((s, a) => s + a.milli, 0) } : {}),
+  };
+}
+
+/** GPU units in use on a GPU: 1 for a whole GPU, slices / 7 for MIG, the share for shared. */
+const gpuUnitsInUse = (g: GpuLike) => g.allocations.reduce((s, a) => s + Number(a.gpuUnits), 0);
+
+export function presentNode(n: NodeRow): Node {
+  const models = [...new Set(n.gpus.map((g) => g.model))];
+  return {
+    id: n.id,
+    name: n.name,
+    leaf: n.leaf.name,
+    spine: n.leaf.spine.name,
+    persona: personaToApi(n.persona),
+    state: n.state,
+    cpuMilli: n.cpuMilli,
+    memoryMiB: n.memoryMiB,
+    gpuModel: models.length === 1 ? models[0]! : models.length ? models.join(', ') : null,
+    gpuCount: n.gpus.length,
+    gpusAllocated: Math.round(n.gpus.reduce((s, g) => s + gpuUnitsInUse(g), 0) * 1000) / 1000,
+    heartbeatAt: n.heartbeatAt?.toISOString() ?? null,
+    labels: (n.labels ?? {}) as Record<string, string>,
+  };
+}
+
+export function presentNodeDetail(scope: TenantScope, n: NodeRow): NodeDetail {
+  return { ...presentNode(n), gpus: n.gpus.map((g) => presentGpu(scope, g)) };
+}

@@ -1,0 +1,171 @@
+import { Injectable } from '@nestjs/common';
+import type { Inventory } from '@gantry/driver';
+import { Prisma } from '@gantry/db';
+import { migProfile } from '@gantry/scheduler';
+import { PrismaService } from '../../common/prisma.service';
+import { pageArgs } from '../../common/pagination';
+import type { PageQuery } from '@gantry/contracts';
+
+const ACTIVE = { endedAt: null } as const;
+
+export const nodeWithGpus = {
+  leaf: { include: { spine: true } },
+  gpus: {
+    orderBy: { index: 'asc' },
+    include: {
+      instances: { orderBy: { start: 'asc' } },
+      allocations: {
+        where: ACTIVE,
+        select: { jobId: true, tenantId: true, migStart: true, milli: true, gpuUnits: true, cpuMilli: true, memoryMiB: true },
+      },
+    },
+  },
+} satisfies Prisma.NodeInclude;
+
+export type NodeRow = Prisma.NodeGetPayload<{ include: typeof nodeWithGpus }>;
+
+export const gpuWithUse = {
+  node: { select: { name: true } },
+  instances: { orderBy: { start: 'asc' } },
+  allocations: { where: ACTIVE, select: { jobId: true, tenantId: true, migStart: true, milli: true, gpuUnits: true } },
+} satisfies Prisma.GpuInclude;
+
+export type GpuRow = Prisma.GpuGetPayload<{ include: typeof gpuWithUse }>;
+
+/**
+ * Cluster inventory: nodes, GPUs and MIG slices. The hardware is shared by every tenant;
+ * what tenants must not see (other tenants' job ids) is filtered by the presenter.
+ */
+@Injectable()
+export class ClusterRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  listNodes(q: PageQuery, filter: { leaf?: string; state?: string; gpuModel?: string }) {
+    const a = pageArgs(q);
+    const where: Prisma.NodeWhereInput = {
+      ...a.where,
+      ...(filter.leaf ? { leaf: { name: filter.leaf } } : {}),
+      ...(filter.state ? { state: filter.state as Prisma.NodeWhereInput['state'] } : {}),
+      ...(filter.gpuModel ? { gpus: { some: { model: filter.gpuModel } } } : {}),
+    };
+    return this.prisma.client.node.findMany({ ...a, where, include: nodeWithGpus });
+  }
+
+  findNode(idOrName: string) {
+    return this.prisma.client.node.findFirst({ where: { OR: [{ id: idOrName }, { name: idOrName }] }, include: nodeWithGpus });
+  }
+
+  listGpus(q: PageQuery, filter: { nodeId?: string; model?: string; health?: string }) {
+    const a = pageArgs(q);
+    const where: Prisma.GpuWhereInput = {
+      ...a.where,
+      ...(filter.nodeId ? { nodeId: filter.nodeId } : {}),
+      ...(filter.model ? { model: filter.model } : {}),
+      ...(filter.health ? { health: filter.health as Prisma.GpuWhereInput['health'] } : {}),
+    };
+    return this.prisma.client.gpu.findMany({ ...a, where, include: gpuWithUse });
+  }
+
+  /** Every node with its GPUs, slices and active allocations: the scheduler's snapshot source. */
+  allNodes() {
+    return this.prisma.client.node.findMany({ include: nodeWithGpus, orderBy: { name: 'asc' } });
+  }
+
+  /** For each GPU model, the most GPUs of that model on one node. */
+  async maxGpusPerNodeByModel(): Promise<Map<string, number>> {
+    const rows = await this.prisma.client.gpu.groupBy({ by: ['nodeId', 'model'], _count: { _all: true } });
+    const max = new Map<string, number>();
+    for (const r of rows) max.set(r.model, Math.max(max.get(r.model) ?? 0, r._count._all));
+    return max;
+  }
+
+  /** Per GPU model: GPUs, unhealthy GPUs and allocated GPU units. */
+  async capacityByModel(): Promise<{ gpuModel: string; total: number; unhealthy: number; allocated: number }[]> {
+    const [gpus, unhealthy, allocated] = await Promise.all([
+      this.prisma.client.gpu.groupBy({ by: ['model'], _count: { _all: true } }),
+      this.prisma.client.gpu.groupBy({ by: ['model'], where: { health: { not: 'healthy' } }, _count: { _all: true } }),
+      this.prisma.client.allocation.groupBy({ by: ['gpuModel'], where: ACTIVE, _sum: { gpuUnits: true } }),
+    ]);
+    return gpus
+      .map((g) => ({
+        gpuModel: g.model,
+        total: g._count._all,
+        unhealthy: unhealthy.find((u) => u.model === g.model)?._count._all ?? 0,
+        allocated: Number(allocated.find((a) => a.gpuModel === g.model)?._sum.gpuUnits ?? 0),
+      }))
+      .sort((a, b) => a.gpuModel.localeCompare(b.gpuModel));
+  }
+
+  /**
+   * Loads the driver's inventory. Idempotent: hardware that is already known is kept as it
+   * is (its state is Postgres's business), new spines, leaves, nodes and GPUs are added.
+   */
+  async syncInventory(inv: Inventory): Promise<{ nodesAdded: number; gpusAdded: number }> {
+    const db = this.prisma.client;
+    const spineNames = [...new Set(inv.nodes.map((n) => n.spine))];
+    await db.spine.createMany({ data: spineNames.map((name) => ({ name })), skipDuplicates: true });
+    const spines = new Map((await db.spine.findMany({ where: { name: { in: spineNames } } })).map((s) => [s.name, s.id]));
+    const leafNames = new Map(inv.nodes.map((n) => [n.leaf, n.spine]));
+    await db.leaf.createMany({
+      data: [...leafNames].map(([name, spine]) => ({ name, spineId: spines.get(spine)! })),
+      skipDuplicates: true,
+    });
+    const leaves = new Map((await db.leaf.findMany({ where: { name: { in: [...leafNames.keys()] } } })).map((l) => [l.name, l.id]));
+    const known = new Set((await db.node.findMany({ select: { name: true } })).map((n) => n.name));
+    const fresh = inv.nodes.filter((n) => !known.has(n.name));
+    let gpusAdded = 0;
+    for (const chunk of chunks(fresh, 100)) {
+      await db.$transaction(async (tx) => {
+        await tx.node.createMany({
+          data: chunk.map((n) => ({
+            name: n.name,
+            leafId: leaves.get(n.leaf)!,
+            persona: n.persona === 'vm-passthrough' ? 'vm_passthrough' : n.persona,
+            cpuMilli: n.cpuMilli,
+            memoryMiB: n.memoryMiB,
+            labels: n.labels,
+          })),
+          skipDuplicates: true,
+        });
+        const ids = new Map(
+          (await tx.node.findMany({ where: { name: { in: chunk.map((n) => n.name) } }, select: { id: true, name: true } })).map((n) => [n.name, n.id]),
+        );
+        for (const n of chunk) {
+          for (const g of n.gpus) {
+            const gpu = await tx.gpu.create({
+              data: {
+                nodeId: ids.get(n.name)!,
+                index: g.index,
+                model: g.model,
+                memoryMiB: g.memoryMiB,
+                nvlinkDomain: g.nvlinkDomain,
+                migCapable: g.migCapable,
+                mode: g.migLayout.length ? 'mig' : 'whole',
+              },
+            });
+            gpusAdded++;
+            if (g.migLayout.length) {
+              await tx.gpuInstance.createMany({
+                data: g.migLayout.map((s) => ({ gpuId: gpu.id, profile: s.profile, start: s.start, size: sliceSize(g.model, s.profile) })),
+              });
+            }
+          }
+        }
+      });
+    }
+    return { nodesAdded: fresh.length, gpusAdded };
+  }
+}
+
+function chunks<T>(xs: T[], n: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
+}
+
+/** Memory slots of a MIG profile on a GPU model (NVIDIA's geometry, owned by the scheduler). */
+function sliceSize(model: string, profile: string): number {
+  const p = migProfile(model, profile);
+  if (!p) throw new Error(`inventory: MIG profile ${profile} does not exist on ${model}`);
+  return p.size;
+}

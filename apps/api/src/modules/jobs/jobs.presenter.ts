@@ -1,0 +1,68 @@
+import type { Job, JobDetail, JobResources, Placement, Reason } from '@gantry/contracts';
+import type { JobRow } from './jobs.repository';
+
+/** Groups a job's active allocations into per-replica placements. */
+export function placementOf(row: JobRow): Placement[] {
+  const byReplica = new Map<number, Placement>();
+  for (const a of row.allocations) {
+    const p = byReplica.get(a.replica) ?? { replica: a.replica, nodeId: a.nodeId, nodeName: a.node.name, gpus: [] };
+    p.gpus.push({
+      gpuId: a.gpuId,
+      index: a.gpu.index,
+      ...(a.migProfile ? { migProfile: a.migProfile, migStart: a.migStart ?? 0 } : {}),
+      ...(a.milli < 1000 && !a.migProfile ? { fraction: a.milli / 1000 } : {}),
+    });
+    byReplica.set(a.replica, p);
+  }
+  return [...byReplica.values()].sort((a, b) => a.replica - b.replica);
+}
+
+/** Progress of the simulated work in [0, 1], counting the current run. */
+export function progressOf(row: JobRow, now: Date, simSpeed: number): number | undefined {
+  if (!row.durationSeconds) return undefined;
+  if (row.state === 'succeeded') return 1;
+  const running = row.state === 'running' && row.runningSince ? ((now.getTime() - row.runningSince.getTime()) / 1000) * simSpeed : 0;
+  return Math.min(1, Math.max(0, (row.progressSeconds + running) / row.durationSeconds));
+}
+
+export function presentJob(row: JobRow, ctx: { now: Date; simSpeed: number; queuePosition?: number }): Job {
+  const r = row.resources as JobResources;
+  const progress = progressOf(row, ctx.now, ctx.simSpeed);
+  return {
+    id: row.id,
+    teamId: row.teamId,
+    name: row.name,
+    kind: row.kind,
+    state: row.state,
+    priority: row.priority,
+    replicas: row.replicas,
+    resources: {
+      ...(r.gpus !== undefined ? { gpus: r.gpus } : {}),
+      ...(r.migProfile !== undefined ? { migProfile: r.migProfile } : {}),
+      ...(r.gpuFraction !== undefined ? { gpuFraction: r.gpuFraction } : {}),
+      ...(r.gpuModel !== undefined ? { gpuModel: r.gpuModel } : {}),
+      cpuMilli: r.cpuMilli,
+      memoryMiB: r.memoryMiB,
+    },
+    topology: { level: row.topologyLevel as Job['topology']['level'], required: row.topologyRequired },
+    preemptible: row.preemptible,
+    placement: placementOf(row),
+    reasons: (row.reasons ?? []) as Reason[],
+    ...(ctx.queuePosition !== undefined ? { queuePosition: ctx.queuePosition } : {}),
+    ...(progress !== undefined ? { progress } : {}),
+    createdAt: row.createdAt.toISOString(),
+    ...(row.startedAt ? { startedAt: row.startedAt.toISOString() } : {}),
+    ...(row.finishedAt ? { finishedAt: row.finishedAt.toISOString() } : {}),
+  };
+}
+
+export function presentJobDetail(
+  row: JobRow,
+  events: { id: string; type: string; message: string; createdAt: Date }[],
+  ctx: { now: Date; simSpeed: number; queuePosition?: number },
+): JobDetail {
+  return {
+    ...presentJob(row, ctx),
+    events: events.map((e) => ({ id: e.id, type: e.type, message: e.message, createdAt: e.createdAt.toISOString() })),
+  };
+}

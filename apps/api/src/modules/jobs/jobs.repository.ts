@@ -1,0 +1,144 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, type Tx } from '@gantry/db';
+import type { JobCreateParsed, PageQuery } from '@gantry/contracts';
+import { PrismaService } from '../../common/prisma.service';
+import { pageArgs } from '../../common/pagination';
+import { tenantWhere, type TenantScope } from '../../common/principal';
+import { EventsRepository } from '../events/events.repository';
+
+export const jobWithPlacement = {
+  allocations: {
+    where: { endedAt: null },
+    orderBy: [{ replica: 'asc' }, { gpuId: 'asc' }],
+    include: { node: { select: { name: true } }, gpu: { select: { index: true } } },
+  },
+} satisfies Prisma.JobInclude;
+
+export type JobRow = Prisma.JobGetPayload<{ include: typeof jobWithPlacement }>;
+
+const ACTIVE_STATES = ['pending', 'starting', 'running', 'suspending', 'suspended'] as const;
+
+/** Jobs, always read and changed through the caller's tenant scope. */
+@Injectable()
+export class JobsRepository {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: EventsRepository,
+  ) {}
+
+  /** Creates a pending job and its "submitted" event in one transaction. */
+  create(scope: TenantScope & { kind: 'tenant' }, job: JobCreateParsed, meta: { idempotencyKey?: string; keyId: string }) {
+    return this.prisma.client.$transaction(async (tx) => {
+      const row = await tx.job.create({
+        data: {
+          tenantId: scope.tenantId,
+          teamId: job.teamId,
+          name: job.name,
+          kind: job.kind,
+          priority: job.priority,
+          replicas: job.replicas,
+          resources: job.resources as Prisma.InputJsonValue,
+          topologyLevel: job.topology.level,
+          topologyRequired: job.topology.required,
+          preemptible: job.preemptible,
+          durationSeconds: job.simulation?.durationSeconds ?? null,
+          idempotencyKey: meta.idempotencyKey ?? null,
+          createdByKeyId: meta.keyId,
+          reasons: [{ code: 'queued', message: 'waiting for the next scheduling cycle' }],
+        },
+        include: jobWithPlacement,
+      });
+      await this.events.append(tx, {
+        tenantId: scope.tenantId,
+        jobId: row.id,
+        type: 'job.submitted',
+        message: `submitted ${job.replicas} replica(s)`,
+      });
+      return row;
+    });
+  }
+
+  findByIdempotencyKey(scope: TenantScope & { kind: 'tenant' }, key: string) {
+    return this.prisma.client.job.findUnique({
+      where: { tenantId_idempotencyKey: { tenantId: scope.tenantId, idempotencyKey: key } },
+      include: jobWithPlacement,
+    });
+  }
+
+  list(scope: TenantScope, q: PageQuery, filter: { teamId?: string; state?: string }) {
+    const a = pageArgs(q, 'desc');
+    return this.prisma.client.job.findMany({
+      ...a,
+      where: {
+        ...a.where,
+        ...tenantWhere(scope),
+        ...(filter.teamId ? { teamId: filter.teamId } : {}),
+        ...(filter.state ? { state: filter.state as Prisma.JobWhereInput['state'] } : {}),
+      },
+      include: jobWithPlacement,
+    });
+  }
+
+  find(scope: TenantScope, id: string) {
+    return this.prisma.client.job.findFirst({ where: { id, ...tenantWhere(scope) }, include: jobWithPlacement });
+  }
+
+  listEvents(scope: TenantScope, jobId: string) {
+    return this.prisma.client.event.findMany({
+      where: { jobId, ...(scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}) },
+      orderBy: { createdAt: 'asc' },
+      take: 200,
+    });
+  }
+
+  /** Ids of pending jobs in queue order (priority, then age). */
+  async pendingOrder(scope: TenantScope): Promise<string[]> {
+    const rows = await this.prisma.client.job.findMany({
+      where: { state: 'pending', ...(scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}) },
+      select: { id: true, priority: true, createdAt: true },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: 10_000,
+    });
+    const rank = { critical: 0, high: 1, normal: 2, low: 3 } as const;
+    return rows.sort((a, b) => rank[a.priority] - rank[b.priority]).map((r) => r.id);
+  }
+
+  /** Team usage in GPU units, by GPU model, from active allocations. */
+  async teamUsage(teamId: string): Promise<Map<string, number>> {
+    const rows = await this.prisma.client.allocation.groupBy({
+      by: ['gpuModel'],
+      where: { teamId, endedAt: null },
+      _sum: { gpuUnits: true },
+    });
+    return new Map(rows.map((r) => [r.gpuModel, Number(r._sum.gpuUnits ?? 0)]));
+  }
+
+  quotas(teamId: string) {
+    return this.prisma.client.quota.findMany({ where: { teamId } });
+  }
+
+  /**
+   * Cancels an active job: releases its allocations and records the event, all or nothing.
+   * Returns null when the job is missing or already finished.
+   */
+  cancel(scope: TenantScope, id: string, now: Date) {
+    return this.prisma.client.$transaction(async (tx) => {
+      const job = await tx.job.findFirst({ where: { id, ...tenantWhere(scope) } });
+      if (!job || !(ACTIVE_STATES as readonly string[]).includes(job.state)) return { job, cancelled: false };
+      const updated = await tx.job.updateMany({
+        where: { id, version: job.version },
+        data: { state: 'cancelled', finishedAt: now, version: { increment: 1 }, reasons: [{ code: 'cancelled', message: 'cancelled by the user' }] },
+      });
+      if (updated.count === 0) return { job, cancelled: false };
+      await releaseAllocations(tx, id, now);
+      await this.events.append(tx, { tenantId: job.tenantId, jobId: id, type: 'job.cancelled', message: 'cancelled by the user' });
+      return { job, cancelled: true, wasRunning: job.state !== 'pending' && job.state !== 'suspended' };
+    });
+  }
+}
+
+/** Ends every active allocation of a job (its GPU slots become free at once). */
+export async function releaseAllocations(tx: Tx, jobId: string, now: Date): Promise<number> {
+  const r = await tx.allocation.updateMany({ where: { jobId, endedAt: null }, data: { endedAt: now, activeSlot: null } });
+  return r.count;
+}

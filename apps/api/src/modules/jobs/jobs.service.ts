@@ -1,0 +1,109 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Job, JobCreateParsed, JobDetail, Page, PageQuery } from '@gantry/contracts';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { DomainError, notFound } from '../../common/errors';
+import { isUniqueViolation } from '../../common/prisma-errors';
+import { toPage } from '../../common/pagination';
+import { scopeOf, type Principal, type TenantScope } from '../../common/principal';
+import { QueuesService } from '../../queues/queues.service';
+import { TenantsRepository } from '../tenants/tenants.repository';
+import { JobsRepository, type JobRow } from './jobs.repository';
+import { presentJob, presentJobDetail } from './jobs.presenter';
+import { replicaGpuUnits } from './job-units';
+import { JobRequestValidator } from './job-request.validator';
+
+@Injectable()
+export class JobsService {
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly teams: TenantsRepository,
+    private readonly validator: JobRequestValidator,
+    private readonly queues: QueuesService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async submit(p: Principal, body: JobCreateParsed, idempotencyKey?: string): Promise<{ job: Job; replayed: boolean }> {
+    const scope = scopeOf(p);
+    if (scope.kind !== 'tenant') throw new DomainError('forbidden', 'jobs are submitted with a tenant or team key');
+    const team = await this.teams.findTeam(scope, body.teamId);
+    if (!team) throw notFound('team', body.teamId);
+    if (idempotencyKey) {
+      const earlier = await this.jobs.findByIdempotencyKey(scope, idempotencyKey);
+      if (earlier) return { job: await this.present(scope, earlier), replayed: true };
+    }
+    await this.validator.validate(body);
+    await this.checkQuotaLimit(team.id, body);
+    try {
+      const row = await this.jobs.create(scope, body, { idempotencyKey, keyId: p.keyId });
+      await this.queues.requestSchedule(`job ${row.id} submitted`);
+      return { job: await this.present(scope, row), replayed: false };
+    } catch (e) {
+      if (idempotencyKey && isUniqueViolation(e)) {
+        const earlier = await this.jobs.findByIdempotencyKey(scope, idempotencyKey);
+        if (earlier) return { job: await this.present(scope, earlier), replayed: true };
+      }
+      throw e;
+    }
+  }
+
+  async list(p: Principal, q: PageQuery & { teamId?: string; state?: string }): Promise<Page<Job>> {
+    const scope = scopeOf(p);
+    const rows = await this.jobs.list(scope, q, q);
+    const order = rows.some((r) => r.state === 'pending') ? await this.jobs.pendingOrder(scope) : [];
+    const now = new Date();
+    return toPage(rows, q, (r) => presentJob(r, { now, simSpeed: this.config.driver.simSpeed, queuePosition: position(order, r) }));
+  }
+
+  async get(p: Principal, id: string): Promise<JobDetail> {
+    const scope = scopeOf(p);
+    const row = await this.jobs.find(scope, id);
+    if (!row) throw notFound('job', id);
+    const [events, order] = await Promise.all([
+      this.jobs.listEvents(scope, id),
+      row.state === 'pending' ? this.jobs.pendingOrder(scope) : Promise.resolve([]),
+    ]);
+    return presentJobDetail(row, events, { now: new Date(), simSpeed: this.config.driver.simSpeed, queuePosition: position(order, row) });
+  }
+
+  async cancel(p: Principal, id: string): Promise<Job> {
+    const scope = scopeOf(p);
+    const r = await this.jobs.cancel(scope, id, new Date());
+    if (!r.job) throw notFound('job', id);
+    if (!r.cancelled) throw new DomainError('invalid_state', `job ${id} is ${r.job.state} and cannot be cancelled`);
+    if (r.wasRunning) await this.queues.lifecycle({ action: 'stop', jobId: id });
+    await this.queues.requestSchedule(`job ${id} cancelled`);
+    return this.present(scope, (await this.jobs.find(scope, id))!);
+  }
+
+  /** A job larger than the team's limit could never run: refuse it now (409). */
+  private async checkQuotaLimit(teamId: string, body: JobCreateParsed): Promise<void> {
+    const quotas = await this.jobs.quotas(teamId);
+    if (!quotas.length) return;
+    const model = body.resources.gpuModel;
+    const quota = (model && quotas.find((q) => q.gpuModel === model)) || quotas.find((q) => q.gpuModel === '*');
+    if (!quota) return;
+    const want = replicaGpuUnits(body.resources) * body.replicas;
+    const limit = Number(quota.limit);
+    if (want > limit + 1e-9) {
+      throw new DomainError(
+        'quota_exceeded',
+        `the job needs ${round(want)} GPUs but team quota limit for ${quota.gpuModel === '*' ? 'all GPU models' : quota.gpuModel} is ${round(limit)}`,
+        [{ field: 'resources', problem: `needs ${round(want)} GPUs > limit ${round(limit)}` }],
+      );
+    }
+  }
+
+  private async present(scope: TenantScope, row: JobRow): Promise<Job> {
+    const order = row.state === 'pending' ? await this.jobs.pendingOrder(scope) : [];
+    return presentJob(row, { now: new Date(), simSpeed: this.config.driver.simSpeed, queuePosition: position(order, row) });
+  }
+}
+
+function position(order: string[], row: { id: string; state: string }): number | undefined {
+  if (row.state !== 'pending') return undefined;
+  const i = order.indexOf(row.id);
+  return i >= 0 ? i + 1 : undefined;
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../../common/prisma.service';
+import { EventsRepository } from '../events/events.repository';
+import { releaseAllocations } from '../jobs/jobs.repository';
+
+/** Job state transitions driven by the cluster (system-scoped: worker only). */
+@Injectable()
+export class LifecycleRepository {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: EventsRepository,
+  ) {}
+
+  findWithAllocations(jobId: string) {
+    return this.prisma.client.job.findUnique({
+      where: { id: jobId },
+      include: {
+        allocations: {
+          where: { endedAt: null },
+          orderBy: [{ replica: 'asc' }, { gpuId: 'asc' }],
+          include: { node: { select: { name: true } }, gpu: { select: { index: true } } },
+        },
+      },
+    });
+  }
+
+  /** starting -> running. False when the job is no longer starting (cancelled meanwhile). */
+  markRunning(job: { id: string; tenantId: string }, now: Date): Promise<boolean> {
+    return this.prisma.client.$transaction(async (tx) => {
+      const r = await tx.job.updateMany({
+        where: { id: job.id, state: 'starting' },
+        data: { state: 'running', runningSince: now, version: { increment: 1 } },
+      });
+      if (r.count !== 1) return false;
+      await tx.job.updateMany({ where: { id: job.id, startedAt: null }, data: { startedAt: now } });
+      await this.events.append(tx, { tenantId: job.tenantId, jobId: job.id, type: 'job.running', message: 'all replicas running' });
+      return true;
+    });
+  }
+
+  /** running|starting -> succeeded|failed, releasing the GPUs in the same transaction. */
+  finish(jobId: string, exitCode: number, now: Date): Promise<boolean> {
+    return this.prisma.client.$transaction(async (tx) => {
+      const job = await tx.job.findUnique({ where: { id: jobId } });
+      if (!job || (job.state !== 'running' && job.state !== 'starting')) return false;
+      const ok = exitCode === 0;
+      await tx.job.update({
+        where: { id: jobId },
+        data: {
+          state: ok ? 'succeeded' : 'failed',
+          finishedAt: now,
+          runningSince: null,
+          version: { increment: 1 },
+          ...(ok && job.durationSeconds ? { progressSeconds: job.durationSeconds } : {}),
+          reasons: ok ? [] : [{ code: 'exit_code', message: `a replica exited with code ${exitCode}` }],
+        },
+      });
+      const released = await releaseAllocations(tx, jobId, now);
+      await this.events.append(tx, {
+        tenantId: job.tenantId,
+        jobId,
+        type: ok ? 'job.succeeded' : 'job.failed',
+        message: `${ok ? 'completed' : `failed with exit code ${exitCode}`}; ${released} GPU allocation(s) released`,
+      });
+      return true;
+    });
+  }
+
+  /** Jobs the cluster should be running: the reconciler compares them with the driver. */
+  activeJobs() {
+    return this.prisma.client.job.findMany({
+      where: { state: { in: ['starting', 'running'] } },
+      select: { id: true, state: true, progressSeconds: true, runningSince: true, durationSeconds: true },
+      take: 10_000,
+    });
+  }
+
+  countPending() {
+    return this.prisma.client.job.count({ where: { state: 'pending' } });
+  }
+}

@@ -1,0 +1,88 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { ReplicaSpec, StartRequest } from '@gantry/driver';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
+import { QueuesService } from '../../queues/queues.service';
+import { LifecycleRepository } from './lifecycle.repository';
+
+type JobWithAllocations = NonNullable<Awaited<ReturnType<LifecycleRepository['findWithAllocations']>>>;
+
+/** Starts, stops and finishes jobs through the cluster driver. Every step is idempotent. */
+@Injectable()
+export class LifecycleService {
+  private readonly logger = new Logger('lifecycle');
+
+  constructor(
+    private readonly repo: LifecycleRepository,
+    private readonly queues: QueuesService,
+    @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async start(jobId: string): Promise<void> {
+    const job = await this.repo.findWithAllocations(jobId);
+    if (!job || job.state !== 'starting') return;
+    await this.driver.start(startRequest(job, job.progressSeconds));
+    const now = new Date();
+    if (!(await this.repo.markRunning(job, now))) {
+      // Cancelled while starting: make sure nothing keeps running.
+      await this.driver.stop(jobId);
+    }
+  }
+
+  async stop(jobId: string): Promise<void> {
+    await this.driver.stop(jobId);
+  }
+
+  async exited(jobId: string, exitCode: number): Promise<void> {
+    if (await this.repo.finish(jobId, exitCode, new Date())) {
+      await this.queues.requestSchedule(`job ${jobId} finished`);
+    }
+  }
+
+  /**
+   * Brings the driver and Postgres back in line after a restart or a lost queue message:
+   * starting jobs are started, running jobs the driver lost are re-attached with their
+   * progress, jobs the driver saw exit are finished, and pending work gets a cycle.
+   */
+  async reconcile(now = new Date()): Promise<void> {
+    for (const job of await this.repo.activeJobs()) {
+      if (job.state === 'starting') {
+        await this.queues.lifecycle({ action: 'start', jobId: job.id });
+        continue;
+      }
+      const status = await this.driver.status(job.id);
+      if (status.state === 'exited') {
+        await this.queues.lifecycle({ action: 'exited', jobId: job.id, exitCode: status.exitCode ?? 0 });
+      } else if (status.state === 'unknown') {
+        const full = await this.repo.findWithAllocations(job.id);
+        if (!full || full.state !== 'running') continue;
+        const elapsed = job.runningSince ? ((now.getTime() - job.runningSince.getTime()) / 1000) * this.config.driver.simSpeed : 0;
+        this.logger.warn(`re-attaching job ${job.id} the driver did not know (progress ${Math.round(job.progressSeconds + elapsed)} s)`);
+        await this.driver.start(startRequest(full, job.progressSeconds + elapsed));
+      }
+    }
+    if ((await this.repo.countPending()) > 0) await this.queues.requestSchedule('reconcile');
+  }
+}
+
+function startRequest(job: JobWithAllocations, progressSeconds: number): StartRequest {
+  const replicas = new Map<number, ReplicaSpec>();
+  for (const a of job.allocations) {
+    const r = replicas.get(a.replica) ?? { replica: a.replica, nodeName: a.node.name, gpus: [] };
+    r.gpus.push({
+      index: a.gpu.index,
+      ...(a.migProfile ? { migProfile: a.migProfile, migStart: a.migStart ?? 0 } : {}),
+      ...(a.milli < 1000 && !a.migProfile ? { milli: a.milli } : {}),
+    });
+    replicas.set(a.replica, r);
+  }
+  return {
+    jobId: job.id,
+    kind: job.kind,
+    replicas: [...replicas.values()],
+    durationSeconds: job.durationSeconds ?? undefined,
+    progressSeconds,
+    checkpoint: job.checkpoint ?? undefined,
+  };
+}

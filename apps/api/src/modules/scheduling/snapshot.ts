@@ -1,0 +1,84 @@
+import type { ClusterSnapshot, GpuState, NodeState, PendingJob } from '@gantry/scheduler';
+import { PRIORITY_VALUE, type JobResources, type TopologyLevel } from '@gantry/contracts';
+import type { NodeRow } from '../cluster/cluster.repository';
+import { personaToApi } from '../cluster/cluster.presenter';
+
+/** Step 1 of the cycle: the engine's in-memory view of the cluster, from Postgres rows. */
+export function buildSnapshot(nodes: NodeRow[]): ClusterSnapshot {
+  return { nodes: nodes.map(nodeState) };
+}
+
+function nodeState(n: NodeRow): NodeState {
+  let cpuUsed = 0;
+  let memUsed = 0;
+  const gpus: GpuState[] = n.gpus.map((g) => {
+    for (const a of g.allocations) {
+      cpuUsed += a.cpuMilli;
+      memUsed += a.memoryMiB;
+    }
+    return {
+      id: g.id,
+      index: g.index,
+      model: g.model,
+      nvlinkDomain: g.nvlinkDomain,
+      healthy: g.health === 'healthy',
+      schedulable: g.schedulable,
+      mode: g.mode,
+      allocated: g.mode === 'whole' && g.allocations.length > 0,
+      sharedMilliUsed: g.mode === 'shared' ? g.allocations.reduce((s, a) => s + a.milli, 0) : 0,
+      mig: g.instances.map((i) => ({
+        profile: i.profile,
+        start: i.start,
+        size: i.size,
+        busy: g.allocations.some((a) => a.migStart === i.start),
+      })),
+    };
+  });
+  return {
+    id: n.id,
+    name: n.name,
+    leaf: n.leaf.name,
+    spine: n.leaf.spine.name,
+    schedulable: n.state === 'ready',
+    persona: personaToApi(n.persona),
+    cpuMilli: n.cpuMilli,
+    memoryMiB: n.memoryMiB,
+    cpuMilliFree: n.cpuMilli - cpuUsed,
+    memoryMiBFree: n.memoryMiB - memUsed,
+    gpus,
+  };
+}
+
+export interface PendingRow {
+  id: string;
+  teamId: string;
+  kind: string;
+  priority: keyof typeof PRIORITY_VALUE;
+  createdAt: Date;
+  replicas: number;
+  resources: unknown;
+  topologyLevel: string;
+  topologyRequired: boolean;
+}
+
+/** A pending job as the engine sees it. */
+export function pendingJob(row: PendingRow): PendingJob {
+  const r = row.resources as JobResources;
+  return {
+    id: row.id,
+    teamId: row.teamId,
+    priority: PRIORITY_VALUE[row.priority],
+    createdAtMs: row.createdAt.getTime(),
+    replicas: row.replicas,
+    request: {
+      ...(r.gpus !== undefined ? { gpus: r.gpus } : {}),
+      ...(r.migProfile !== undefined ? { migProfile: r.migProfile } : {}),
+      ...(r.gpuFraction !== undefined ? { gpuMilli: Math.round(r.gpuFraction * 1000) } : {}),
+      ...(r.gpuModel ? { gpuModels: [r.gpuModel] } : {}),
+      cpuMilli: r.cpuMilli,
+      memoryMiB: r.memoryMiB,
+    },
+    topology: { level: row.topologyLevel as TopologyLevel, required: row.topologyRequired },
+    persona: row.kind === 'vm' ? 'vm-passthrough' : 'container',
+  };
+}

@@ -1,0 +1,58 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { CLUSTER_DRIVER, type ClusterDriver } from '../driver/driver.provider';
+import { ClusterRepository } from '../modules/cluster/cluster.repository';
+import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
+import { QueuesService } from './queues.service';
+
+/**
+ * Worker boot and safety net: loads the driver's inventory, bridges driver events into the
+ * lifecycle queue, and re-derives queue work from Postgres periodically, so that a lost
+ * Redis message (or a lost Redis) delays work but never loses it.
+ */
+@Injectable()
+export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('reconciler');
+  private timer?: NodeJS.Timeout;
+  private unsubscribe?: () => void;
+  private running = false;
+
+  constructor(
+    @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly cluster: ClusterRepository,
+    private readonly lifecycle: LifecycleService,
+    private readonly queues: QueuesService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const inv = await this.driver.discover();
+    const added = await this.cluster.syncInventory(inv);
+    this.logger.log(`${this.driver.name} cluster: ${inv.nodes.length} nodes (${added.nodesAdded} new, ${added.gpusAdded} new GPUs)`);
+    this.unsubscribe = this.driver.onEvent((e) => {
+      if (e.type === 'job-exited') {
+        this.queues.lifecycle({ action: 'exited', jobId: e.jobId, exitCode: e.exitCode }).catch((err: unknown) => this.logger.error(String(err)));
+      }
+    });
+    await this.tick();
+    this.timer = setInterval(() => void this.tick(), this.config.reconcileSeconds * 1000);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      await this.lifecycle.reconcile();
+    } catch (e) {
+      this.logger.warn(`reconcile failed: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe?.();
+    await this.driver.close();
+  }
+}

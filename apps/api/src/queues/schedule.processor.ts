@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { SchedulingService, type CycleReport } from '../modules/scheduling/scheduling.service';
+import { QUEUES } from './queue-names';
+import type { QueueProcessor } from './processor';
+import { QueuesService } from './queues.service';
+
+const MAX_ROUNDS = 20;
+
+/** `schedule`: runs cycles until no new request arrived meanwhile (one at a time per worker). */
+@Injectable()
+export class ScheduleProcessor implements QueueProcessor {
+  readonly queue = 'schedule' as const;
+  readonly concurrency = 1;
+
+  constructor(
+    private readonly scheduling: SchedulingService,
+    private readonly queues: QueuesService,
+  ) {}
+
+  async process(data: unknown): Promise<CycleReport[]> {
+    QUEUES.schedule.parse(data);
+    const reports: CycleReport[] = [];
+    let round = 0;
+    do {
+      await this.queues.takeScheduleRequest();
+      reports.push(await this.scheduling.cycle());
+    } while (++round < MAX_ROUNDS && (await this.queues.takeScheduleRequest()));
+    return reports;
+  }
+}

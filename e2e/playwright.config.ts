@@ -1,0 +1,35 @@
+import { defineConfig } from '@playwright/test';
+
+/** Run through scripts/e2e.sh, which starts the system and sets E2E_* variables. */
+export default defineConfig({
+  testDir: '.',
+  timeout: 60_000,
+  expect: { timeout: 20_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [['list'], ['json', { outputFile: 'test-results/results.json' }]],
+  outputDir: 'test-results/artifacts',
+  use: {
+    baseURL: process.env.E2E_CONSOLE_URL ?? 'http://127.0.0.1:3100',
+    screenshot: 'only-on-failure',
+    trace: 'off',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  projects: [
+    { name: 'api', testMatch: /api\/.*\.spec\.ts/ },
+    { name: 'ui', testMatch: /ui\/.*\.spec\.ts/ },
+  ],
+});

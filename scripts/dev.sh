@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# One command: install, make sure Postgres and Redis are there, migrate, seed the demo, build,
+# and start api (:4000), worker and console (:3000) on the simulated cluster. Ctrl-C stops all.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/gantry}"
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+export GANTRY_DRIVER="${GANTRY_DRIVER:-simulated}"
+export GANTRY_SIM_SPEED="${GANTRY_SIM_SPEED:-1}"
+export PORT="${PORT:-4000}"
+export GANTRY_API_URL="${GANTRY_API_URL:-http://127.0.0.1:${PORT}}"
+
+install_deps
+ensure_services
+log "migrating ${DATABASE_URL%%\?*}"
+migrate
+build_all
+
+mkdir -p "$ROOT/.gantry"
+if [ -z "${GANTRY_BOOTSTRAP_ADMIN_KEY:-}" ]; then
+  if [ ! -s "$ROOT/.gantry/admin-key" ]; then
+    node -e 'const {newApiKey}=require(process.argv[1]);process.stdout.write(newApiKey().key)' "$ROOT/prisma/dist/api-keys.js" > "$ROOT/.gantry/admin-key"
+    chmod 600 "$ROOT/.gantry/admin-key"
+  fi
+  export GANTRY_BOOTSTRAP_ADMIN_KEY="$(cat "$ROOT/.gantry/admin-key")"
+fi
+log "seeding the demo tenant"
+(cd "$ROOT/prisma" && GANTRY_ROOT="$ROOT" node dist/seed.js)
+
+pids=()
+stop() { log "stopping"; kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
+trap stop EXIT INT TERM
+prefix() { sed -u "s/^/$(printf '\033[1;%sm%-8s\033[0m' "$1" "$2")| /"; }
+
+(cd "$ROOT/apps/api" && GANTRY_MODE=http exec node dist/main.js) > >(prefix 34 api) 2>&1 & pids+=($!)
+(cd "$ROOT/apps/api" && GANTRY_MODE=worker exec node dist/main.js) > >(prefix 35 worker) 2>&1 & pids+=($!)
+(cd "$ROOT/apps/console" && exec ./node_modules/.bin/next start -p 3000) > >(prefix 32 console) 2>&1 & pids+=($!)
+
+wait_for "http://127.0.0.1:${PORT}/readyz" 90 || die "the API did not become ready"
+wait_for "http://127.0.0.1:3000/login" 90 || die "the console did not start"
+cat <<MSG
+
+  Gantry is up on the simulated cluster.
+    Console   http://localhost:3000   (sign in with a key from .gantry/demo-keys.json)
+    API       http://localhost:${PORT}/docs
+    Admin key .gantry/admin-key (platform admin)
+
+MSG
+wait
