@@ -8,10 +8,12 @@ import { QueuesService } from './queues/queues.service';
 import { EventsRepository } from './modules/events/events.repository';
 import { AuthGuard } from './modules/auth/auth.guard';
 import { AuthService } from './modules/auth/auth.service';
-import { ApiKeysRepository } from './modules/auth/api-keys.repository';
 import { HealthController } from './modules/health/health.controller';
 import { HealthService } from './modules/health/health.service';
 import { HealthRepository } from './modules/health/health.repository';
+import { ApiKeysController } from './modules/api-keys/api-keys.controller';
+import { ApiKeysService } from './modules/api-keys/api-keys.service';
+import { ApiKeysRepository } from './modules/api-keys/api-keys.repository';
 import { TenantsController } from './modules/tenants/tenants.controller';
 import { TenantsService } from './modules/tenants/tenants.service';
 import { TenantsRepository } from './modules/tenants/tenants.repository';
@@ -53,12 +55,13 @@ export class HttpModule {
     return {
       module: HttpModule,
       imports: [CoreModule.forRoot(config)],
-      controllers: [HealthController, TenantsController, JobsController, ClusterController],
+      controllers: [HealthController, TenantsController, ApiKeysController, JobsController, ClusterController],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         AuthService,
         ApiKeysRepository,
+        ApiKeysService,
         HealthService,
         HealthRepository,
         TenantsService,

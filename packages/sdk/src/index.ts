@@ -1,4 +1,7 @@
 import type {
+  ApiKey,
+  ApiKeyCreate,
+  ApiKeyCreated,
   Capacity,
   ErrorBody,
   Gpu,
@@ -55,6 +58,12 @@ export class GantryClient {
       this.request<Page<Team>>('GET', `/v1/tenants/${enc(tenantId)}/teams`, { query: q }),
     get: (id: string) => this.request<Team>('GET', `/v1/teams/${enc(id)}`),
     create: (tenantId: string, body: TeamCreate) => this.request<Team>('POST', `/v1/tenants/${enc(tenantId)}/teams`, { body }),
+  };
+
+  apiKeys = {
+    list: (q: { limit?: number; cursor?: string } = {}) => this.request<Page<ApiKey>>('GET', '/v1/api-keys', { query: q }),
+    create: (body: ApiKeyCreate) => this.request<ApiKeyCreated>('POST', '/v1/api-keys', { body }),
+    revoke: (id: string) => this.request<void>('DELETE', `/v1/api-keys/${enc(id)}`),
   };
 
   jobs = {

@@ -5,7 +5,7 @@ import { SCOPES, type Scope } from '@gantry/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DomainError } from '../../common/errors';
 import type { Principal } from '../../common/principal';
-import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { roleToApi } from './roles';
 
 const TOUCH_EVERY_MS = 60_000;

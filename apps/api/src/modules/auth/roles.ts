@@ -11,4 +11,7 @@ const TO_API = {
 
 export type DbRole = keyof typeof TO_API;
 
+const TO_DB = Object.fromEntries(Object.entries(TO_API).map(([db, api]) => [api, db])) as Record<Role, DbRole>;
+
 export const roleToApi = (r: DbRole): Role => TO_API[r];
+export const roleToDb = (r: Role): DbRole => TO_DB[r];

@@ -1,0 +1,98 @@
+'use client';
+
+import { useEffect, useState } from 'react';
+import { useRouter } from 'next/navigation';
+import { describeError, isApiError, makeClient } from '@/lib/api';
+import { useSession } from '@/lib/session';
+import { Logo } from '@/components/logo';
+
+function safeNext(raw: string | null): string {
+  // only same-origin paths, never a protocol-relative or absolute URL
+  return raw && raw.startsWith('/') && !raw.startsWith('//') && !raw.startsWith('/login') ? raw : '/';
+}
+
+export default function LoginPage() {
+  const router = useRouter();
+  const { ready, apiKey, signIn } = useSession();
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const params = new URLSearchParams(window.location.search);
+    if (params.get('reason') === 'expired') setNotice('Your API key was rejected by the API (401). Sign in again.');
+  }, []);
+
+  useEffect(() => {
+    if (ready && apiKey) router.replace(safeNext(new URLSearchParams(window.location.search).get('next')));
+  }, [ready, apiKey, router]);
+
+  async function onSubmit(e: React.FormEvent) {
+    e.preventDefault();
+    const trimmed = key.trim();
+    setNotice(null);
+    if (!trimmed) {
+      setError('Paste an API key (it starts with gk_).');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const me = await makeClient(trimmed).me();
+      signIn(trimmed, me);
+      // the effect above navigates once the key is stored
+    } catch (err) {
+      if (isApiError(err) && err.status === 401) {
+        setError(`This API key was not accepted (401 ${err.code}): ${err.message}`);
+      } else if (isApiError(err) && err.status === 403) {
+        setError(`This API key may not read its own identity (403): ${err.message}`);
+      } else {
+        setError(describeError(err));
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main className="login">
+      <form className="login-card" onSubmit={onSubmit} noValidate>
+        <div className="login-brand">
+          <Logo />
+          <div>
+            <div className="login-title">Gantry</div>
+            <div className="login-sub">GPU orchestration console</div>
+          </div>
+        </div>
+        <label className="field">
+          <span className="field-label">API key</span>
+          <input
+            data-testid="login-api-key"
+            type="password"
+            name="apiKey"
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="gk_..."
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+            autoFocus
+            aria-invalid={!!error}
+          />
+        </label>
+        {notice && !error && <div className="alert alert-warn">{notice}</div>}
+        {error && (
+          <div className="alert alert-error" role="alert" data-testid="login-error">
+            {error}
+          </div>
+        )}
+        <button className="btn btn-primary btn-block" type="submit" data-testid="login-submit" disabled={busy}>
+          {busy ? 'Checking…' : 'Sign in'}
+        </button>
+        <p className="login-hint">
+          The key is checked against <code>/v1/me</code> and kept in this browser&apos;s local storage until you sign out.
+        </p>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,29 @@
+import { createGantryClient, GantryApiError, type GantryClient } from '@gantry/sdk';
+
+export { GantryApiError };
+export type { GantryClient };
+
+/** The console reaches the API same-origin: Next rewrites /v1/* to GANTRY_API_URL. */
+export function makeClient(apiKey: string): GantryClient {
+  return createGantryClient({ baseUrl: '', apiKey });
+}
+
+export function isApiError(err: unknown): err is GantryApiError {
+  return err instanceof GantryApiError || (typeof err === 'object' && err !== null && (err as { name?: string }).name === 'GantryApiError');
+}
+
+export const isUnauthorized = (err: unknown) => isApiError(err) && err.status === 401;
+
+/** A short human sentence for any error thrown by the SDK or fetch. */
+export function describeError(err: unknown): string {
+  if (isApiError(err)) {
+    if (err.status === 502 || err.status === 503 || err.status === 504 || (err.status >= 500 && err.code === 'http_error')) {
+      // no error envelope: the console's proxy could not reach the API, or the API crashed
+      return `The Gantry API is not reachable or failed (HTTP ${err.status}).`;
+    }
+    return `${err.message} (${err.status} ${err.code})`;
+  }
+  if (err instanceof TypeError) return 'Network error: the Gantry API could not be reached.';
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,36 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { Me, Team } from '@gantry/contracts';
+import type { GantryClient } from '../api';
+import { listAll } from './paginate';
+
+export const teamKeys = {
+  all: ['teams'] as const,
+  visible: (tenantId: string | null) => [...teamKeys.all, 'visible', tenantId] as const,
+};
+
+/**
+ * Teams the caller can act for. A team- or tenant-bound caller gets them from /v1/me; a
+ * tenant-wide caller with no listed team reads its tenant's teams; a platform admin with
+ * neither reads every tenant's teams.
+ */
+export const visibleTeamsQuery = (client: GantryClient, me: Me | undefined) =>
+  queryOptions({
+    queryKey: teamKeys.visible(me?.tenantId ?? null),
+    enabled: !!me,
+    staleTime: 60_000,
+    queryFn: async (): Promise<Team[]> => {
+      if (!me) return [];
+      if (me.teams.length > 0) return me.teams;
+      if (me.tenantId) {
+        return listAll((cursor) => client.teams.list(me.tenantId as string, { limit: 500, cursor }));
+      }
+      if (me.role === 'platform-admin') {
+        const tenants = await listAll((cursor) => client.tenants.list({ limit: 500, cursor }), 5);
+        const perTenant = await Promise.all(
+          tenants.map((t) => listAll((cursor) => client.teams.list(t.id, { limit: 500, cursor }), 5)),
+        );
+        return perTenant.flat();
+      }
+      return [];
+    },
+  });

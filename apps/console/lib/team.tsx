@@ -1,0 +1,46 @@
+'use client';
+
+import { createContext, useCallback, useContext, useMemo, useSyncExternalStore } from 'react';
+import type { Me, Team } from '@gantry/contracts';
+import { getStoredTeam, setStoredTeam, subscribeStorage } from './storage';
+
+interface TeamSelection {
+  /** Teams the caller can act for. */
+  teams: Team[];
+  /** The selected team id, or '' for "all teams". */
+  teamId: string;
+  team: Team | undefined;
+  setTeamId: (id: string) => void;
+  teamName: (id: string) => string;
+}
+
+const TeamContext = createContext<TeamSelection | null>(null);
+
+export function TeamProvider({ me, teams, children }: { me: Me; teams: Team[]; children: React.ReactNode }) {
+  const stored = useSyncExternalStore(subscribeStorage, getStoredTeam, () => null);
+
+  const teamId = useMemo(() => {
+    const known = (id: string) => teams.some((t) => t.id === id);
+    if (stored === '' && teams.length > 1) return '';
+    if (stored && known(stored)) return stored;
+    if (me.teamId && known(me.teamId)) return me.teamId;
+    if (teams.length === 1) return teams[0].id;
+    return me.teamId ?? '';
+  }, [stored, teams, me.teamId]);
+
+  const setTeamId = useCallback((id: string) => setStoredTeam(id), []);
+  const byId = useMemo(() => new Map(teams.map((t) => [t.id, t])), [teams]);
+  const teamName = useCallback((id: string) => byId.get(id)?.name ?? id, [byId]);
+
+  const value = useMemo(
+    () => ({ teams, teamId, team: byId.get(teamId), setTeamId, teamName }),
+    [teams, teamId, byId, setTeamId, teamName],
+  );
+  return <TeamContext.Provider value={value}>{children}</TeamContext.Provider>;
+}
+
+export function useTeam(): TeamSelection {
+  const t = useContext(TeamContext);
+  if (!t) throw new Error('useTeam outside TeamProvider');
+  return t;
+}
