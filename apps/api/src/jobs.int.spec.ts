@@ -1,3 +1,4 @@
+import { createApiKey, createTeam } from '@gantry/db';
 import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
 
 /** The walking skeleton end to end: REST -> queue -> engine -> commit -> simulated GPUs -> back. */
@@ -142,6 +143,16 @@ describe('jobs through the whole system (real Postgres and Redis)', () => {
     const cross = await submit(job({ teamId: acme.team.id }), other);
     expect(cross.status).toBe(404);
     expect(await sys.db.job.count({ where: { tenantId: globex.tenant.id } })).toBe(0);
+  });
+
+  it("keeps a team-bound key inside its team even when it asks for a sibling team's jobs", async () => {
+    const sibling = await createTeam(sys.db, acme.tenant.id, { name: 'sibling', slug: 'sibling' });
+    const key = await createApiKey(sys.db, { name: 'sibling', role: 'member', tenantId: acme.tenant.id, teamId: sibling.id, scopes: ['jobs:read', 'jobs:write'] });
+    const mine = await submit(job({ name: 'team-private' }));
+    const res = await sys.http().get(`/v1/jobs?teamId=${acme.team.id}`).set('Authorization', `Bearer ${key.key}`);
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((j: { id: string }) => j.id)).not.toContain(mine.body.id);
+    expect((await sys.http().get(`/v1/jobs/${mine.body.id}`).set('Authorization', `Bearer ${key.key}`)).status).toBe(404);
   });
 
   it('returns the first job for a retried Idempotency-Key, never a second one', async () => {

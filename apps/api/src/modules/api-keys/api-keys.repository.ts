@@ -29,7 +29,7 @@ export class ApiKeysRepository {
 
   list(scope: TenantScope, q: PageQuery) {
     const a = pageArgs(q, 'desc');
-    return this.prisma.client.apiKey.findMany({ ...a, where: { ...a.where, ...tenantWhere(scope) } });
+    return this.prisma.client.apiKey.findMany({ ...a, where: { AND: [a.where, tenantWhere(scope)] } });
   }
 
   find(scope: TenantScope, id: string) {

@@ -70,10 +70,12 @@ export class JobsRepository {
     return this.prisma.client.job.findMany({
       ...a,
       where: {
-        ...a.where,
-        ...tenantWhere(scope),
-        ...(filter.teamId ? { teamId: filter.teamId } : {}),
-        ...(filter.state ? { state: filter.state as Prisma.JobWhereInput['state'] } : {}),
+        AND: [
+          a.where,
+          tenantWhere(scope),
+          filter.teamId ? { teamId: filter.teamId } : {},
+          filter.state ? { state: filter.state as Prisma.JobWhereInput['state'] } : {},
+        ],
       },
       include: jobWithPlacement,
     });

@@ -15,7 +15,7 @@ export class TenantsRepository {
 
   listTenants(scope: TenantScope, q: PageQuery) {
     const a = pageArgs(q);
-    const where = scope.kind === 'platform' ? a.where : { ...a.where, id: { ...a.where.id, equals: scope.tenantId } };
+    const where = scope.kind === 'platform' ? a.where : { AND: [a.where, { id: scope.tenantId }] };
     return this.prisma.client.tenant.findMany({ ...a, where });
   }
 
@@ -30,11 +30,11 @@ export class TenantsRepository {
 
   listTeams(scope: TenantScope, tenantId: string, q: PageQuery) {
     const a = pageArgs(q);
-    return this.prisma.client.team.findMany({ ...a, where: { ...a.where, ...this.teamWhere(scope), tenantId } });
+    return this.prisma.client.team.findMany({ ...a, where: { AND: [a.where, this.teamWhere(scope), { tenantId }] } });
   }
 
   findTeam(scope: TenantScope, id: string) {
-    return this.prisma.client.team.findFirst({ where: { id, ...this.teamWhere(scope) } });
+    return this.prisma.client.team.findFirst({ where: { AND: [{ id }, this.teamWhere(scope)] } });
   }
 
   /** Teams a caller may act for: its team, or all teams of its tenant. */
