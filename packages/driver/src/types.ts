@@ -18,6 +18,8 @@ export interface InventoryGpu {
   migCapable: boolean;
   /** Current MIG layout; empty = MIG off (whole GPU). */
   migLayout: MigSliceSpec[];
+  /** `unhealthy` after a critical Xid until recovered; undefined when the driver cannot tell. */
+  health?: 'healthy' | 'unhealthy';
 }
 
 export interface InventoryNode {
@@ -29,6 +31,12 @@ export interface InventoryNode {
   persona: Persona;
   labels: Record<string, string>;
   gpus: InventoryGpu[];
+  /** Cordoned (`spec.unschedulable`). */
+  unschedulable?: boolean;
+  /** False while the node is down (no heartbeat, Kubernetes `Ready` condition not true). */
+  ready?: boolean;
+  /** False while the node's network interface is down (simulated driver). */
+  networkUp?: boolean;
 }
 
 export interface Inventory {
@@ -51,20 +59,40 @@ export interface StartRequest {
   progressSeconds?: number;
   /** Opaque checkpoint reference returned by suspend(). */
   checkpoint?: string;
+  /** Container image (Kubernetes driver); the driver's default image when absent. */
+  image?: string;
 }
 
 export interface WorkloadStatus {
   state: 'running' | 'exited' | 'unknown';
   progressSeconds: number;
   exitCode?: number;
+  /** True while the replicas are still starting (progress has not begun yet). */
+  starting?: boolean;
 }
 
+/**
+ * Why a job exited. `completed`/`failed` come from the workload itself; the others are
+ * the cluster taking it away (a drain, a lost node, a GPU fault).
+ */
+export type JobExitReason = 'completed' | 'failed' | 'evicted' | 'node-lost' | 'gpu-fault';
+
 export type DriverEvent =
-  | { type: 'job-exited'; jobId: string; exitCode: number; at: number }
+  | { type: 'job-exited'; jobId: string; exitCode: number; at: number; reason?: JobExitReason }
   | { type: 'xid'; nodeName: string; gpuIndex: number; xid: number; at: number }
   | { type: 'nic-down' | 'nic-up'; nodeName: string; at: number }
   | { type: 'node-down' | 'node-up'; nodeName: string; at: number }
   | { type: 'heartbeat'; nodeName: string; at: number };
+
+/** A fault to inject into a simulated cluster (`POST /v1/sim/faults`). */
+export interface FaultInjection {
+  nodeName: string;
+  /** Required for `xid`; for `recover`, restricts GPU recovery to one GPU. */
+  gpuIndex?: number;
+  kind: 'xid' | 'nic-down' | 'node-down' | 'recover';
+  /** Xid code for `xid` (default 79, GPU fallen off the bus). */
+  xid?: number;
+}
 
 export interface GpuMetricSample {
   nodeName: string;
@@ -84,17 +112,19 @@ export interface ClusterDriver {
   setPersona(nodeName: string, persona: Persona): Promise<void>;
   cordon(nodeName: string): Promise<void>;
   uncordon(nodeName: string): Promise<void>;
-  /** Evicts every workload of the node. */
+  /** Evicts every workload of the node; each evicted job emits `job-exited` (reason `evicted`). */
   drain(nodeName: string): Promise<void>;
   /** Idempotent: starting a job that already runs is a no-op. */
   start(req: StartRequest): Promise<void>;
-  /** Idempotent: stopping an unknown job is a no-op. */
+  /** Idempotent: stopping an unknown job is a no-op. Emits no `job-exited` (the caller asked). */
   stop(jobId: string): Promise<void>;
-  /** Checkpoints and stops the job. */
+  /** Checkpoints and stops the job (no `job-exited` event); resume with start({ progressSeconds, checkpoint }). */
   suspend(jobId: string): Promise<{ checkpoint: string; progressSeconds: number }>;
   status(jobId: string): Promise<WorkloadStatus>;
   /** Subscribes to health and workload events; returns an unsubscribe function. */
   onEvent(listener: (e: DriverEvent) => void): () => void;
   metrics(): Promise<GpuMetricSample[]>;
   close(): Promise<void>;
+  /** Only drivers that can fake hardware faults implement this (the simulated driver). */
+  injectFault?(fault: FaultInjection): Promise<void>;
 }

@@ -1,0 +1,37 @@
+/** Chooses the ClusterDriver from configuration (GANTRY_DRIVER, GANTRY_SIM_CLUSTER...). */
+import { KubernetesDriver } from './kubernetes/kubernetes-driver';
+import { demoTopology } from './simulated/generate-topology';
+import { SimulatedDriver } from './simulated/simulated-driver';
+import { loadTopologyFile } from './simulated/topology-file';
+import type { ClusterDriver } from './types';
+
+export interface DriverConfig {
+  driver: 'simulated' | 'kubernetes';
+  /** Topology file of the simulated cluster; default: the demo cluster. */
+  simCluster?: string;
+  /** Simulated seconds per real second; default 1. */
+  simSpeed?: number;
+  /** Heartbeat events from the simulated cluster; default true (the product watches them). */
+  simHeartbeats?: boolean;
+  /** kubeconfig path; default: KUBECONFIG, in-cluster service account, ~/.kube/config. */
+  kubeconfig?: string;
+  /** Namespace of workload pods on Kubernetes; default `gantry`. */
+  kubeNamespace?: string;
+}
+
+export function createDriver(config: DriverConfig): ClusterDriver {
+  switch (config.driver) {
+    case 'simulated':
+      return new SimulatedDriver({
+        topology: config.simCluster ? loadTopologyFile(config.simCluster) : demoTopology(),
+        speed: config.simSpeed,
+        heartbeats: config.simHeartbeats ?? true,
+      });
+    case 'kubernetes':
+      return new KubernetesDriver({ kubeconfigPath: config.kubeconfig, namespace: config.kubeNamespace });
+    default: {
+      const unknown: never = config.driver;
+      throw new Error(`unknown cluster driver ${String(unknown)}: expected simulated or kubernetes`);
+    }
+  }
+}

@@ -1,0 +1,42 @@
+export * from './types';
+export type { Clock } from './clock';
+export { DriverEventBus, type DriverEventListener } from './event-bus';
+export { createDriver, type DriverConfig } from './create-driver';
+
+// Simulated cluster
+export {
+  SimulatedDriver,
+  DEFAULT_SIMULATED_DELAYS,
+  type SimulatedDelays,
+  type SimulatedDriverOptions,
+} from './simulated/simulated-driver';
+export { SimulatedDriverClosedError } from './simulated/sim-timers';
+export { SIM_EXIT_CODES } from './simulated/workloads';
+export { demoTopology, generateTopology, type GenerateTopologyOptions } from './simulated/generate-topology';
+export {
+  parseTopology,
+  topologyCounts,
+  topologyNodes,
+  TopologyError,
+  type Topology,
+  type TopologySpine,
+  type TopologyLeaf,
+  type TopologyNode,
+  type TopologyGpu,
+} from './simulated/topology';
+export { loadTopologyFile, formatTopologyJson } from './simulated/topology-file';
+export { GPU_MODEL_SPECS, type GpuModelSpec } from './simulated/gpu-models';
+export { APPLICATION_XIDS, PROCESS_FATAL_XIDS, xidEffect, type XidEffect } from './simulated/xid';
+
+// MIG geometry and layout rules (to move to @gantry/scheduler)
+export * from './simulated/mig-geometry';
+export * from './simulated/mig-layout';
+
+// Kubernetes
+export {
+  KubernetesDriver,
+  KUBERNETES_DRIVER_DEFAULTS,
+  type KubernetesDriverOptions,
+  type MigPartedConfigMapRef,
+} from './kubernetes/kubernetes-driver';
+export * as kubernetesSpecs from './kubernetes/specs';

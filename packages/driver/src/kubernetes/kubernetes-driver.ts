@@ -1,0 +1,308 @@
+/**
+ * KubernetesDriver: Gantry on a real cluster with the NVIDIA GPU Operator. A thin client: the
+ * objects come from the pure builders in specs.ts, this class moves them over the API and waits
+ * for the operator to act (mig-manager's `nvidia.com/mig.config.state`, the persona's GPU
+ * resources, evicted pods going away).
+ */
+import type { KubeConfig, V1Node, V1Pod } from '@kubernetes/client-node';
+import { systemClock, type Clock } from '../clock';
+import { DriverEventBus } from '../event-bus';
+import { assertValidMigLayout } from '../simulated/mig-layout';
+import type {
+  ClusterDriver,
+  DriverEvent,
+  GpuMetricSample,
+  Inventory,
+  InventoryNode,
+  MigSliceSpec,
+  Persona,
+  StartRequest,
+  WorkloadStatus,
+} from '../types';
+import { KubeApi, httpStatusOf, loadClientNode, loadKubeConfig } from './kube-api';
+import { KubeEventPoller } from './kube-event-poller';
+import { parseDcgmMetrics } from './dcgm-metrics';
+import { GANTRY_LABELS } from './labels';
+import { migConfigName, migPartedDevices, withMigPartedConfig, type MigPartedDeviceConfig } from './mig-config';
+import { inventoryNodeFromKubeNode, migLayoutsOfNode } from './node-inventory';
+import { cordonPatch, migApplyProgress, migConfigPatch, personaPatch, personaReady } from './node-patches';
+import { pollUntil, type PollOutcome } from './poll-until';
+import {
+  evictionFor,
+  isEvictable,
+  isPodFinished,
+  jobSelector,
+  replicaPod,
+  workloadStatusFromPods,
+} from './pods';
+
+/** Where mig-manager reads its configs (ClusterPolicy `migManager.config.name`). */
+export interface MigPartedConfigMapRef {
+  namespace: string;
+  name: string;
+  /** Default `config.yaml`. */
+  key?: string;
+}
+
+export interface KubernetesDriverOptions {
+  /** A loaded config; otherwise `kubeconfigPath`, otherwise the default chain. */
+  kubeConfig?: KubeConfig;
+  kubeconfigPath?: string;
+  /** Namespace of workload pods. Default `gantry`. */
+  namespace?: string;
+  /** Image of pods whose request names none. Default: a CUDA base image that sleeps. */
+  image?: string;
+  /** ConfigMap Gantry writes its named mig-parted configs into; `null` if someone else does. */
+  migPartedConfigMap?: MigPartedConfigMapRef | null;
+  /** Restricts discovery, e.g. `nvidia.com/gpu.present=true`. Default: every node with GPU labels. */
+  nodeLabelSelector?: string;
+  /** How often to poll the API while waiting and for events. Default 2 s. */
+  pollSeconds?: number;
+  migApplyTimeoutSeconds?: number;
+  personaTimeoutSeconds?: number;
+  drainTimeoutSeconds?: number;
+  /** A dcgm-exporter (or Prometheus federation) `/metrics` URL; metrics() is empty without it. */
+  dcgmMetricsUrl?: string;
+  clock?: Clock;
+}
+
+export const KUBERNETES_DRIVER_DEFAULTS = {
+  namespace: 'gantry',
+  image: 'nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04',
+  migPartedConfigMap: { namespace: 'gpu-operator', name: 'gantry-mig-parted-config', key: 'config.yaml' },
+  pollSeconds: 2,
+  migApplyTimeoutSeconds: 900,
+  personaTimeoutSeconds: 900,
+  drainTimeoutSeconds: 300,
+} as const;
+
+interface ResolvedSettings {
+  namespace: string;
+  image: string;
+  migPartedConfigMap: MigPartedConfigMapRef | null;
+  pollMs: number;
+  migApplyTimeoutSeconds: number;
+  personaTimeoutSeconds: number;
+  drainTimeoutSeconds: number;
+}
+
+/** Exit code reported for pods a drain evicted (SIGTERM). */
+const EVICTED_EXIT_CODE = 143;
+
+export class KubernetesDriver implements ClusterDriver {
+  readonly name = 'kubernetes' as const;
+
+  private readonly api: KubeApi;
+  private readonly clock: Clock;
+  private readonly events = new DriverEventBus();
+  private readonly poller: KubeEventPoller;
+  private readonly settings: ResolvedSettings;
+  private closed = false;
+
+  constructor(private readonly options: KubernetesDriverOptions = {}) {
+    const defaults = KUBERNETES_DRIVER_DEFAULTS;
+    this.api = new KubeApi(options.kubeConfig ?? loadKubeConfig(options.kubeconfigPath));
+    this.clock = options.clock ?? systemClock;
+    this.settings = {
+      namespace: options.namespace ?? defaults.namespace,
+      image: options.image ?? defaults.image,
+      migPartedConfigMap: options.migPartedConfigMap === undefined ? defaults.migPartedConfigMap : options.migPartedConfigMap,
+      pollMs: (options.pollSeconds ?? defaults.pollSeconds) * 1000,
+      migApplyTimeoutSeconds: options.migApplyTimeoutSeconds ?? defaults.migApplyTimeoutSeconds,
+      personaTimeoutSeconds: options.personaTimeoutSeconds ?? defaults.personaTimeoutSeconds,
+      drainTimeoutSeconds: options.drainTimeoutSeconds ?? defaults.drainTimeoutSeconds,
+    };
+    this.poller = new KubeEventPoller({
+      api: this.api,
+      events: this.events,
+      clock: this.clock,
+      namespace: this.settings.namespace,
+      nodeLabelSelector: options.nodeLabelSelector,
+      intervalMs: this.settings.pollMs,
+    });
+  }
+
+  async discover(): Promise<Inventory> {
+    const nodes = await this.api.listNodes(this.options.nodeLabelSelector);
+    return { nodes: nodes.map(inventoryNodeFromKubeNode).filter((n): n is InventoryNode => n !== undefined) };
+  }
+
+  async applyMigLayout(nodeName: string, gpuIndex: number, layout: MigSliceSpec[]): Promise<void> {
+    const node = await this.api.readNode(nodeName);
+    const inventory = this.gpuNode(node);
+    const gpu = inventory.gpus[gpuIndex];
+    if (!gpu) throw new Error(`node ${nodeName} has no GPU ${gpuIndex} (it has ${inventory.gpus.length})`);
+    assertValidMigLayout(gpu.model, layout);
+    const layouts = { ...migLayoutsOfNode(node, gpu.model, inventory.gpus.length), [gpuIndex]: layout };
+    const configName = migConfigName(layouts);
+    if (migApplyProgress(node, configName) === 'applied') return;
+    await this.publishMigPartedConfig(configName, migPartedDevices(layouts, inventory.gpus.length));
+    await this.api.patchNode(nodeName, migConfigPatch(configName, layouts));
+    await this.waitForNode(
+      nodeName,
+      `MIG config ${configName} on node ${nodeName}`,
+      this.settings.migApplyTimeoutSeconds,
+      (n) => {
+        const progress = migApplyProgress(n, configName);
+        if (progress === 'failed') return { failed: 'mig-manager reported nvidia.com/mig.config.state=failed' };
+        return progress === 'applied' ? { done: undefined } : 'waiting';
+      },
+    );
+  }
+
+  async setPersona(nodeName: string, persona: Persona): Promise<void> {
+    await this.api.patchNode(nodeName, personaPatch(persona));
+    await this.waitForNode(
+      nodeName,
+      `persona ${persona} on node ${nodeName}`,
+      this.settings.personaTimeoutSeconds,
+      (n) => (personaReady(n, persona) ? { done: undefined } : 'waiting'),
+    );
+  }
+
+  async cordon(nodeName: string): Promise<void> {
+    await this.api.patchNode(nodeName, cordonPatch(true));
+  }
+
+  async uncordon(nodeName: string): Promise<void> {
+    await this.api.patchNode(nodeName, cordonPatch(false));
+  }
+
+  async drain(nodeName: string): Promise<void> {
+    const pods = (await this.api.listPodsOnNode(nodeName)).filter(isEvictable);
+    const evicted: V1Pod[] = [];
+    for (const pod of pods) {
+      const ref = { name: pod.metadata!.name!, namespace: pod.metadata!.namespace! };
+      if (await this.evictWhenAllowed(ref, nodeName)) evicted.push(pod);
+    }
+    await pollUntil(
+      async () => {
+        const left = new Set((await this.api.listPodsOnNode(nodeName)).map((p) => p.metadata?.uid));
+        return evicted.some((p) => left.has(p.metadata?.uid)) ? 'waiting' : { done: undefined };
+      },
+      this.pollOptions(`evicted pods to leave node ${nodeName}`, this.settings.drainTimeoutSeconds),
+    );
+    const jobIds = new Set(evicted.map((p) => p.metadata?.labels?.[GANTRY_LABELS.jobId]));
+    for (const jobId of jobIds) {
+      if (!jobId) continue;
+      this.events.emit({ type: 'job-exited', jobId, exitCode: EVICTED_EXIT_CODE, reason: 'evicted', at: this.clock.now() });
+    }
+  }
+
+  async start(req: StartRequest): Promise<void> {
+    const pods = await this.jobPods(req.jobId);
+    if (pods.some((p) => !isPodFinished(p))) return;
+    await this.deletePods(pods);
+    for (const replica of req.replicas) {
+      const pod = replicaPod({ request: req, replica, namespace: this.settings.namespace, defaultImage: this.settings.image });
+      try {
+        await this.api.createPod(pod);
+      } catch (err) {
+        if (httpStatusOf(err) !== 409) throw err; // already created by a concurrent retry
+      }
+    }
+  }
+
+  async stop(jobId: string): Promise<void> {
+    await this.deletePods(await this.jobPods(jobId));
+  }
+
+  /**
+   * Records the progress, then deletes the pods: the workload gets SIGTERM and its grace period
+   * to write its checkpoint. The returned reference names job and progress; the workload finds
+   * it again in GANTRY_CHECKPOINT when started from it.
+   */
+  async suspend(jobId: string): Promise<{ checkpoint: string; progressSeconds: number }> {
+    const pods = await this.jobPods(jobId);
+    const status = workloadStatusFromPods(pods, this.clock.now());
+    if (status.state !== 'running') throw new Error(`job ${jobId} is not running`);
+    await this.deletePods(pods);
+    const progressSeconds = status.progressSeconds;
+    const checkpoint = `k8s-checkpoint://${this.settings.namespace}/${jobId}/${progressSeconds.toFixed(3)}`;
+    return { checkpoint, progressSeconds };
+  }
+
+  async status(jobId: string): Promise<WorkloadStatus> {
+    return workloadStatusFromPods(await this.jobPods(jobId), this.clock.now());
+  }
+
+  onEvent(listener: (e: DriverEvent) => void): () => void {
+    const unsubscribe = this.events.on(listener);
+    if (!this.closed) this.poller.start();
+    return () => {
+      unsubscribe();
+      if (this.events.listenerCount === 0) this.poller.stop();
+    };
+  }
+
+  async metrics(): Promise<GpuMetricSample[]> {
+    const url = this.options.dcgmMetricsUrl;
+    if (!url) return [];
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`dcgm-exporter ${url} answered ${response.status}`);
+    return parseDcgmMetrics(await response.text(), this.clock.now());
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.poller.stop();
+    this.events.clear();
+  }
+
+  private gpuNode(node: V1Node): InventoryNode {
+    const inventory = inventoryNodeFromKubeNode(node);
+    if (!inventory) {
+      throw new Error(`node ${node.metadata?.name} has no GPU discovery labels (nvidia.com/gpu.count, nvidia.com/gpu.product)`);
+    }
+    return inventory;
+  }
+
+  private jobPods(jobId: string): Promise<V1Pod[]> {
+    return this.api.listPods(this.settings.namespace, jobSelector(jobId));
+  }
+
+  private async deletePods(pods: readonly V1Pod[]): Promise<void> {
+    await Promise.all(pods.map((p) => this.api.deletePod(p.metadata!.namespace ?? this.settings.namespace, p.metadata!.name!)));
+  }
+
+  /** Evicts a pod, retrying while a PodDisruptionBudget refuses (429); false if it was gone. */
+  private evictWhenAllowed(pod: { name: string; namespace: string }, nodeName: string): Promise<boolean> {
+    return pollUntil<boolean>(
+      async () => {
+        try {
+          return { done: await this.api.evictPod(evictionFor(pod)) };
+        } catch (err) {
+          if (httpStatusOf(err) === 429) return 'waiting';
+          throw err;
+        }
+      },
+      this.pollOptions(`eviction of pod ${pod.namespace}/${pod.name} from node ${nodeName}`, this.settings.drainTimeoutSeconds),
+    );
+  }
+
+  /** Adds `configName` to mig-manager's config file, keeping the configs already there. */
+  private async publishMigPartedConfig(configName: string, devices: MigPartedDeviceConfig[]): Promise<void> {
+    const ref = this.settings.migPartedConfigMap;
+    if (ref === null) return;
+    const key = ref.key ?? 'config.yaml';
+    const { loadYaml, dumpYaml } = loadClientNode();
+    const existing = await this.api.readConfigMap(ref.namespace, ref.name);
+    const current = existing?.data?.[key] ? loadYaml<unknown>(existing.data[key]) : undefined;
+    const data = { ...existing?.data, [key]: dumpYaml(withMigPartedConfig(current, configName, devices)) };
+    const metadata = { ...existing?.metadata, name: ref.name, namespace: ref.namespace };
+    await this.api.writeConfigMap({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data }, existing !== undefined);
+  }
+
+  private waitForNode(
+    nodeName: string,
+    what: string,
+    timeoutSeconds: number,
+    check: (node: V1Node) => PollOutcome<void>,
+  ): Promise<void> {
+    return pollUntil(async () => check(await this.api.readNode(nodeName)), this.pollOptions(what, timeoutSeconds));
+  }
+
+  private pollOptions(what: string, timeoutSeconds: number) {
+    return { what, intervalMs: this.settings.pollMs, timeoutMs: timeoutSeconds * 1000, isClosed: () => this.closed };
+  }
+}

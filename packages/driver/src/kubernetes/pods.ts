@@ -1,0 +1,155 @@
+/**
+ * Workloads as pods: one pod per replica, bound to its node with `spec.nodeName` (Gantry is the
+ * scheduler), asking the device plugin for whole GPUs (`nvidia.com/gpu`), MIG slices
+ * (`nvidia.com/mig-<profile>`, strategy `mixed`) or a time-sliced share (`nvidia.com/gpu.shared`);
+ * Eviction bodies for drains; and a job's status read back from its pods. Pure functions.
+ */
+import { createHash } from 'node:crypto';
+import type { V1Eviction, V1Pod } from '@kubernetes/client-node';
+import type { JobExitReason, ReplicaSpec, StartRequest, WorkloadStatus } from '../types';
+import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_RESOURCE, migResource, SHARED_GPU_RESOURCE } from './labels';
+
+const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)$/;
+
+/** Label selector of every pod of a job. */
+export const jobSelector = (jobId: string): string => `${GANTRY_LABELS.jobId}=${jobId}`;
+
+/** Label selector of every pod Gantry runs. */
+export const gantryPodsSelector = GANTRY_LABELS.jobId;
+
+/** `gantry-<job>-r<replica>`, a DNS label; long job ids are shortened with a hash. */
+export function podName(jobId: string, replica: number): string {
+  const suffix = `-r${replica}`;
+  const slug = jobId.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  const name = `gantry-${slug}${suffix}`;
+  if (name.length <= 63 && slug.length > 0) return name;
+  const hash = createHash('sha256').update(jobId).digest('hex').slice(0, 8);
+  return `gantry-${slug.slice(0, 63 - 'gantry-'.length - 9 - suffix.length).replace(/-+$/, '')}-${hash}${suffix}`;
+}
+
+/** Extended-resource limits for a replica's GPUs. */
+export function gpuResourceLimits(gpus: ReplicaSpec['gpus']): Record<string, string> {
+  const counts: Record<string, number> = {};
+  for (const gpu of gpus) {
+    const resource = gpu.migProfile ? migResource(gpu.migProfile) : gpu.milli !== undefined ? SHARED_GPU_RESOURCE : GPU_RESOURCE;
+    counts[resource] = (counts[resource] ?? 0) + 1;
+  }
+  return Object.fromEntries(Object.entries(counts).map(([resource, n]) => [resource, String(n)]));
+}
+
+export interface ReplicaPodInput {
+  request: StartRequest;
+  replica: ReplicaSpec;
+  namespace: string;
+  /** Image when the request names none. */
+  defaultImage: string;
+}
+
+/**
+ * The pod of one replica. Without a request image it runs a placeholder that sleeps for the
+ * remaining duration (forever when there is none). The device plugin picks which physical GPUs
+ * back the request; the GPU indexes of the placement are recorded, not enforced.
+ */
+export function replicaPod({ request, replica, namespace, defaultImage }: ReplicaPodInput): V1Pod {
+  if (!LABEL_VALUE.test(request.jobId)) {
+    throw new Error(`job id ${JSON.stringify(request.jobId)} is not a valid Kubernetes label value`);
+  }
+  const progress = request.progressSeconds ?? 0;
+  const remaining = request.durationSeconds === undefined ? undefined : Math.max(0, request.durationSeconds - progress);
+  const annotations: Record<string, string> = {
+    [GANTRY_ANNOTATIONS.jobKind]: request.kind,
+    [GANTRY_ANNOTATIONS.progressSeconds]: String(progress),
+  };
+  if (request.durationSeconds !== undefined) annotations[GANTRY_ANNOTATIONS.durationSeconds] = String(request.durationSeconds);
+  if (request.checkpoint) annotations[GANTRY_ANNOTATIONS.checkpoint] = request.checkpoint;
+  const env = [
+    { name: 'GANTRY_JOB_ID', value: request.jobId },
+    { name: 'GANTRY_REPLICA', value: String(replica.replica) },
+    { name: 'GANTRY_REPLICAS', value: String(request.replicas.length) },
+    { name: 'GANTRY_PROGRESS_SECONDS', value: String(progress) },
+    { name: 'GANTRY_GPU_INDEXES', value: replica.gpus.map((g) => g.index).join(',') },
+    ...(request.checkpoint ? [{ name: 'GANTRY_CHECKPOINT', value: request.checkpoint }] : []),
+  ];
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: podName(request.jobId, replica.replica),
+      namespace,
+      labels: { [GANTRY_LABELS.jobId]: request.jobId, [GANTRY_LABELS.replica]: String(replica.replica) },
+      annotations,
+    },
+    spec: {
+      nodeName: replica.nodeName,
+      restartPolicy: 'Never',
+      tolerations: [{ key: GPU_RESOURCE, operator: 'Exists', effect: 'NoSchedule' }],
+      containers: [
+        {
+          name: 'workload',
+          image: request.image ?? defaultImage,
+          ...(request.image ? {} : { command: ['sleep', remaining === undefined ? 'infinity' : String(Math.ceil(remaining))] }),
+          env,
+          resources: { limits: gpuResourceLimits(replica.gpus) },
+        },
+      ],
+    },
+  };
+}
+
+/** The Eviction API body for a pod (POST .../pods/<name>/eviction). */
+export function evictionFor(pod: { name: string; namespace: string }): V1Eviction {
+  return { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod.name, namespace: pod.namespace } };
+}
+
+/** A drain evicts what kubectl drain evicts: not DaemonSet pods, not static (mirror) pods, not finished ones. */
+export function isEvictable(pod: V1Pod): boolean {
+  if (pod.metadata?.annotations?.['kubernetes.io/config.mirror']) return false;
+  if (pod.metadata?.ownerReferences?.some((o) => o.kind === 'DaemonSet')) return false;
+  return pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
+}
+
+export const isPodFinished = (pod: V1Pod): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+
+/** How a job's pods ended, once all succeeded or one failed; undefined while it runs. */
+export function jobExitFromPods(pods: readonly V1Pod[]): { exitCode: number; reason: JobExitReason } | undefined {
+  if (pods.length === 0) return undefined;
+  const failed = pods.find((p) => p.status?.phase === 'Failed');
+  if (failed) {
+    const exitCode = failed.status?.containerStatuses?.find((c) => c.state?.terminated)?.state?.terminated?.exitCode;
+    const reason: JobExitReason = failed.status?.reason === 'Evicted' ? 'evicted' : 'failed';
+    return { exitCode: exitCode === undefined || exitCode === 0 ? 1 : exitCode, reason };
+  }
+  return pods.every((p) => p.status?.phase === 'Succeeded') ? { exitCode: 0, reason: 'completed' } : undefined;
+}
+
+/**
+ * A job's status from its pods at `now` (ms). Progress is the progress it started from plus the
+ * time its slowest replica has been running, capped at its duration.
+ */
+export function workloadStatusFromPods(pods: readonly V1Pod[], now: number): WorkloadStatus {
+  if (pods.length === 0) return { state: 'unknown', progressSeconds: 0 };
+  const annotations = pods[0].metadata?.annotations ?? {};
+  const base = Number(annotations[GANTRY_ANNOTATIONS.progressSeconds] ?? 0) || 0;
+  const durationText = annotations[GANTRY_ANNOTATIONS.durationSeconds];
+  const duration = durationText === undefined ? Number.POSITIVE_INFINITY : Number(durationText);
+  const exit = jobExitFromPods(pods);
+  if (exit) {
+    const progressSeconds = exit.exitCode === 0 && Number.isFinite(duration) ? duration : base + runningSeconds(pods, now);
+    return { state: 'exited', progressSeconds: Math.min(duration, progressSeconds), exitCode: exit.exitCode };
+  }
+  const starting = pods.some((p) => p.status?.phase !== 'Running' && !isPodFinished(p));
+  if (starting) return { state: 'running', progressSeconds: base, starting: true };
+  return { state: 'running', progressSeconds: Math.min(duration, base + runningSeconds(pods, now)) };
+}
+
+/** Seconds the slowest replica's container has run, up to now or until it ended (0 if one has not started). */
+function runningSeconds(pods: readonly V1Pod[], now: number): number {
+  const elapsed = pods.map((p) => {
+    const state = p.status?.containerStatuses?.[0]?.state;
+    const started = state?.running?.startedAt ?? state?.terminated?.startedAt ?? p.status?.startTime;
+    if (started === undefined) return 0;
+    const ended = state?.terminated?.finishedAt === undefined ? now : new Date(state.terminated.finishedAt).getTime();
+    return Math.max(0, (ended - new Date(started).getTime()) / 1000);
+  });
+  return Math.min(...elapsed);
+}

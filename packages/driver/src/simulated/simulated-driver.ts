@@ -1,0 +1,273 @@
+/**
+ * SimulatedDriver: an in-process GPU cluster built from a topology, with realistic delays
+ * (MIG apply, persona switch, job start, checkpoint) scaled by a speed factor, telemetry that
+ * follows what runs, and injectable faults. No GPU, no Kubernetes.
+ *
+ * Time: a simulated second lasts 1 / speed real seconds; a running job makes `speed` seconds of
+ * progress per real second. Every timer is unref()'d and close() clears them all.
+ */
+import { systemClock, type Clock } from '../clock';
+import { DriverEventBus } from '../event-bus';
+import type {
+  ClusterDriver,
+  DriverEvent,
+  FaultInjection,
+  GpuMetricSample,
+  Inventory,
+  MigSliceSpec,
+  Persona,
+  StartRequest,
+  WorkloadStatus,
+} from '../types';
+import { SimCluster, type SimGpu, type SimNode } from './cluster-state';
+import { demoTopology } from './generate-topology';
+import { assertValidMigLayout, sameMigLayout } from './mig-layout';
+import { resolveReplicaClaims } from './replica-claims';
+import { SimTimers } from './sim-timers';
+import { gpuLoads, gpuSamples } from './telemetry';
+import type { Topology } from './topology';
+import { SIM_EXIT_CODES, SimWorkloads } from './workloads';
+import { DEFAULT_FAULT_XID, xidEffect } from './xid';
+
+/** Durations in simulated seconds; 0 completes on the next tick (benchmarks). */
+export interface SimulatedDelays {
+  migApplySeconds: number;
+  personaSwitchSeconds: number;
+  startSeconds: number;
+  suspendSeconds: number;
+  heartbeatSeconds: number;
+}
+
+export const DEFAULT_SIMULATED_DELAYS: Readonly<SimulatedDelays> = {
+  migApplySeconds: 5,
+  personaSwitchSeconds: 240,
+  startSeconds: 1,
+  suspendSeconds: 2,
+  heartbeatSeconds: 5,
+};
+
+export interface SimulatedDriverOptions {
+  /** Default: demoTopology(). */
+  topology?: Topology;
+  /** Simulated seconds per real second. Default 1. */
+  speed?: number;
+  delays?: Partial<SimulatedDelays>;
+  /** Emit `heartbeat` events for every up node each heartbeatSeconds. Default false (quiet tests). */
+  heartbeats?: boolean;
+  clock?: Clock;
+}
+
+export class SimulatedDriver implements ClusterDriver {
+  readonly name = 'simulated' as const;
+  readonly speed: number;
+  readonly delays: Readonly<SimulatedDelays>;
+
+  private readonly cluster: SimCluster;
+  private readonly clock: Clock;
+  private readonly timers: SimTimers;
+  private readonly events = new DriverEventBus();
+  private readonly workloads: SimWorkloads;
+  /** In-flight MIG changes (key node/gpu) and persona switches (key node), for idempotent retries. */
+  private readonly migChanges = new Map<string, { layout: MigSliceSpec[]; done: Promise<void> }>();
+  private readonly personaSwitches = new Map<string, { persona: Persona; done: Promise<void> }>();
+
+  constructor(options: SimulatedDriverOptions = {}) {
+    this.speed = options.speed ?? 1;
+    this.delays = { ...DEFAULT_SIMULATED_DELAYS, ...options.delays };
+    this.clock = options.clock ?? systemClock;
+    this.timers = new SimTimers(this.speed);
+    this.cluster = new SimCluster(options.topology ?? demoTopology());
+    this.workloads = new SimWorkloads({
+      clock: this.clock,
+      timers: this.timers,
+      speed: this.speed,
+      delays: this.delays,
+      onExit: (jobId, exitCode, reason) => this.emit({ type: 'job-exited', jobId, exitCode, reason }),
+    });
+    if (options.heartbeats) this.timers.every(this.delays.heartbeatSeconds, () => this.beat());
+  }
+
+  async discover(): Promise<Inventory> {
+    return this.cluster.inventory();
+  }
+
+  async applyMigLayout(nodeName: string, gpuIndex: number, layout: MigSliceSpec[]): Promise<void> {
+    const node = this.cluster.upNode(nodeName);
+    const gpu = this.cluster.gpu(node, gpuIndex);
+    if (node.persona === 'vm-passthrough') {
+      throw new Error(`node ${nodeName} runs the vm-passthrough persona: its GPUs go whole to VMs, MIG does not apply`);
+    }
+    assertValidMigLayout(gpu.model, layout);
+    const key = `${nodeName}/${gpuIndex}`;
+    const inFlight = this.migChanges.get(key);
+    if (inFlight) {
+      if (sameMigLayout(inFlight.layout, layout)) return inFlight.done;
+      throw new Error(`a MIG change is already in progress on GPU ${gpuIndex} of node ${nodeName}`);
+    }
+    if (sameMigLayout(gpu.migLayout, layout)) return;
+    this.assertMigSlicesIdle(node, gpu, layout);
+    const done = this.timers
+      .sleep(this.delays.migApplySeconds)
+      .then(() => {
+        if (node.down) throw new Error(`node ${nodeName} went down while its MIG layout was being applied`);
+        gpu.migLayout = [...layout].sort((a, b) => a.start - b.start);
+      })
+      .finally(() => this.migChanges.delete(key));
+    this.migChanges.set(key, { layout, done });
+    return done;
+  }
+
+  async setPersona(nodeName: string, persona: Persona): Promise<void> {
+    const node = this.cluster.upNode(nodeName);
+    const inFlight = this.personaSwitches.get(nodeName);
+    if (inFlight) {
+      if (inFlight.persona === persona) return inFlight.done;
+      throw new Error(`node ${nodeName} is already switching to persona ${inFlight.persona}`);
+    }
+    if (node.persona === persona) return;
+    const jobs = this.workloads.jobsOn(nodeName);
+    if (jobs.length > 0) throw new Error(`node ${nodeName} still runs jobs ${jobs.join(', ')}: drain it before switching persona`);
+    node.switchingPersona = true;
+    const done = this.timers
+      .sleep(this.delays.personaSwitchSeconds)
+      .then(() => {
+        if (node.down) throw new Error(`node ${nodeName} went down while switching persona`);
+        node.persona = persona;
+      })
+      .finally(() => {
+        node.switchingPersona = false;
+        this.personaSwitches.delete(nodeName);
+      });
+    this.personaSwitches.set(nodeName, { persona, done });
+    return done;
+  }
+
+  async cordon(nodeName: string): Promise<void> {
+    this.cluster.node(nodeName).unschedulable = true;
+  }
+
+  async uncordon(nodeName: string): Promise<void> {
+    this.cluster.node(nodeName).unschedulable = false;
+  }
+
+  async drain(nodeName: string): Promise<void> {
+    const node = this.cluster.node(nodeName);
+    for (const jobId of this.workloads.jobsOn(node.name)) {
+      this.workloads.kill(jobId, SIM_EXIT_CODES.evicted, 'evicted');
+    }
+  }
+
+  async start(req: StartRequest): Promise<void> {
+    if (this.workloads.isActive(req.jobId)) return;
+    const claims = resolveReplicaClaims(this.cluster, req, this.workloads.heldClaims());
+    this.workloads.start(req, claims);
+  }
+
+  async stop(jobId: string): Promise<void> {
+    this.workloads.stop(jobId);
+  }
+
+  async suspend(jobId: string): Promise<{ checkpoint: string; progressSeconds: number }> {
+    return this.workloads.suspend(jobId);
+  }
+
+  async status(jobId: string): Promise<WorkloadStatus> {
+    return this.workloads.status(jobId);
+  }
+
+  onEvent(listener: (e: DriverEvent) => void): () => void {
+    return this.events.on(listener);
+  }
+
+  async metrics(): Promise<GpuMetricSample[]> {
+    const loads = gpuLoads(this.workloads.runningClaims(), (claim) => {
+      const node = this.cluster.node(claim.nodeName);
+      return this.cluster.gpu(node, claim.gpuIndex).model;
+    });
+    return gpuSamples(this.cluster.all(), loads, this.clock.now());
+  }
+
+  /**
+   * Fakes a hardware fault. `xid`: emits the Xid; a critical one marks the GPU unhealthy and a
+   * process-fatal one ends the job on it. `nic-down`: emits nic-down. `node-down`: emits
+   * node-down, stops the node's heartbeats and ends its jobs (exit 137). `recover`: brings the
+   * node, its NIC and its GPUs (or only `gpuIndex`) back, emitting node-up / nic-up.
+   */
+  async injectFault(fault: FaultInjection): Promise<void> {
+    const node = this.cluster.node(fault.nodeName);
+    switch (fault.kind) {
+      case 'xid':
+        return this.injectXid(node, fault);
+      case 'nic-down':
+        node.nicDown = true;
+        this.emit({ type: 'nic-down', nodeName: node.name });
+        return;
+      case 'node-down':
+        if (node.down) return;
+        node.down = true;
+        this.emit({ type: 'node-down', nodeName: node.name });
+        for (const jobId of this.workloads.jobsOn(node.name)) {
+          this.workloads.kill(jobId, SIM_EXIT_CODES.nodeLost, 'node-lost');
+        }
+        return;
+      case 'recover':
+        return this.recover(node, fault.gpuIndex);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.timers.clear();
+    this.events.clear();
+  }
+
+  private injectXid(node: SimNode, fault: FaultInjection): void {
+    if (fault.gpuIndex === undefined) throw new Error('an xid fault needs gpuIndex');
+    const gpu = this.cluster.gpu(node, fault.gpuIndex);
+    const xid = fault.xid ?? DEFAULT_FAULT_XID;
+    const effect = xidEffect(xid);
+    this.emit({ type: 'xid', nodeName: node.name, gpuIndex: gpu.index, xid });
+    if (effect.gpuUnhealthy) gpu.healthy = false;
+    if (!effect.killsProcesses) return;
+    for (const jobId of this.workloads.jobsOn(node.name, gpu.index)) {
+      this.workloads.kill(jobId, SIM_EXIT_CODES.gpuFault, 'gpu-fault');
+    }
+  }
+
+  private recover(node: SimNode, gpuIndex: number | undefined): void {
+    const gpus = gpuIndex === undefined ? node.gpus : [this.cluster.gpu(node, gpuIndex)];
+    for (const gpu of gpus) gpu.healthy = true;
+    if (node.down) {
+      node.down = false;
+      this.emit({ type: 'node-up', nodeName: node.name });
+    }
+    if (node.nicDown) {
+      node.nicDown = false;
+      this.emit({ type: 'nic-up', nodeName: node.name });
+    }
+  }
+
+  /** A GPU instance can be destroyed only when idle (REFERENCE.md rule 6). */
+  private assertMigSlicesIdle(node: SimNode, gpu: SimGpu, layout: readonly MigSliceSpec[]): void {
+    const kept = (profile: string, start: number) => layout.some((s) => s.profile === profile && s.start === start);
+    for (const claim of this.workloads.heldClaims()) {
+      if (claim.nodeName !== node.name || claim.gpuIndex !== gpu.index) continue;
+      if (claim.kind !== 'mig' || !kept(claim.profile, claim.start)) {
+        throw new Error(
+          `GPU ${gpu.index} of node ${node.name} is in use by job ${claim.jobId}: stop it before changing the MIG layout`,
+        );
+      }
+    }
+  }
+
+  private beat(): void {
+    for (const node of this.cluster.all()) {
+      if (!node.down) this.emit({ type: 'heartbeat', nodeName: node.name });
+    }
+  }
+
+  private emit(event: DistributiveOmit<DriverEvent, 'at'>): void {
+    this.events.emit({ ...event, at: this.clock.now() } as DriverEvent);
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

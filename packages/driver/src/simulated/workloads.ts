@@ -1,0 +1,165 @@
+/**
+ * Simulated workloads: each job starts (startSeconds), makes `speed` seconds of progress per
+ * real second while running, and exits with code 0 when its progress reaches durationSeconds.
+ * Suspending freezes progress, waits suspendSeconds for the checkpoint and forgets the job;
+ * starting it again with that progress finishes the remainder.
+ */
+import type { Clock } from '../clock';
+import type { JobExitReason, StartRequest, WorkloadStatus } from '../types';
+import type { GpuClaim, HeldGpuClaim } from './gpu-claims';
+import type { CancelTimer, SimTimers } from './sim-timers';
+
+/** Exit codes of jobs the cluster takes away, as a container runtime would report them. */
+export const SIM_EXIT_CODES = {
+  /** SIGTERM: evicted by a drain. */
+  evicted: 143,
+  /** SIGKILL: the node went down under the job. */
+  nodeLost: 137,
+  /** The CUDA context died with the GPU (a fatal Xid). */
+  gpuFault: 1,
+} as const;
+
+export interface WorkloadDelays {
+  startSeconds: number;
+  suspendSeconds: number;
+}
+
+export interface SimWorkloadsDeps {
+  clock: Clock;
+  timers: SimTimers;
+  /** Seconds of progress per real second. */
+  speed: number;
+  delays: WorkloadDelays;
+  onExit(jobId: string, exitCode: number, reason: JobExitReason): void;
+}
+
+type Phase = 'starting' | 'running' | 'suspending' | 'exited';
+
+interface SimJob {
+  request: StartRequest;
+  claims: GpuClaim[];
+  phase: Phase;
+  /** Progress at `runningSince` (or frozen progress outside `running`). */
+  progressBase: number;
+  runningSince?: number;
+  exitCode?: number;
+  cancelTimer?: CancelTimer;
+  suspension?: Promise<{ checkpoint: string; progressSeconds: number }>;
+}
+
+export class SimWorkloads {
+  private readonly jobs = new Map<string, SimJob>();
+
+  constructor(private readonly deps: SimWorkloadsDeps) {}
+
+  /** Starting, running or being suspended: the job holds its GPUs. */
+  isActive(jobId: string): boolean {
+    const job = this.jobs.get(jobId);
+    return job !== undefined && job.phase !== 'exited';
+  }
+
+  /** Claims of every job that holds GPUs. */
+  heldClaims(): HeldGpuClaim[] {
+    return this.activeJobs().flatMap(([jobId, job]) => job.claims.map((c) => ({ ...c, jobId })));
+  }
+
+  /** Claims of jobs making progress right now (what telemetry shows as busy). */
+  runningClaims(): GpuClaim[] {
+    return this.activeJobs().flatMap(([, job]) => (job.phase === 'running' ? job.claims : []));
+  }
+
+  /** Active jobs with a claim on the node (and GPU, when given). */
+  jobsOn(nodeName: string, gpuIndex?: number): string[] {
+    return this.activeJobs()
+      .filter(([, job]) => job.claims.some((c) => c.nodeName === nodeName && (gpuIndex === undefined || c.gpuIndex === gpuIndex)))
+      .map(([jobId]) => jobId);
+  }
+
+  start(request: StartRequest, claims: GpuClaim[]): void {
+    this.forget(request.jobId);
+    const job: SimJob = { request, claims, phase: 'starting', progressBase: request.progressSeconds ?? 0 };
+    this.jobs.set(request.jobId, job);
+    job.cancelTimer = this.deps.timers.after(this.deps.delays.startSeconds, () => this.run(job));
+  }
+
+  /** Stops and forgets the job; no-op for an unknown one. */
+  stop(jobId: string): void {
+    this.forget(jobId);
+  }
+
+  suspend(jobId: string): Promise<{ checkpoint: string; progressSeconds: number }> {
+    const job = this.jobs.get(jobId);
+    if (!job || job.phase === 'exited') return Promise.reject(new Error(`job ${jobId} is not running`));
+    if (job.suspension) return job.suspension;
+    this.freeze(job, 'suspending');
+    const progressSeconds = job.progressBase;
+    job.suspension = this.deps.timers.sleep(this.deps.delays.suspendSeconds).then(() => {
+      if (this.jobs.get(jobId) !== job || job.phase !== 'suspending') {
+        throw new Error(`job ${jobId} ended before its checkpoint completed`);
+      }
+      this.jobs.delete(jobId);
+      return { checkpoint: `sim-checkpoint://${jobId}/${progressSeconds.toFixed(3)}`, progressSeconds };
+    });
+    return job.suspension;
+  }
+
+  /** Ends an active job with a non-zero exit code (evicted, node lost, GPU fault). */
+  kill(jobId: string, exitCode: number, reason: JobExitReason): void {
+    const job = this.jobs.get(jobId);
+    if (job && job.phase !== 'exited') this.exit(job, exitCode, reason);
+  }
+
+  status(jobId: string): WorkloadStatus {
+    const job = this.jobs.get(jobId);
+    if (!job) return { state: 'unknown', progressSeconds: 0 };
+    if (job.phase === 'exited') return { state: 'exited', progressSeconds: job.progressBase, exitCode: job.exitCode };
+    const status: WorkloadStatus = { state: 'running', progressSeconds: this.progressOf(job) };
+    if (job.phase === 'starting') status.starting = true;
+    return status;
+  }
+
+  private activeJobs(): [string, SimJob][] {
+    return [...this.jobs].filter(([, job]) => job.phase !== 'exited');
+  }
+
+  private run(job: SimJob): void {
+    job.phase = 'running';
+    job.runningSince = this.deps.clock.now();
+    const duration = job.request.durationSeconds;
+    if (duration === undefined) return;
+    const remaining = duration - job.progressBase;
+    if (remaining <= 0) return this.exit(job, 0, 'completed');
+    job.cancelTimer = this.deps.timers.after(remaining, () => this.exit(job, 0, 'completed'));
+  }
+
+  private exit(job: SimJob, exitCode: number, reason: JobExitReason): void {
+    this.freeze(job, 'exited');
+    if (reason === 'completed') job.progressBase = job.request.durationSeconds ?? job.progressBase;
+    job.exitCode = exitCode;
+    this.deps.onExit(job.request.jobId, exitCode, reason);
+  }
+
+  /** Stops the clock of a job: cancels its timer and keeps the progress made so far. */
+  private freeze(job: SimJob, phase: Phase): void {
+    job.cancelTimer?.();
+    job.cancelTimer = undefined;
+    job.progressBase = this.progressOf(job);
+    job.runningSince = undefined;
+    job.phase = phase;
+  }
+
+  private forget(jobId: string): void {
+    const job = this.jobs.get(jobId);
+    if (!job) return;
+    job.cancelTimer?.();
+    this.jobs.delete(jobId);
+  }
+
+  private progressOf(job: SimJob): number {
+    if (job.phase !== 'running' || job.runningSince === undefined) return job.progressBase;
+    const elapsed = ((this.deps.clock.now() - job.runningSince) / 1000) * this.deps.speed;
+    const progress = job.progressBase + elapsed;
+    const duration = job.request.durationSeconds;
+    return duration === undefined ? progress : Math.min(duration, progress);
+  }
+}
