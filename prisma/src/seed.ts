@@ -21,7 +21,7 @@ async function main() {
     const research = await createTeam(db, acme.id, {
       name: 'Research',
       slug: 'research',
-      quota: { guaranteed: 64, limit: 128 },
+      quota: { guaranteed: 96, limit: 192 },
     });
     const inference = await createTeam(db, acme.id, {
       name: 'Inference',

@@ -90,6 +90,24 @@ describe('jobs through the whole system (real Postgres and Redis)', () => {
     }
   });
 
+  it('cancels a job at any moment of its life, even while the scheduler places it', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await submit(job({ name: `cancel-race-${i}`, simulation: { durationSeconds: 500 } }));
+      await new Promise((r) => setTimeout(r, i * 15));
+      const c = await sys.http().post(`/v1/jobs/${res.body.id}/cancel`).set('Authorization', acme.auth);
+      expect(c.status).toBe(200);
+      expect(c.body.state).toBe('cancelled');
+      ids.push(res.body.id);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await sys.db.allocation.count({ where: { jobId: { in: ids }, endedAt: null } })).toBe(0);
+    expect(await sys.db.job.count({ where: { id: { in: ids }, state: { not: 'cancelled' } } })).toBe(0);
+    const again = await sys.http().post(`/v1/jobs/${ids[0]}/cancel`).set('Authorization', acme.auth);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('invalid_state');
+  });
+
   it('refuses a job larger than the team quota limit with 409 quota_exceeded', async () => {
     const res = await submit(job({ name: 'huge', replicas: 6, resources: { gpus: 8 } }));
     expect(res.status).toBe(409);

@@ -132,3 +132,4 @@ function safeJson(text: string): unknown {
     return undefined;
   }
 }
+export type { paths, RequestOf, ResponseOf } from './openapi-types';

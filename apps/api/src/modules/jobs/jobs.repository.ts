@@ -121,20 +121,21 @@ export class JobsRepository {
 
   /**
    * Cancels an active job: releases its allocations and records the event, all or nothing.
-   * Returns null when the job is missing or already finished.
+   * The state condition (not a version) makes it safe against a concurrent placement commit:
+   * whichever transaction comes second sees the other's result.
    */
   cancel(scope: TenantScope, id: string, now: Date) {
     return this.prisma.client.$transaction(async (tx) => {
       const job = await tx.job.findFirst({ where: { id, ...tenantWhere(scope) } });
-      if (!job || !(ACTIVE_STATES as readonly string[]).includes(job.state)) return { job, cancelled: false };
+      if (!job) return { job, cancelled: false };
       const updated = await tx.job.updateMany({
-        where: { id, version: job.version },
-        data: { state: 'cancelled', finishedAt: now, version: { increment: 1 }, reasons: [{ code: 'cancelled', message: 'cancelled by the user' }] },
+        where: { id, state: { in: [...ACTIVE_STATES] } },
+        data: { state: 'cancelled', finishedAt: now, runningSince: null, version: { increment: 1 }, reasons: [{ code: 'cancelled', message: 'cancelled by the user' }] },
       });
-      if (updated.count === 0) return { job, cancelled: false };
+      if (updated.count === 0) return { job: await tx.job.findUnique({ where: { id } }), cancelled: false };
       await releaseAllocations(tx, id, now);
       await this.events.append(tx, { tenantId: job.tenantId, jobId: id, type: 'job.cancelled', message: 'cancelled by the user' });
-      return { job, cancelled: true, wasRunning: job.state !== 'pending' && job.state !== 'suspended' };
+      return { job, cancelled: true };
     });
   }
 }

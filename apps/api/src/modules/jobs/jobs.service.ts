@@ -70,7 +70,8 @@ export class JobsService {
     const r = await this.jobs.cancel(scope, id, new Date());
     if (!r.job) throw notFound('job', id);
     if (!r.cancelled) throw new DomainError('invalid_state', `job ${id} is ${r.job.state} and cannot be cancelled`);
-    if (r.wasRunning) await this.queues.lifecycle({ action: 'stop', jobId: id });
+    // The driver may have started it meanwhile: stopping is idempotent, so always ask.
+    await this.queues.lifecycle({ action: 'stop', jobId: id });
     await this.queues.requestSchedule(`job ${id} cancelled`);
     return this.present(scope, (await this.jobs.find(scope, id))!);
   }
