@@ -1,2 +1,14 @@
 export * from './types';
-export { runCycle } from './first-fit';
+export { runCycle, orderJobs, dominantShare } from './cycle';
+export { Engine, pickNvlink, poolFree } from './engine';
+export type { DeviceOption, EngineOptions, GpuView, Inventory, JobKind, JobView, NodeClass, NodeView, PlaceResult } from './engine';
+export * from './framework';
+export { PROFILES, FragmentationModel, defaultPluginRegistry, defaultProfileRegistry, gpuUnits } from './plugins';
+export { ShapeMix } from './shape-mix';
+export type { MixEntry, MixShape, ShapeMixOptions } from './shape-mix';
+export * from './mig-geometry';
+export { validateRequest, inventoryOf } from './validate-request';
+export type { InventorySummary, RequestToValidate, RequestValidation } from './validate-request';
+export { describeRequest, formatCount } from './reasons';
+export { planMigLayouts } from './mig-planner';
+export type { MigChange, MigChangeAction, MigDemand, MigPlan, MigPlanInput, WholeDemand } from './mig-planner';

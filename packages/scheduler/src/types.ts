@@ -105,3 +105,37 @@ export interface CycleDecision {
   placed: { jobId: string; replicas: ReplicaPlacement[] }[];
   pending: { jobId: string; reasons: Reason[] }[];
 }
+
+/** Codes of a plugin or placement status (kube-scheduler's framework). */
+export type StatusCode = 'success' | 'unschedulable' | 'unresolvable' | 'error';
+
+/** Result of a plugin call or a placement: a value, never an exception. */
+export interface Status {
+  code: StatusCode;
+  reasons: Reason[];
+}
+
+/** A request shape seen recently (the fragmentation model learns the mix from these). */
+export interface ShapeCount {
+  request: ReplicaRequest;
+  count: number;
+}
+
+/** Resources a team currently holds (dominant-resource fair share input). */
+export interface TeamUsage {
+  gpus: number;
+  cpuMilli: number;
+  memoryMiB: number;
+}
+
+/** Optional inputs of a cycle. Everything is data: the engine reads no clock and no randomness. */
+export interface CycleOptions {
+  /** Scoring profile: 'gantry' (default, fragmentation-aware), 'best-fit', 'spread', 'fgd', ... */
+  profile?: string;
+  /** Recent request shapes (e.g. the last day's jobs) that seed the fragmentation model with the queue. */
+  history?: ShapeCount[];
+  /** Current usage per team, for weighted dominant-resource fair ordering. */
+  teamUsage?: Record<string, TeamUsage>;
+  /** Fair-share weight per team (default 1). */
+  teamWeights?: Record<string, number>;
+}

@@ -1,0 +1,206 @@
+/**
+ * MIG planner (pure): from pending MIG demand and the current layouts, propose the fewest
+ * changes that serve it.
+ *   1. Use existing free slices first (no change).
+ *   2. Create slices in free memory slots of GPUs already in MIG mode, never touching running
+ *      (or idle) slices.
+ *   3. Re-partition a whole GPU only when it is idle, preferring nodes with the fewest idle
+ *      whole GPUs (fully free nodes stay whole for big jobs), and never below the whole-GPU demand.
+ *   4. Return a MIG GPU to full size (MIG off) when whole-GPU demand needs it and all its slices
+ *      are idle and not wanted by MIG demand.
+ * Hysteresis: a GPU changed less than `holdMs` ago is left alone (time is passed in).
+ */
+import { migFreeStarts, migCreationOrder, migProfile, migProfilesFor, type MigLayoutEntry } from './mig-geometry';
+import type { ClusterSnapshot, GpuState, NodeState } from './types';
+
+export interface MigDemand {
+  profile: string;
+  count: number;
+  gpuModels?: string[];
+}
+
+export interface WholeDemand {
+  count: number;
+  gpuModels?: string[];
+}
+
+export interface MigPlanInput {
+  snapshot: ClusterSnapshot;
+  migDemand: MigDemand[];
+  wholeDemand?: WholeDemand[];
+  /** When each GPU's MIG layout last changed (ms), for hysteresis. */
+  lastChangedAtMs?: Record<string, number>;
+  nowMs?: number;
+  /** Leave a GPU alone for this long after a change (default 10 minutes). */
+  holdMs?: number;
+}
+
+export type MigChangeAction = 'create' | 'partition' | 'disable';
+
+export interface MigChange {
+  nodeId: string;
+  gpuId: string;
+  model: string;
+  action: MigChangeAction;
+  /** The GPU's whole layout after the change, in NVIDIA creation order (largest first). */
+  layout: MigLayoutEntry[];
+  /** The instances this change creates. */
+  created: MigLayoutEntry[];
+}
+
+export interface MigPlan {
+  changes: MigChange[];
+  /** Demand the plan cannot serve, with a readable reason. */
+  unmet: (MigDemand & { reason: string })[];
+}
+
+const allowed = (models: string[] | undefined, m: string) => !models?.length || models.includes(m);
+
+function sizeOf(model: string, profile: string): number {
+  return migProfile(model, profile)?.size ?? 0;
+}
+
+/** Among legal free starts, the one that leaves the most room for every profile afterwards. */
+function bestStart(model: string, layout: MigLayoutEntry[], profile: string): number | undefined {
+  const starts = migFreeStarts(model, layout, profile);
+  let best: number | undefined;
+  let bestRoom = -1;
+  for (const s of starts) {
+    const next = [...layout, { profile, start: s }];
+    let room = 0;
+    for (const p of migProfilesFor(model)) room += migFreeStarts(model, next, p.name).length * p.size;
+    if (room > bestRoom) {
+      bestRoom = room;
+      best = s;
+    }
+  }
+  return best;
+}
+
+export function planMigLayouts(input: MigPlanInput): MigPlan {
+  const hold = input.holdMs ?? 10 * 60 * 1000;
+  const held = (g: GpuState) => {
+    const t = input.lastChangedAtMs?.[g.id];
+    return t !== undefined && input.nowMs !== undefined && input.nowMs - t < hold;
+  };
+  const usable = (n: NodeState, g: GpuState) => n.schedulable && g.healthy && g.schedulable && !held(g);
+  const gpus: { n: NodeState; g: GpuState }[] = [];
+  for (const n of input.snapshot.nodes) for (const g of n.gpus) gpus.push({ n, g });
+
+  // remaining demand, largest profiles first
+  const demand = input.migDemand.filter((d) => d.count > 0).map((d) => ({ ...d, left: d.count }));
+  demand.sort((a, b) => Math.max(...b.gpuModels?.map((m) => sizeOf(m, b.profile)) ?? [maxSize(b.profile)]) - Math.max(...a.gpuModels?.map((m) => sizeOf(m, a.profile)) ?? [maxSize(a.profile)]) || (a.profile < b.profile ? -1 : 1));
+
+  // 1. existing free slices; prefer GPUs that already run something (keeps idle MIG GPUs free to give back)
+  const reservedGpu = new Set<string>();
+  const migGpus = gpus.filter(({ n, g }) => g.mode === 'mig' && n.schedulable && g.healthy && g.schedulable);
+  const busyFirst = [...migGpus].sort((a, b) => b.g.mig.filter((s) => s.busy).length - a.g.mig.filter((s) => s.busy).length);
+  for (const d of demand) {
+    for (const { g } of busyFirst) {
+      if (d.left <= 0) break;
+      if (!allowed(d.gpuModels, g.model)) continue;
+      for (const s of g.mig) {
+        if (d.left > 0 && !s.busy && s.profile === d.profile) {
+          d.left--;
+          reservedGpu.add(g.id);
+        }
+      }
+    }
+  }
+
+  const changes = new Map<string, MigChange>();
+  const layoutOf = (g: GpuState): MigLayoutEntry[] => changes.get(g.id)?.layout ?? g.mig.map((s) => ({ profile: s.profile, start: s.start }));
+
+  // 2. create slices in free slots of MIG GPUs (most occupied first)
+  const occupied = (g: GpuState) => layoutOf(g).reduce((a, e) => a + sizeOf(g.model, e.profile), 0);
+  for (const d of demand) {
+    if (d.left <= 0) continue;
+    const cands = gpus.filter(({ n, g }) => g.mode === 'mig' && usable(n, g) && allowed(d.gpuModels, g.model) && migProfile(g.model, d.profile));
+    cands.sort((a, b) => occupied(b.g) - occupied(a.g) || (a.g.id < b.g.id ? -1 : 1));
+    for (const { n, g } of cands) {
+      while (d.left > 0) {
+        const layout = layoutOf(g);
+        const start = bestStart(g.model, layout, d.profile);
+        if (start === undefined) break;
+        const entry = { profile: d.profile, start };
+        const prev = changes.get(g.id);
+        changes.set(g.id, { nodeId: n.id, gpuId: g.id, model: g.model, action: 'create', layout: [...layout, entry], created: [...(prev?.created ?? []), entry] });
+        reservedGpu.add(g.id);
+        d.left--;
+      }
+    }
+  }
+
+  // whole GPUs that must stay whole for whole-GPU demand
+  const idleWhole = gpus.filter(({ n, g }) => g.mode === 'whole' && !g.allocated && usable(n, g));
+  const keepWhole = new Map<string, number>();
+  for (const w of input.wholeDemand ?? []) {
+    const key = (w.gpuModels ?? []).join('|');
+    keepWhole.set(key, (keepWhole.get(key) ?? 0) + w.count);
+  }
+  const wholeLeft = (model: string) => {
+    // idle whole GPUs of this model minus demand that could only use them
+    let supply = idleWhole.filter(({ g }) => g.model === model && !changes.has(g.id)).length;
+    for (const [key, count] of keepWhole) if (!key || key.split('|').includes(model)) supply -= count;
+    return supply;
+  };
+
+  // 3. partition idle whole GPUs, nodes with the fewest idle whole GPUs first
+  const idlePerNode = new Map<string, number>();
+  for (const { n } of idleWhole) idlePerNode.set(n.id, (idlePerNode.get(n.id) ?? 0) + 1);
+  for (const d of demand) {
+    if (d.left <= 0) continue;
+    const cands = idleWhole.filter(({ g }) => !changes.has(g.id) && allowed(d.gpuModels, g.model) && migProfile(g.model, d.profile));
+    cands.sort((a, b) => idlePerNode.get(a.n.id)! - idlePerNode.get(b.n.id)! || (a.n.id < b.n.id ? -1 : a.n.id > b.n.id ? 1 : b.g.index - a.g.index));
+    for (const { n, g } of cands) {
+      if (d.left <= 0) break;
+      if (wholeLeft(g.model) <= 0) continue;
+      const layout: MigLayoutEntry[] = [];
+      // pack this demand, then any other remaining demand that fits the same GPU
+      for (const dd of [d, ...demand.filter((x) => x !== d)]) {
+        if (!allowed(dd.gpuModels, g.model) || !migProfile(g.model, dd.profile)) continue;
+        while (dd.left > 0) {
+          const start = bestStart(g.model, layout, dd.profile);
+          if (start === undefined) break;
+          layout.push({ profile: dd.profile, start });
+          dd.left--;
+        }
+      }
+      if (layout.length) {
+        changes.set(g.id, { nodeId: n.id, gpuId: g.id, model: g.model, action: 'partition', layout, created: [...layout] });
+        idlePerNode.set(n.id, idlePerNode.get(n.id)! - 1);
+      }
+    }
+  }
+
+  // 4. give idle MIG GPUs back to whole-GPU demand
+  for (const w of input.wholeDemand ?? []) {
+    let need = w.count - idleWhole.filter(({ g }) => !changes.has(g.id) && allowed(w.gpuModels, g.model)).length;
+    if (need <= 0) continue;
+    for (const { n, g } of migGpus) {
+      if (need <= 0) break;
+      if (held(g) || reservedGpu.has(g.id) || changes.has(g.id) || !allowed(w.gpuModels, g.model)) continue;
+      if (g.mig.some((s) => s.busy)) continue;
+      changes.set(g.id, { nodeId: n.id, gpuId: g.id, model: g.model, action: 'disable', layout: [], created: [] });
+      need--;
+    }
+  }
+
+  const unmet = demand
+    .filter((d) => d.left > 0)
+    .map((d) => ({
+      profile: d.profile,
+      count: d.left,
+      gpuModels: d.gpuModels,
+      reason: `${d.left} x ${d.profile}: no free MIG slots and no idle ${d.gpuModels?.join(' | ') ?? 'MIG-capable'} GPU to partition`,
+    }));
+  const out = [...changes.values()].map((c) => ({ ...c, layout: migCreationOrder(c.model, c.layout), created: migCreationOrder(c.model, c.created) }));
+  out.sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : a.gpuId < b.gpuId ? -1 : 1));
+  return { changes: out, unmet };
+}
+
+function maxSize(profile: string): number {
+  let m = 0;
+  for (const model of ['A100-40GB', 'A100-80GB', 'H100-80GB', 'H200-141GB']) m = Math.max(m, sizeOf(model, profile));
+  return m;
+}

@@ -1,0 +1,456 @@
+/**
+ * Built-in plugins and profiles.
+ *
+ * Filters (state-only): node-ready, persona, node-resources (CPU, memory), gpu-model,
+ * gpu-capacity (whole GPUs / share / free MIG slice; also lists the device options).
+ * Scores: fragmentation (Gantry: FGD's expected-fragmentation change under a learned shape
+ * mix), fgd (the paper's integer score, for the baseline), best-fit (the published BestFit
+ * formula), packing, spread (least allocated, normalised), nvlink.
+ * Reserve: team-usage (keeps fair-share usage current within a cycle).
+ * Permit: gang (all replicas or none, required topology).
+ */
+import type { DeviceOption, Engine, JobView, NodeClass, NodeView } from './engine';
+import { poolFree } from './pool';
+import {
+  type AnyPlugin,
+  type CycleState,
+  type FilterPlugin,
+  type PermitPlugin,
+  type PluginFactory,
+  type PreFilterPlugin,
+  type Profile,
+  type ReservePlugin,
+  type ScorePlugin,
+  Registry,
+  SUCCESS,
+  unresolvable,
+  unschedulable,
+} from './framework';
+import type { MixEntry, ShapeMix } from './shape-mix';
+import { ShapeMix as ShapeMixClass } from './shape-mix';
+import type { PendingJob, ReplicaPlacement, ShapeCount, Status, TeamUsage } from './types';
+import { validateRequest } from './validate-request';
+
+// ------------------------------------------------------------------ filters
+
+const NODE_DOWN = unschedulable('node_unschedulable', 'node cordoned, draining or down');
+const NO_CPU = unschedulable('insufficient_cpu', 'not enough free CPU');
+const NO_MEM = unschedulable('insufficient_memory', 'not enough free memory');
+const MODEL = unschedulable('gpu_model_not_allowed', 'GPU model not allowed');
+const NO_GPU = unschedulable('no_healthy_gpu', 'no healthy schedulable GPU');
+const NO_WHOLE = unschedulable('insufficient_gpus', 'not enough free whole GPUs');
+const NO_SHARE = unschedulable('insufficient_gpu_share', 'not enough free GPU share');
+const personaStatus = new Map<string, Status>();
+
+function requestCheck(engine: Engine): PreFilterPlugin {
+  return {
+    name: 'request',
+    preFilter(_state: CycleState, job: PendingJob): Status {
+      const r = validateRequest({ replicas: job.replicas, request: job.request, topology: job.topology }, engine.inventory);
+      return r.ok ? SUCCESS : unresolvable(r.code, r.message);
+    },
+  };
+}
+
+const nodeReady: FilterPlugin = {
+  name: 'node-ready',
+  filter: (_s, _j, n) => (n.schedulable ? SUCCESS : NODE_DOWN),
+};
+
+const persona: FilterPlugin = {
+  name: 'persona',
+  filter(_s, job, n) {
+    if (n.persona === job.persona) return SUCCESS;
+    const key = `${job.persona}/${n.persona}`;
+    let s = personaStatus.get(key);
+    if (!s) personaStatus.set(key, (s = unschedulable('persona_mismatch', `node persona is ${n.persona}, job needs ${job.persona}`)));
+    return s;
+  },
+};
+
+const nodeResources: FilterPlugin = {
+  name: 'node-resources',
+  filter: (_s, job, n) => (n.cpuFree < job.cpu ? NO_CPU : n.memFree < job.mem ? NO_MEM : SUCCESS),
+};
+
+const gpuModel: FilterPlugin = {
+  name: 'gpu-model',
+  filter(_s, job, n) {
+    if (job.kind === 'none') return SUCCESS;
+    let healthy = false;
+    for (const g of n.gpus) {
+      if (!g.usable) continue;
+      healthy = true;
+      if (!job.models || job.models.has(g.model)) return SUCCESS;
+    }
+    return healthy ? MODEL : NO_GPU;
+  },
+};
+
+function gpuCapacity(engine: Engine): FilterPlugin {
+  const migStatus = new Map<string, Status>();
+  return {
+    name: 'gpu-capacity',
+    filter(state, job, n) {
+      const options = engine.deviceOptions(job, n);
+      state.options = options;
+      if (options.length > 0) return SUCCESS;
+      if (job.kind === 'whole') return NO_WHOLE;
+      if (job.kind === 'share') return NO_SHARE;
+      const p = job.migProfile ?? '';
+      let s = migStatus.get(p);
+      if (!s) migStatus.set(p, (s = unschedulable('no_free_mig_slice', `no free MIG ${p} slice`)));
+      return s;
+    },
+  };
+}
+
+// ------------------------------------------------------------------ fragmentation model
+
+interface FragStats {
+  version: number;
+  idle: number;
+  /** per mix entry: usable GPU count and their idle milli */
+  usable: Int32Array;
+  usableIdle: Float64Array;
+  frag: number;
+}
+
+/**
+ * FGD's fragmentation measure of a node under a shape mix: for each shape m with probability
+ * p_m, the idle GPU thousandths m cannot use (all of them when m cannot fit the node for CPU,
+ * GPU count or model; otherwise those on GPUs with less free share than m needs).
+ * Cached per distinct node state and mix version; the change an option makes is computed
+ * incrementally from the cached per-shape statistics (O(shapes) per option).
+ */
+export class FragmentationModel {
+  constructor(
+    readonly mix: ShapeMix,
+    private readonly key: string,
+  ) {}
+
+  private stats(cls: NodeClass, n: NodeView): FragStats {
+    const cached = cls.scratch.get(this.key) as FragStats | undefined;
+    const entries = this.mix.entries;
+    if (cached && cached.version === this.mix.version) return cached;
+    let idle = 0;
+    for (const g of n.gpus) idle += poolFree(g);
+    const usable = new Int32Array(entries.length);
+    const usableIdle = new Float64Array(entries.length);
+    let frag = 0;
+    for (let k = 0; k < entries.length; k++) {
+      const m = entries[k]!;
+      if (m.kind === 'none' || m.kind === 'mig') {
+        frag += m.p * idle;
+        continue;
+      }
+      let u = 0;
+      let ui = 0;
+      for (const g of n.gpus) {
+        const f = poolFree(g);
+        if (f > 0 && f >= m.milli && (!m.models || m.models.has(g.model))) {
+          u++;
+          ui += f;
+        }
+      }
+      usable[k] = u;
+      usableIdle[k] = ui;
+      frag += m.p * (m.cpu <= n.cpuFree && u >= m.gpus ? idle - ui : idle);
+    }
+    const s: FragStats = { version: this.mix.version, idle, usable, usableIdle, frag };
+    cls.scratch.set(this.key, s);
+    return s;
+  }
+
+  /** Fragmentation of the node before and after placing one replica of `job` with `option`. */
+  delta(job: JobView, n: NodeView, option: DeviceOption): { before: number; after: number } {
+    const st = this.stats(n.cls, n);
+    if (job.kind === 'mig') return { before: st.frag, after: st.frag };
+    const entries: MixEntry[] = this.mix.entries;
+    const touched = option.gpus;
+    const nt = touched.length;
+    let consumed = 0;
+    for (let t = 0; t < nt; t++) {
+      const f = poolFree(n.gpus[touched[t]!]!);
+      const a = job.kind === 'whole' ? 0 : f - job.milli;
+      this.bf[t] = f;
+      this.af[t] = a;
+      consumed += f - a;
+    }
+    const cpuAfter = n.cpuFree - job.cpu;
+    const idleAfter = st.idle - consumed;
+    let after = 0;
+    for (let k = 0; k < entries.length; k++) {
+      const m = entries[k]!;
+      if (m.kind === 'none' || m.kind === 'mig') {
+        after += m.p * idleAfter;
+        continue;
+      }
+      if (m.cpu > cpuAfter) {
+        after += m.p * idleAfter;
+        continue;
+      }
+      let u = st.usable[k]!;
+      let ui = st.usableIdle[k]!;
+      for (let t = 0; t < nt; t++) {
+        if (m.models !== null && !m.models.has(n.gpus[touched[t]!]!.model)) continue;
+        const b = this.bf[t]!;
+        const a = this.af[t]!;
+        if (b > 0 && b >= m.milli) {
+          u--;
+          ui -= b;
+        }
+        if (a > 0 && a >= m.milli) {
+          u++;
+          ui += a;
+        }
+      }
+      after += m.p * (u >= m.gpus ? idleAfter - ui : idleAfter);
+    }
+    return { before: st.frag, after };
+  }
+  private readonly bf = new Float64Array(64);
+  private readonly af = new Float64Array(64);
+}
+
+/** Gantry's fragmentation score: minus the expected fragmentation added, in GPUs (exact, not rounded). */
+function fragmentationScore(engine: Engine, args: Record<string, unknown>): ScorePlugin {
+  const model = new FragmentationModel(engine.mix, 'fragmentation');
+  const quantum = (args.quantum as number | undefined) ?? 0;
+  return {
+    name: 'fragmentation',
+    epoch: () => engine.mix.version,
+    score(_s, job, n, option) {
+      const d = model.delta(job, n, option);
+      const v = (d.before - d.after) / 1000;
+      return quantum > 0 ? Math.floor(v / quantum) * quantum : v;
+    },
+  };
+}
+
+/**
+ * The FGD paper's score, faithfully: int(sigmoid((before - after) / 1000) * 100) with a fixed
+ * mix of typical shapes (args.shapes: the trace's shape counts, or the engine's learned mix).
+ */
+function fgdScore(engine: Engine, args: Record<string, unknown>): ScorePlugin {
+  let mix: ShapeMix = engine.mix;
+  const shapes = args.shapes as ShapeCount[] | undefined;
+  if (shapes) {
+    mix = new ShapeMixClass({ coverage: (args.coverage as number | undefined) ?? 0.95 });
+    for (const s of shapes) mix.add(engine.mixShape(s.request, 'container'), s.count);
+    mix.freeze();
+  }
+  const model = new FragmentationModel(mix, 'fgd');
+  return {
+    name: 'fgd',
+    epoch: () => mix.version,
+    score(_s, job, n, option) {
+      const d = model.delta(job, n, option);
+      return Math.trunc(100 / (1 + Math.exp(-(d.before - d.after) / 1000)));
+    },
+  };
+}
+
+/**
+ * The published BestFit baseline: int((1 - (0.5 cpuLeft / cpuScale + 0.5 gpuMilliLeft / gpuScale)) * 100),
+ * scales default to the largest node's CPU and GPU count in the snapshot.
+ */
+function bestFitScore(engine: Engine, args: Record<string, unknown>): ScorePlugin {
+  let maxCpu = 0;
+  let maxGpu = 0;
+  for (const n of engine.nodes) {
+    maxCpu = Math.max(maxCpu, n.cpuMilli);
+    maxGpu = Math.max(maxGpu, n.gpus.length);
+  }
+  const cpuScale = (args.cpuScale as number | undefined) ?? (maxCpu || 1);
+  const gpuScale = (args.gpuScale as number | undefined) ?? (maxGpu * 1000 || 1);
+  const integer = args.integer !== false;
+  return {
+    name: 'best-fit',
+    score(_s, job, n, option) {
+      let gpuLeft = 0;
+      for (const g of n.gpus) gpuLeft += poolFree(g);
+      for (const pos of option.gpus) gpuLeft -= job.kind === 'whole' ? poolFree(n.gpus[pos]!) : job.kind === 'share' ? job.milli : 0;
+      const cpuLeft = n.cpuFree - job.cpu;
+      const v = (1 - (0.5 * cpuLeft) / cpuScale - (0.5 * gpuLeft) / gpuScale) * 100;
+      return integer ? Math.trunc(v) : v;
+    },
+  };
+}
+
+/** Prefers busier nodes and tighter GPUs (consolidation); tiny weights make it a tie-breaker. */
+function packingScore(args: Record<string, unknown>): ScorePlugin {
+  const absolute = args.absolute === true;
+  const tightW = (args.tight as number | undefined) ?? 0.5;
+  return {
+    name: 'packing',
+    score(_s, job, n, option) {
+      let idle = 0;
+      let total = 0;
+      for (const g of n.gpus) {
+        idle += poolFree(g);
+        if (g.usable && g.mode !== 'mig') total += 1000;
+      }
+      // fraction of the node's pool already in use (before), plus how tight the chosen GPU is
+      let tight = 0;
+      if (job.kind === 'share' && option.gpus.length) tight = 1 - (poolFree(n.gpus[option.gpus[0]!]!) - job.milli) / 1000;
+      if (job.kind === 'mig' && option.gpus.length) {
+        const g = n.gpus[option.gpus[0]!]!;
+        let free = 0;
+        for (const s of g.mig) if (!s.busy) free += s.size;
+        tight = 1 - free / 8;
+      }
+      if (absolute) return -idle / 8000 + tightW * tight;
+      return (total > 0 ? 1 - idle / total : 0) + tightW * tight;
+    },
+  };
+}
+
+/** Least allocated (spreading): the more free GPU and CPU left, the better; normalised to 0..100. */
+function spreadScore(): ScorePlugin {
+  return {
+    name: 'spread',
+    score(_s, job, n, option) {
+      let idle = 0;
+      for (const g of n.gpus) idle += poolFree(g);
+      const used = job.kind === 'whole' ? option.gpus.length * 1000 : job.kind === 'share' ? job.milli : 0;
+      return (idle - used) / Math.max(1, n.gpus.length * 1000) + (n.cpuFree - job.cpu) / Math.max(1, n.cpuMilli);
+    },
+    normalize(_s, _j, scores) {
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const v of scores) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+      for (let i = 0; i < scores.length; i++) scores[i] = hi > lo ? Math.round(((scores[i]! - lo) / (hi - lo)) * 100) : 100;
+    },
+  };
+}
+
+/** NVLink locality for multi-GPU replicas: fewer NVLink domains spanned is better. */
+function nvlinkScore(): ScorePlugin {
+  return {
+    name: 'nvlink',
+    score(_s, job, n, option) {
+      if (job.kind !== 'whole' || option.gpus.length < 2) return 0;
+      const domains = new Set(option.gpus.map((p) => n.gpus[p]!.domain));
+      return -(domains.size - 1);
+    },
+  };
+}
+
+// ------------------------------------------------------------------ reserve, permit
+
+function teamUsage(engine: Engine): ReservePlugin {
+  const usage = engine.teamUsage;
+  const add = (job: JobView, replicas: ReplicaPlacement[], sign: number) => {
+    const u = usage.get(job.job.teamId) ?? { gpus: 0, cpuMilli: 0, memoryMiB: 0 };
+    u.gpus += sign * replicas.length * gpuUnits(job);
+    u.cpuMilli += sign * replicas.length * job.cpu;
+    u.memoryMiB += sign * replicas.length * job.mem;
+    usage.set(job.job.teamId, u);
+  };
+  return {
+    name: 'team-usage',
+    reserve(_s, job, replicas) {
+      add(job, replicas, 1);
+      return SUCCESS;
+    },
+    unreserve(_s, job, replicas) {
+      add(job, replicas, -1);
+    },
+  };
+}
+
+/** GPUs as a decimal (DESIGN: a MIG slice counts compute slices / 7, a share its fraction). */
+export function gpuUnits(job: JobView): number {
+  if (job.kind === 'whole') return job.gpus;
+  if (job.kind === 'share') return job.milli / 1000;
+  if (job.kind === 'mig') {
+    const c = /^(\d)g/.exec(job.migProfile ?? '');
+    return c ? Number(c[1]) / 7 : 1 / 7;
+  }
+  return 0;
+}
+
+function gangPermit(engine: Engine): PermitPlugin {
+  return {
+    name: 'gang',
+    permit(_s, job, replicas) {
+      if (replicas.length !== job.job.replicas) {
+        return unschedulable('gang_incomplete', `gang needs ${job.job.replicas} replicas at once, only ${replicas.length} placed`);
+      }
+      const t = job.job.topology;
+      if (t.required && t.level !== 'any' && replicas.length > 1) {
+        const byId = engine.nodeById;
+        const keys = new Set(
+          replicas.map((r) => {
+            const n = byId.get(r.nodeId)!;
+            return t.level === 'node' ? n.id : t.level === 'leaf' ? `${n.spine}/${n.leaf}` : n.spine;
+          }),
+        );
+        if (keys.size > 1) return unschedulable('topology_unsatisfiable', `replicas span ${keys.size} ${t.level}s; required: one`);
+      }
+      return SUCCESS;
+    },
+  };
+}
+
+// ------------------------------------------------------------------ registries
+
+const BUILTIN: Record<string, PluginFactory> = {
+  request: (e) => requestCheck(e),
+  'node-ready': () => nodeReady,
+  persona: () => persona,
+  'node-resources': () => nodeResources,
+  'gpu-model': () => gpuModel,
+  'gpu-capacity': (e) => gpuCapacity(e),
+  fragmentation: (e, a) => fragmentationScore(e, a),
+  fgd: (e, a) => fgdScore(e, a),
+  'best-fit': (e, a) => bestFitScore(e, a),
+  packing: (_e, a) => packingScore(a),
+  spread: () => spreadScore(),
+  nvlink: () => nvlinkScore(),
+  'team-usage': (e) => teamUsage(e),
+  gang: (e) => gangPermit(e),
+};
+
+export function defaultPluginRegistry(): Registry<PluginFactory> {
+  const r = new Registry<PluginFactory>('plugin');
+  for (const [name, f] of Object.entries(BUILTIN)) r.register(name, f);
+  return r;
+}
+
+const FILTERS = ['node-ready', 'persona', 'node-resources', 'gpu-model', 'gpu-capacity'];
+const base = { preFilter: ['request'], filter: FILTERS, reserve: ['team-usage'], permit: ['gang'] };
+
+export const PROFILES: Record<string, Profile> = {
+  /** Default: fragmentation gradient under the learned mix, consolidation as a tie-breaker, NVLink locality. */
+  gantry: {
+    name: 'gantry',
+    ...base,
+    score: [
+      // differences below 0.1 GPU of expected fragmentation are ties...
+      { name: 'fragmentation', weight: 1, args: { quantum: 0.1 } },
+      // ...which go to the busier node and the tighter GPU (consolidation), then node order
+      { name: 'packing', weight: 0.001 },
+      { name: 'nvlink', weight: 1 },
+    ],
+    shareOrder: 'tightest',
+  },
+  /** Plain bin-packing (the published BestFit formula). */
+  'best-fit': { name: 'best-fit', ...base, score: [{ name: 'best-fit', weight: 1 }, { name: 'nvlink', weight: 1 }], shareOrder: 'tightest' },
+  /** Spreading: least allocated first (e.g. for inference replicas). */
+  spread: { name: 'spread', ...base, score: [{ name: 'spread', weight: 1 }], shareOrder: 'index' },
+  /** FGD as published (integer score, ties by node order); pass args.shapes for the paper's fixed mix. */
+  fgd: { name: 'fgd', ...base, score: [{ name: 'fgd', weight: 1 }], shareOrder: 'index' },
+};
+
+export function defaultProfileRegistry(): Registry<Profile> {
+  const r = new Registry<Profile>('profile');
+  for (const [name, p] of Object.entries(PROFILES)) r.register(name, p);
+  return r;
+}
+
+export type { AnyPlugin };

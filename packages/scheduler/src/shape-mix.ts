@@ -1,0 +1,99 @@
+/**
+ * The mix of request shapes the fragmentation model expects ("typical pods" in FGD): learned
+ * from the jobs the engine has seen (queue and recent history), never from the future.
+ * Refreshed on a geometric schedule (hysteresis: the mix does not move with every job).
+ */
+import type { JobKind } from './engine';
+
+export interface MixShape {
+  key: string;
+  kind: JobKind;
+  cpu: number;
+  /** Whole GPUs (kind 'whole'), 1 for share and MIG, 0 for CPU-only. */
+  gpus: number;
+  /** Per-GPU thousandths: 1000 for whole GPUs, the share otherwise, 0 for CPU-only and MIG. */
+  milli: number;
+  migProfile: string | null;
+  models: ReadonlySet<string> | null;
+}
+
+export interface MixEntry extends MixShape {
+  /** Probability after renormalisation over the kept shapes. */
+  p: number;
+}
+
+export interface ShapeMixOptions {
+  /** Keep the most frequent shapes until they cover this fraction of jobs (FGD: 0.95). */
+  coverage?: number;
+  /** Fixed mix: never refreshed by new observations after `freeze()`. */
+  fixed?: boolean;
+  /** Refresh when the count grows by `growth` (x), but at least every `refreshStep` jobs. */
+  refreshStep?: number;
+  growth?: number;
+  /** 'count' (FGD: share of jobs) or 'demand' (share of GPU demand; CPU-only shapes count as 0.1 GPU). */
+  weighting?: 'count' | 'demand';
+}
+
+export class ShapeMix {
+  private readonly counts = new Map<string, { count: number; shape: MixShape }>();
+  private total = 0;
+  private refreshedAt = 0;
+  private frozen = false;
+  entries: MixEntry[] = [];
+  version = 0;
+  readonly coverage: number;
+  readonly refreshStep: number;
+  readonly growth: number;
+  readonly weighting: 'count' | 'demand';
+
+  constructor(options: ShapeMixOptions = {}) {
+    this.coverage = options.coverage ?? 0.95;
+    this.refreshStep = options.refreshStep ?? 512;
+    this.growth = options.growth ?? 1.2;
+    this.weighting = options.weighting ?? 'count';
+  }
+
+  get observed(): number {
+    return this.total;
+  }
+
+  add(shape: MixShape, n = 1): void {
+    if (this.frozen || n <= 0) return;
+    const c = this.counts.get(shape.key);
+    if (c) c.count += n;
+    else this.counts.set(shape.key, { count: n, shape });
+    this.total += n;
+  }
+
+  /** Refreshes the mix when the schedule says so (doubling, then every `refreshStep` jobs). */
+  sync(): void {
+    if (this.frozen || this.total === this.refreshedAt) return;
+    const due = this.refreshedAt === 0 || this.total >= Math.min(this.refreshedAt * this.growth, this.refreshedAt + this.refreshStep);
+    if (due) this.refresh();
+  }
+
+  /** Recomputes the mix now. */
+  refresh(): void {
+    const all = [...this.counts.values()].sort((a, b) => b.count - a.count || (a.shape.key < b.shape.key ? -1 : a.shape.key > b.shape.key ? 1 : 0));
+    const kept: { count: number; shape: MixShape }[] = [];
+    let covered = 0;
+    for (const c of all) {
+      if (covered >= this.coverage * this.total) break;
+      kept.push(c);
+      covered += c.count;
+    }
+    if (this.weighting === 'demand') {
+      const w = (c: { count: number; shape: MixShape }) => c.count * Math.max(100, c.shape.kind === 'mig' ? 1000 : c.shape.gpus * c.shape.milli);
+      const sum = kept.reduce((a, c) => a + w(c), 0);
+      this.entries = kept.map((c) => ({ ...c.shape, p: w(c) / sum }));
+    } else this.entries = kept.map((c) => ({ ...c.shape, p: c.count / covered }));
+    this.refreshedAt = this.total;
+    this.version++;
+  }
+
+  /** Computes the mix now and stops learning. */
+  freeze(): void {
+    this.refresh();
+    this.frozen = true;
+  }
+}
