@@ -76,6 +76,10 @@ export class GantryClient {
         headers: opts.idempotencyKey ? { 'Idempotency-Key': opts.idempotencyKey } : undefined,
       }),
     cancel: (id: string) => this.request<Job>('POST', `/v1/jobs/${enc(id)}/cancel`),
+    /** Checkpoints the job and frees its GPUs (training, notebook, vm, cluster). */
+    suspend: (id: string) => this.request<Job>('POST', `/v1/jobs/${enc(id)}/suspend`),
+    /** Queues a suspended job again with its checkpoint. */
+    resume: (id: string) => this.request<Job>('POST', `/v1/jobs/${enc(id)}/resume`),
   };
 
   nodes = {

@@ -3,7 +3,7 @@ import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
 import { QUEUES } from './queue-names';
 import type { QueueProcessor } from './processor';
 
-/** `lifecycle`: start, stop or finish a job through the driver. */
+/** `lifecycle`: start, stop, suspend or finish a job through the driver. */
 @Injectable()
 export class LifecycleProcessor implements QueueProcessor {
   readonly queue = 'lifecycle' as const;
@@ -18,6 +18,8 @@ export class LifecycleProcessor implements QueueProcessor {
         return this.lifecycle.start(p.jobId);
       case 'stop':
         return this.lifecycle.stop(p.jobId);
+      case 'suspend':
+        return this.lifecycle.suspend(p.jobId);
       case 'exited':
         return this.lifecycle.exited(p.jobId, p.exitCode ?? 0);
       default: {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const QUEUES = {
   schedule: z.object({ reason: z.string() }),
   lifecycle: z.object({
-    action: z.enum(['start', 'stop', 'exited']),
+    action: z.enum(['start', 'stop', 'suspend', 'exited']),
     jobId: z.string(),
     exitCode: z.number().int().optional(),
   }),

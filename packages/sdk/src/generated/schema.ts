@@ -195,6 +195,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suspend a job: checkpoint it and free its GPUs (training, notebook, vm, cluster) */
+        post: operations["JobsController_suspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a suspended job: it is queued again with its checkpoint */
+        post: operations["JobsController_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{id}/cancel": {
         parameters: {
             query?: never;
@@ -1682,6 +1716,276 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    JobsController_suspend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        /** @enum {string} */
+                        kind: "training" | "batch" | "notebook" | "vm" | "cluster";
+                        /** @enum {string} */
+                        state: "pending" | "starting" | "running" | "suspending" | "suspended" | "succeeded" | "failed" | "cancelled";
+                        /** @enum {string} */
+                        priority: "critical" | "high" | "normal" | "low";
+                        replicas: number;
+                        resources: {
+                            gpus?: number;
+                            migProfile?: string;
+                            gpuFraction?: number;
+                            gpuModel?: string;
+                            cpuMilli: number;
+                            memoryMiB: number;
+                        };
+                        topology: {
+                            /** @enum {string} */
+                            level: "node" | "leaf" | "spine" | "any";
+                            required: boolean;
+                        };
+                        preemptible: boolean;
+                        placement: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
+                        reasons: {
+                            code: string;
+                            message: string;
+                        }[];
+                        queuePosition?: number;
+                        progress?: number;
+                        createdAt: string;
+                        startedAt?: string;
+                        finishedAt?: string;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    JobsController_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        /** @enum {string} */
+                        kind: "training" | "batch" | "notebook" | "vm" | "cluster";
+                        /** @enum {string} */
+                        state: "pending" | "starting" | "running" | "suspending" | "suspended" | "succeeded" | "failed" | "cancelled";
+                        /** @enum {string} */
+                        priority: "critical" | "high" | "normal" | "low";
+                        replicas: number;
+                        resources: {
+                            gpus?: number;
+                            migProfile?: string;
+                            gpuFraction?: number;
+                            gpuModel?: string;
+                            cpuMilli: number;
+                            memoryMiB: number;
+                        };
+                        topology: {
+                            /** @enum {string} */
+                            level: "node" | "leaf" | "spine" | "any";
+                            required: boolean;
+                        };
+                        preemptible: boolean;
+                        placement: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
+                        reasons: {
+                            code: string;
+                            message: string;
+                        }[];
+                        queuePosition?: number;
+                        progress?: number;
+                        createdAt: string;
+                        startedAt?: string;
+                        finishedAt?: string;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

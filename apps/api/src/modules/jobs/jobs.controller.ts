@@ -47,6 +47,22 @@ export class JobsController {
     return this.jobs.get(p, id);
   }
 
+  @Post(':id/suspend')
+  @HttpCode(200)
+  @RequireScopes('jobs:write')
+  @Route({ summary: 'Suspend a job: checkpoint it and free its GPUs (training, notebook, vm, cluster)', ok: ZJob, errors: [401, 403, 404, 409] })
+  suspend(@Caller() p: Principal, @Param('id') id: string) {
+    return this.jobs.suspend(p, id);
+  }
+
+  @Post(':id/resume')
+  @HttpCode(200)
+  @RequireScopes('jobs:write')
+  @Route({ summary: 'Resume a suspended job: it is queued again with its checkpoint', ok: ZJob, errors: [401, 403, 404, 409] })
+  resume(@Caller() p: Principal, @Param('id') id: string) {
+    return this.jobs.resume(p, id);
+  }
+
   @Post(':id/cancel')
   @HttpCode(200)
   @RequireScopes('jobs:write')

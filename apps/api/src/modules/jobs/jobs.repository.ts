@@ -120,6 +120,48 @@ export class JobsRepository {
   }
 
   /**
+   * Suspend: a pending job is held at once (it holds nothing); a starting or running one goes
+   * to `suspending` and the worker checkpoints it and frees its GPUs. Null when not found.
+   */
+  suspend(scope: TenantScope, id: string) {
+    return this.transition(scope, id, (job) => {
+      if (job.state === 'pending') return { state: 'suspended' as const, event: 'job.suspended', message: 'held before it started', reasons: [{ code: 'suspended', message: 'suspended by the user; resume to requeue it' }] };
+      if (job.state === 'starting' || job.state === 'running') return { state: 'suspending' as const, event: 'job.suspending', message: 'checkpointing before releasing its GPUs', reasons: [] };
+      return null;
+    });
+  }
+
+  /** Resume: a suspended job goes back to the queue with its progress and checkpoint. */
+  resume(scope: TenantScope, id: string) {
+    return this.transition(scope, id, (job) =>
+      job.state === 'suspended'
+        ? { state: 'pending' as const, event: 'job.resumed', message: `requeued with ${Math.round(job.progressSeconds)} s of progress kept`, reasons: [{ code: 'queued', message: 'resumed; waiting for the next scheduling cycle' }] }
+        : null,
+    );
+  }
+
+  /** A state change guarded by the job's version, with its event, in one transaction. */
+  private transition(
+    scope: TenantScope,
+    id: string,
+    decide: (job: { state: string; progressSeconds: number }) => { state: 'suspended' | 'suspending' | 'pending'; event: string; message: string; reasons: object[] } | null,
+  ) {
+    return this.prisma.client.$transaction(async (tx) => {
+      const job = await tx.job.findFirst({ where: { id, ...tenantWhere(scope) } });
+      if (!job) return { job: null, changed: false, to: null };
+      const next = decide(job);
+      if (!next) return { job, changed: false, to: null };
+      const r = await tx.job.updateMany({
+        where: { id, version: job.version },
+        data: { state: next.state, version: { increment: 1 }, reasons: next.reasons as Prisma.InputJsonValue },
+      });
+      if (r.count !== 1) return { job: await tx.job.findUnique({ where: { id } }), changed: false, to: null };
+      await this.events.append(tx, { tenantId: job.tenantId, jobId: id, type: next.event, message: next.message });
+      return { job, changed: true, to: next.state };
+    });
+  }
+
+  /**
    * Cancels an active job: releases its allocations and records the event, all or nothing.
    * The state condition (not a version) makes it safe against a concurrent placement commit:
    * whichever transaction comes second sees the other's result.
@@ -139,6 +181,9 @@ export class JobsRepository {
     });
   }
 }
+
+/** Job kinds whose work can be checkpointed and resumed. */
+export const SUSPENDABLE_KINDS = ['training', 'notebook', 'vm', 'cluster'] as const;
 
 /** Ends every active allocation of a job (its GPU slots become free at once). */
 export async function releaseAllocations(tx: Tx, jobId: string, now: Date): Promise<number> {

@@ -7,7 +7,7 @@ import { toPage } from '../../common/pagination';
 import { scopeOf, type Principal, type TenantScope } from '../../common/principal';
 import { QueuesService } from '../../queues/queues.service';
 import { TenantsRepository } from '../tenants/tenants.repository';
-import { JobsRepository, type JobRow } from './jobs.repository';
+import { JobsRepository, SUSPENDABLE_KINDS, type JobRow } from './jobs.repository';
 import { presentJob, presentJobDetail } from './jobs.presenter';
 import { replicaGpuUnits } from './job-units';
 import { JobRequestValidator } from './job-request.validator';
@@ -73,6 +73,28 @@ export class JobsService {
     // The driver may have started it meanwhile: stopping is idempotent, so always ask.
     await this.queues.lifecycle({ action: 'stop', jobId: id });
     await this.queues.requestSchedule(`job ${id} cancelled`);
+    return this.present(scope, (await this.jobs.find(scope, id))!);
+  }
+
+  async suspend(p: Principal, id: string): Promise<Job> {
+    const scope = scopeOf(p);
+    const found = await this.jobs.find(scope, id);
+    if (!found) throw notFound('job', id);
+    if (!(SUSPENDABLE_KINDS as readonly string[]).includes(found.kind)) {
+      throw new DomainError('invalid_state', `a ${found.kind} job cannot be suspended (only ${SUSPENDABLE_KINDS.join(', ')})`);
+    }
+    const r = await this.jobs.suspend(scope, id);
+    if (!r.changed) throw new DomainError('invalid_state', `job ${id} is ${r.job?.state ?? found.state} and cannot be suspended`);
+    if (r.to === 'suspending') await this.queues.lifecycle({ action: 'suspend', jobId: id });
+    return this.present(scope, (await this.jobs.find(scope, id))!);
+  }
+
+  async resume(p: Principal, id: string): Promise<Job> {
+    const scope = scopeOf(p);
+    const r = await this.jobs.resume(scope, id);
+    if (!r.job) throw notFound('job', id);
+    if (!r.changed) throw new DomainError('invalid_state', `job ${id} is ${r.job.state} and cannot be resumed (only suspended jobs can)`);
+    await this.queues.requestSchedule(`job ${id} resumed`);
     return this.present(scope, (await this.jobs.find(scope, id))!);
   }
 

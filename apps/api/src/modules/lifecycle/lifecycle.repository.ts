@@ -38,11 +38,11 @@ export class LifecycleRepository {
     });
   }
 
-  /** running|starting -> succeeded|failed, releasing the GPUs in the same transaction. */
+  /** starting|running|suspending -> succeeded|failed, releasing the GPUs in the same transaction. */
   finish(jobId: string, exitCode: number, now: Date): Promise<boolean> {
     return this.prisma.client.$transaction(async (tx) => {
       const job = await tx.job.findUnique({ where: { id: jobId } });
-      if (!job || (job.state !== 'running' && job.state !== 'starting')) return false;
+      if (!job || !['running', 'starting', 'suspending'].includes(job.state)) return false;
       const ok = exitCode === 0;
       await tx.job.update({
         where: { id: jobId },
@@ -66,10 +66,41 @@ export class LifecycleRepository {
     });
   }
 
+  /**
+   * suspending -> suspended: keeps the progress and checkpoint, releases the GPUs in the same
+   * transaction (they are free for others from here on).
+   */
+  markSuspended(jobId: string, checkpoint: { checkpoint: string | null; progressSeconds: number }, now: Date): Promise<boolean> {
+    return this.prisma.client.$transaction(async (tx) => {
+      const job = await tx.job.findUnique({ where: { id: jobId } });
+      if (!job || job.state !== 'suspending') return false;
+      await tx.job.update({
+        where: { id: jobId },
+        data: {
+          state: 'suspended',
+          runningSince: null,
+          progressSeconds: checkpoint.progressSeconds,
+          checkpoint: checkpoint.checkpoint,
+          version: { increment: 1 },
+          reasons: [{ code: 'suspended', message: 'suspended by the user; resume to requeue it with its checkpoint' }],
+        },
+      });
+      const released = await releaseAllocations(tx, jobId, now);
+      const pct = job.durationSeconds ? ` (${Math.round((100 * checkpoint.progressSeconds) / job.durationSeconds)}% done)` : '';
+      await this.events.append(tx, {
+        tenantId: job.tenantId,
+        jobId,
+        type: 'job.suspended',
+        message: `checkpointed at ${Math.round(checkpoint.progressSeconds)} s of progress${pct}; ${released} GPU allocation(s) released`,
+      });
+      return true;
+    });
+  }
+
   /** Jobs the cluster should be running: the reconciler compares them with the driver. */
   activeJobs() {
     return this.prisma.client.job.findMany({
-      where: { state: { in: ['starting', 'running'] } },
+      where: { state: { in: ['starting', 'running', 'suspending'] } },
       select: { id: true, state: true, progressSeconds: true, runningSince: true, durationSeconds: true },
       take: 10_000,
     });

@@ -34,6 +34,27 @@ export class LifecycleService {
     await this.driver.stop(jobId);
   }
 
+  /**
+   * Checkpoints a suspending job through the driver and frees its GPUs. A job the driver no
+   * longer runs (it never started, or a worker restart lost it) keeps the progress recorded so far.
+   */
+  async suspend(jobId: string, now = new Date()): Promise<void> {
+    const job = await this.repo.findWithAllocations(jobId);
+    if (!job || job.state !== 'suspending') return;
+    const status = await this.driver.status(jobId);
+    if (status.state === 'exited') return this.exited(jobId, status.exitCode ?? 0);
+    let checkpoint: { checkpoint: string | null; progressSeconds: number };
+    if (status.state === 'running') {
+      checkpoint = await this.driver.suspend(jobId);
+    } else {
+      const ran = job.runningSince ? ((now.getTime() - job.runningSince.getTime()) / 1000) * this.config.driver.simSpeed : 0;
+      checkpoint = { checkpoint: job.checkpoint, progressSeconds: Math.min(job.durationSeconds ?? Infinity, job.progressSeconds + (status.state === 'unknown' ? ran : 0)) };
+    }
+    if (await this.repo.markSuspended(jobId, checkpoint, new Date())) {
+      await this.queues.requestSchedule(`job ${jobId} suspended`);
+    }
+  }
+
   async exited(jobId: string, exitCode: number): Promise<void> {
     if (await this.repo.finish(jobId, exitCode, new Date())) {
       await this.queues.requestSchedule(`job ${jobId} finished`);
@@ -47,8 +68,8 @@ export class LifecycleService {
    */
   async reconcile(now = new Date()): Promise<void> {
     for (const job of await this.repo.activeJobs()) {
-      if (job.state === 'starting') {
-        await this.queues.lifecycle({ action: 'start', jobId: job.id });
+      if (job.state === 'starting' || job.state === 'suspending') {
+        await this.queues.lifecycle({ action: job.state === 'starting' ? 'start' : 'suspend', jobId: job.id });
         continue;
       }
       const status = await this.driver.status(job.id);
