@@ -49,6 +49,40 @@ test.describe('console', () => {
     await expect(page.getByTestId('job-event').filter({ hasText: /placed/i }).first()).toBeVisible();
   });
 
+  test('one click suspends a running job, freeing its GPUs, and one click resumes it', async ({ page }) => {
+    const key = demoKey('Max (member)');
+    const api = client(key);
+    const me = await api.me();
+    const job = await api.jobs.create({
+      teamId: me.teamId!,
+      name: 'ui-notebook',
+      kind: 'notebook',
+      resources: { gpus: 1, gpuModel: 'A100-80GB' },
+      simulation: { durationSeconds: 3000 },
+    });
+    await until(async () => (await api.jobs.get(job.id)).state === 'running');
+
+    await signIn(page, key);
+    await page.goto(`/jobs/${job.id}`);
+    const detail = page.getByTestId('job-detail');
+    await expect(detail).toHaveAttribute('data-state', 'running');
+    await page.getByTestId('job-suspend').click();
+    await page.getByTestId('job-suspend-confirm').click();
+    await expect(detail).toHaveAttribute('data-state', 'suspended', { timeout: 30_000 });
+    expect((await api.jobs.get(job.id)).placement).toEqual([]);
+    await page.screenshot({ path: 'test-results/job-suspended.png', fullPage: true });
+
+    await page.getByTestId('job-resume').click();
+    await page.getByTestId('job-resume-confirm').click();
+    await expect(detail).toHaveAttribute('data-state', 'running', { timeout: 30_000 });
+    const resumed = await api.jobs.get(job.id);
+    expect(resumed.events.map((e) => e.type)).toEqual(expect.arrayContaining(['job.suspended', 'job.resumed']));
+
+    await page.getByTestId('job-cancel').click();
+    await page.getByTestId('job-cancel-confirm').click();
+    await expect(detail).toHaveAttribute('data-state', 'cancelled');
+  });
+
   test('the overview shows the cluster capacity by GPU model and the cluster page every node', async ({ page }) => {
     await signIn(page, demoKey('Max (member)'));
     await page.getByTestId('nav-overview').click();

@@ -6,7 +6,7 @@ import type { Job } from '@gantry/contracts';
 import { shortAge, formatGpuRequest, isActive, pinnedModel, placementSummary } from '@/lib/format';
 import { useTeam } from '@/lib/team';
 import { useNow } from '@/lib/use-now';
-import { CancelButton } from './cancel-button';
+import { JobActions } from './job-actions';
 import { StateBadge } from './state-badge';
 
 export function JobsTable({ jobs, showTeam }: { jobs: Job[]; showTeam: boolean }) {
@@ -94,7 +94,7 @@ export function JobsTable({ jobs, showTeam }: { jobs: Job[]; showTeam: boolean }
                 <td className="num mono muted" title={j.createdAt}>
                   {shortAge(j.createdAt, now)}
                 </td>
-                <td className="actions-col">{isActive(j.state) && <CancelButton job={j} />}</td>
+                <td className="actions-col"><JobActions job={j} /></td>
               </tr>
             );
           })}

@@ -33,3 +33,5 @@ export const createJob = (client: GantryClient, body: JobCreate, idempotencyKey:
   client.jobs.create(body, { idempotencyKey });
 
 export const cancelJob = (client: GantryClient, id: string) => client.jobs.cancel(id);
+export const suspendJob = (client: GantryClient, id: string) => client.jobs.suspend(id);
+export const resumeJob = (client: GantryClient, id: string) => client.jobs.resume(id);

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
 import type { JobDetail } from '@gantry/contracts';
-import { CancelButton } from '@/components/cancel-button';
+import { JobActions } from '@/components/job-actions';
 import { PageHeader } from '@/components/page-header';
 import { StateBadge } from '@/components/state-badge';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
@@ -80,7 +80,7 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
             {isActive(job.state) && <span className="live-dot" title="Refreshed every 2 seconds" />}
           </>
         }
-        actions={isActive(job.state) ? <CancelButton job={job} size="md" /> : undefined}
+        actions={<JobActions job={job} size="md" />}
       />
       {stale && <ErrorPanel error={new Error('refresh failed; showing the last answer')} title="Stale" />}
 
@@ -174,7 +174,7 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
       <section className="section">
         <h2 className="section-title">Placement</h2>
         {job.placement.length === 0 ? (
-          <Empty>{isActive(job.state) ? 'Not placed yet.' : 'No GPUs held.'}</Empty>
+          <Empty>{job.state === 'suspended' ? 'Suspended: no GPUs held; resume to queue it again.' : isActive(job.state) ? 'Not placed yet.' : 'No GPUs held.'}</Empty>
         ) : (
           <div className="card table-card">
             <table className="table" data-testid="job-placement">
