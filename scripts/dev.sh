@@ -31,7 +31,7 @@ log "seeding the demo tenant"
 pids=()
 stop() { log "stopping"; kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
 trap stop EXIT INT TERM
-prefix() { sed -u "s/^/$(printf '\033[1;%sm%-8s\033[0m' "$1" "$2")| /"; }
+prefix() { grep --line-buffered -v -E "RouterExplorer|RoutesResolver|InstanceLoader" | sed -u "s/^/$(printf '\033[1;%sm%-8s\033[0m' "$1" "$2")| /"; }
 
 (cd "$ROOT/apps/api" && GANTRY_MODE=http exec node dist/main.js) > >(prefix 34 api) 2>&1 & pids+=($!)
 (cd "$ROOT/apps/api" && GANTRY_MODE=worker exec node dist/main.js) > >(prefix 35 worker) 2>&1 & pids+=($!)
