@@ -1,19 +1,10 @@
-import type { Job, JobState, Placement } from '@gantry/contracts';
+import { JOB_STATES, TERMINAL_JOB_STATES, type Job, type JobState, type Placement } from '@gantry/contracts';
 
-export const TERMINAL_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
+export const TERMINAL_STATES: readonly JobState[] = TERMINAL_JOB_STATES;
 export const isActive = (state: JobState) => !TERMINAL_STATES.includes(state);
 
 /** Order in which job states are listed (lifecycle order). */
-export const STATE_ORDER: readonly JobState[] = [
-  'pending',
-  'starting',
-  'running',
-  'suspending',
-  'suspended',
-  'succeeded',
-  'failed',
-  'cancelled',
-];
+export const STATE_ORDER: readonly JobState[] = JOB_STATES;
 
 function trimNumber(n: number): string {
   return Number.isInteger(n) ? String(n) : String(Math.round(n * 1000) / 1000);
