@@ -8,6 +8,8 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { runOpenb, type Policy } from './openb';
 import { runThroughput } from './throughput';
+import { parseSeeds } from './seeds';
+import { coldStartsCommand } from './cold-starts';
 
 function args(argv: string[]): { cmd: string; opts: Record<string, string> } {
   const [cmd = 'help', ...rest] = argv;
@@ -39,16 +41,6 @@ function pathArg(p: string): string {
   return resolve(repoRoot(), p);
 }
 
-export function parseSeeds(s: string): number[] {
-  const out: number[] = [];
-  for (const part of s.split(',')) {
-    const m = /^(\d+)-(\d+)$/.exec(part.trim());
-    if (m) for (let x = Number(m[1]); x <= Number(m[2]); x++) out.push(x);
-    else if (part.trim()) out.push(Number(part));
-  }
-  return out;
-}
-
 function main(): number {
   const { cmd, opts } = args(process.argv.slice(2));
   const json = opts.json === 'true';
@@ -73,6 +65,10 @@ function main(): number {
   if (cmd === 'throughput') {
     const r = runThroughput({ nodes: Number(opts.nodes ?? 10000), jobs: opts.jobs ? Number(opts.jobs) : undefined, seed: Number(opts.seed ?? 42) }, log);
     process.stdout.write(JSON.stringify(r) + '\n');
+    return 0;
+  }
+  if (cmd === 'cold-starts') {
+    coldStartsCommand(opts, log);
     return 0;
   }
   process.stderr.write('usage: bench openb [--pods csv] [--nodes csv] --policy random|best-fit|fgd|gantry --seeds 42-51 [--json]\n       bench throughput [--nodes 10000] [--jobs N] [--json]\n');

@@ -170,7 +170,10 @@ export interface RunResult {
   allocPctAt: Record<string, number>;
   unallocatedPctAt100: number;
   pods: number;
+  /** Wall-clock seconds of the replay (snapshot building excluded). */
   seconds: number;
+  /** CPU seconds of the replay (fairer on a shared machine). */
+  cpuSeconds: number;
 }
 
 export function runOnce(nodes: OpenbNode[], pods: OpenbPod[], policy: Policy, seed: number): RunResult {
@@ -200,6 +203,7 @@ export function runOnce(nodes: OpenbNode[], pods: OpenbPod[], policy: Policy, se
   let arrived = 0;
   let used = 0;
   const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
   stream.forEach((p, seq) => {
     const demand = p.numGpu * p.milli;
     arrived += demand;
@@ -212,6 +216,8 @@ export function runOnce(nodes: OpenbNode[], pods: OpenbPod[], policy: Policy, se
     } else sums.set(x, { s: used / unit, n: 1 });
   });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(c0);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const at = (x: number): number => {
     const e = sums.get(x);
     if (e) return e.s / e.n;
@@ -225,7 +231,7 @@ export function runOnce(nodes: OpenbNode[], pods: OpenbPod[], policy: Policy, se
   };
   const allocPctAt: Record<string, number> = {};
   for (const x of [80, 90, 100, 110, 120, 130]) allocPctAt[x] = at(x);
-  return { allocPctAt, unallocatedPctAt100: 100 - allocPctAt[100]!, pods: stream.length, seconds };
+  return { allocPctAt, unallocatedPctAt100: 100 - allocPctAt[100]!, pods: stream.length, seconds, cpuSeconds };
 }
 
 export interface OpenbSummary {
@@ -236,6 +242,8 @@ export interface OpenbSummary {
   sd: number;
   allocPctAt: Record<string, number>;
   podsPerSecond: number;
+  /** Pods per CPU-second (the process's user + system time), insensitive to other load on the machine. */
+  podsPerCpuSecond: number;
 }
 
 export function runOpenb(nodesPath: string, podsPath: string, policy: Policy, seeds: number[], log?: (s: string) => void): OpenbSummary {
@@ -262,6 +270,7 @@ export function runOpenb(nodesPath: string, podsPath: string, policy: Policy, se
     sd: round3(sd),
     allocPctAt,
     podsPerSecond: Math.round(runs.reduce((a, r) => a + r.pods, 0) / runs.reduce((a, r) => a + r.seconds, 0)),
+    podsPerCpuSecond: Math.round(runs.reduce((a, r) => a + r.pods, 0) / runs.reduce((a, r) => a + r.cpuSeconds, 0)),
   };
 }
 

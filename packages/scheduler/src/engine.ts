@@ -126,6 +126,8 @@ interface ShapeBoard {
   state: Int32Array;
   epoch: Float64Array;
   score: Float64Array;
+  /** With a tolerance: the secondary score of the chosen option. */
+  score2: Float64Array;
   entry: (ClassEntry | undefined)[];
 }
 
@@ -234,7 +236,7 @@ export class Engine {
     }
     this.normalized = this.scores.some((s) => typeof s.normalize === 'function');
     this.setupStatus = setup;
-    for (const h of options.history ?? []) this.mix.add(this.mixShape(h.request, 'container'), h.count);
+    for (const h of options.history ?? []) this.mix.add(this.mixShape(h.request, 'container'), h.count, h.request.memoryMiB);
   }
 
   // ---------------------------------------------------------------- snapshot views and classes
@@ -348,12 +350,15 @@ export class Engine {
     const sc = new Float64Array(cap);
     sc.set(b.score);
     b.score = sc;
+    const s2 = new Float64Array(cap);
+    s2.set(b.score2);
+    b.score2 = s2;
   }
 
   private board(shapeId: number): ShapeBoard {
     let b = this.boards[shapeId];
     if (!b) {
-      b = { state: new Int32Array(this.classCap), epoch: new Float64Array(this.classCap), score: new Float64Array(this.classCap), entry: [] };
+      b = { state: new Int32Array(this.classCap), epoch: new Float64Array(this.classCap), score: new Float64Array(this.classCap), score2: new Float64Array(this.classCap), entry: [] };
       this.boards[shapeId] = b;
     }
     return b;
@@ -390,7 +395,7 @@ export class Engine {
 
   /** Lets the fragmentation model learn a job's shape (the bench calls `submit`, which does this). */
   observe(job: PendingJob): void {
-    this.mix.add(this.mixShape(job.request, job.persona ?? 'container'));
+    this.mix.add(this.mixShape(job.request, job.persona ?? 'container'), 1, job.request.memoryMiB);
   }
 
   /** Observe, then place: the single-job entry point (one arrival at a time). */
@@ -520,26 +525,52 @@ export class Engine {
       const nScores = this.scores.length;
       let best = 0;
       let bestScore = Number.NEGATIVE_INFINITY;
-      for (let o = 0; o < nOpt; o++) {
-        const option = e.options[o]!;
-        let total = 0;
-        for (let p = 0; p < nScores; p++) {
-          const v = this.scores[p]!.score(state, job, rep, option);
-          if (this.normalized) e.raw[p]![o] = v;
-          total += this.weights[p]! * v;
+      const tol = this.profile.tolerance ?? 0;
+      let primaryMax = Number.NEGATIVE_INFINITY;
+      let secondary = 0;
+      if (tol > 0) {
+        // primary (first plugin) within `tol` of the best option, then the other plugins decide
+        const prim = this.tmpA.length >= nOpt ? this.tmpA : (this.tmpA = new Float64Array(nOpt * 2));
+        const sec = this.tmpB.length >= nOpt ? this.tmpB : (this.tmpB = new Float64Array(nOpt * 2));
+        for (let o = 0; o < nOpt; o++) {
+          const option = e.options[o]!;
+          prim[o] = this.weights[0]! * this.scores[0]!.score(state, job, rep, option);
+          let rest = 0;
+          for (let p = 1; p < nScores; p++) rest += this.weights[p]! * this.scores[p]!.score(state, job, rep, option);
+          sec[o] = rest;
+          if (prim[o]! > primaryMax) primaryMax = prim[o]!;
         }
-        if (total > bestScore) {
-          bestScore = total;
-          best = o;
+        secondary = Number.NEGATIVE_INFINITY;
+        for (let o = 0; o < nOpt; o++) {
+          if (prim[o]! >= primaryMax - tol && sec[o]! > secondary) {
+            secondary = sec[o]!;
+            best = o;
+          }
         }
+        bestScore = prim[best]! + sec[best]!;
+      } else {
+        for (let o = 0; o < nOpt; o++) {
+          const option = e.options[o]!;
+          let total = 0;
+          for (let p = 0; p < nScores; p++) {
+            const v = this.scores[p]!.score(state, job, rep, option);
+            if (this.normalized) e.raw[p]![o] = v;
+            total += this.weights[p]! * v;
+          }
+          if (total > bestScore) {
+            bestScore = total;
+            best = o;
+          }
+        }
+        const q = this.profile.nodeScoreQuantum ?? 0;
+        if (q > 0) bestScore = Math.floor(bestScore / q + 1e-9) * q;
       }
-      const q = this.profile.nodeScoreQuantum ?? 0;
-      if (q > 0) bestScore = Math.floor(bestScore / q + 1e-9) * q;
       e.best = best;
       e.bestScore = bestScore;
       e.epoch = epoch;
       board.epoch[cls.id] = epoch;
-      board.score[cls.id] = bestScore;
+      board.score[cls.id] = tol > 0 ? primaryMax : bestScore;
+      board.score2[cls.id] = secondary;
     }
     return e;
   }
@@ -559,8 +590,12 @@ export class Engine {
     return k;
   }
 
+  private readonly scratchData = new Map<string, unknown>();
+  private tmpA = new Float64Array(16);
+  private tmpB = new Float64Array(16);
   private newState(job: JobView): CycleState {
-    return { engine: this, job, options: [], data: new Map() };
+    this.scratchData.clear();
+    return { engine: this, job, options: [], data: this.scratchData };
   }
 
   // ---------------------------------------------------------------- placing
@@ -629,6 +664,22 @@ export class Engine {
       }
     }
     if (bestId < 0) return null;
+    const tol = this.profile.tolerance ?? 0;
+    if (tol > 0) {
+      // among nodes within `tol` of the best primary score: the best secondary score, then node order
+      const floor = bestScore - tol;
+      let best2 = Number.NEGATIVE_INFINITY;
+      for (let i = 0; i < this.liveCount; i++) {
+        const id = live[i]!;
+        if (board.state[id] !== 1 || board.score[id]! < floor) continue;
+        const s2 = board.score2[id]!;
+        if (s2 > best2 || (s2 === best2 && this.firstPos[id]! < bestPos)) {
+          best2 = s2;
+          bestPos = this.firstPos[id]!;
+          bestId = id;
+        }
+      }
+    }
     const e = board.entry[bestId]!;
     return { node: this.nodes[bestPos]!, option: e.options[e.best]!, score: bestScore };
   }

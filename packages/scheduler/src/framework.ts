@@ -80,6 +80,11 @@ export interface Profile {
    * between nodes, differences below the quantum are ties and go to the tie-break order.
    */
   nodeScoreQuantum?: number;
+  /**
+   * Lexicographic scoring with slack: options and nodes whose first score plugin is within this
+   * much of the best count as equally good; among them the other plugins decide, then node order.
+   */
+  tolerance?: number;
   /** Arguments per plugin name (for plugins outside `score`). */
   args?: Record<string, Record<string, unknown>>;
 }

@@ -43,11 +43,19 @@ const NO_SHARE = unschedulable('insufficient_gpu_share', 'not enough free GPU sh
 const personaStatus = new Map<string, Status>();
 
 function requestCheck(engine: Engine): PreFilterPlugin {
+  const cache = new Map<string, Status>();
   return {
     name: 'request',
-    preFilter(_state: CycleState, job: PendingJob): Status {
-      const r = validateRequest({ replicas: job.replicas, request: job.request, topology: job.topology }, engine.inventory);
-      return r.ok ? SUCCESS : unresolvable(r.code, r.message);
+    preFilter(state: CycleState, job: PendingJob): Status {
+      // the verdict depends only on the request shape, replicas and topology: computed once per shape
+      const key = `${state.job.shapeId}|${job.replicas}|${job.topology.level}|${job.topology.required}|${job.request.gpuModels?.join(',') ?? ''}`;
+      let s = cache.get(key);
+      if (!s) {
+        const r = validateRequest({ replicas: job.replicas, request: job.request, topology: job.topology }, engine.inventory);
+        s = r.ok ? SUCCESS : unresolvable(r.code, r.message);
+        cache.set(key, s);
+      }
+      return s;
     },
   };
 }
@@ -127,6 +135,8 @@ export class FragmentationModel {
   constructor(
     readonly mix: ShapeMix,
     private readonly key: string,
+    /** Also count a shape as unable to fit when the node lacks its (mean) memory. FGD: false. */
+    private readonly memory = false,
   ) {}
 
   private stats(cls: NodeClass, n: NodeView): FragStats {
@@ -135,8 +145,9 @@ export class FragmentationModel {
     if (cached && cached.version === this.mix.version) return cached;
     let idle = 0;
     for (const g of n.gpus) idle += poolFree(g);
-    const usable = new Int32Array(entries.length);
-    const usableIdle = new Float64Array(entries.length);
+    const reuse = cached && cached.usable.length === entries.length;
+    const usable = reuse ? cached.usable.fill(0) : new Int32Array(entries.length);
+    const usableIdle = reuse ? cached.usableIdle.fill(0) : new Float64Array(entries.length);
     let frag = 0;
     for (let k = 0; k < entries.length; k++) {
       const m = entries[k]!;
@@ -155,7 +166,13 @@ export class FragmentationModel {
       }
       usable[k] = u;
       usableIdle[k] = ui;
-      frag += m.p * (m.cpu <= n.cpuFree && u >= m.gpus ? idle - ui : idle);
+      frag += m.p * (m.cpu <= n.cpuFree && (!this.memory || m.mem <= n.memFree) && u >= m.gpus ? idle - ui : idle);
+    }
+    if (reuse) {
+      cached.version = this.mix.version;
+      cached.idle = idle;
+      cached.frag = frag;
+      return cached;
     }
     const s: FragStats = { version: this.mix.version, idle, usable, usableIdle, frag };
     cls.scratch.set(this.key, s);
@@ -164,8 +181,15 @@ export class FragmentationModel {
 
   /** Fragmentation of the node before and after placing one replica of `job` with `option`. */
   delta(job: JobView, n: NodeView, option: DeviceOption): { before: number; after: number } {
+    const c = this.change(job, n, option);
+    const before = this.stats(n.cls, n).frag;
+    return { before, after: before + c };
+  }
+
+  /** after - before, in thousandths of a GPU (no allocation: the hot path). */
+  change(job: JobView, n: NodeView, option: DeviceOption): number {
     const st = this.stats(n.cls, n);
-    if (job.kind === 'mig') return { before: st.frag, after: st.frag };
+    if (job.kind === 'mig') return 0;
     const entries: MixEntry[] = this.mix.entries;
     const touched = option.gpus;
     const nt = touched.length;
@@ -178,6 +202,7 @@ export class FragmentationModel {
       consumed += f - a;
     }
     const cpuAfter = n.cpuFree - job.cpu;
+    const memAfter = this.memory ? n.memFree - job.mem : Number.POSITIVE_INFINITY;
     const idleAfter = st.idle - consumed;
     let after = 0;
     for (let k = 0; k < entries.length; k++) {
@@ -186,7 +211,7 @@ export class FragmentationModel {
         after += m.p * idleAfter;
         continue;
       }
-      if (m.cpu > cpuAfter) {
+      if (m.cpu > cpuAfter || m.mem > memAfter) {
         after += m.p * idleAfter;
         continue;
       }
@@ -207,7 +232,7 @@ export class FragmentationModel {
       }
       after += m.p * (u >= m.gpus ? idleAfter - ui : idleAfter);
     }
-    return { before: st.frag, after };
+    return after - st.frag;
   }
   private readonly bf = new Float64Array(64);
   private readonly af = new Float64Array(64);
@@ -215,15 +240,17 @@ export class FragmentationModel {
 
 /** Gantry's fragmentation score: minus the expected fragmentation added, in GPUs (exact, not rounded). */
 function fragmentationScore(engine: Engine, args: Record<string, unknown>): ScorePlugin {
-  const model = new FragmentationModel(engine.mix, 'fragmentation');
+  const model = new FragmentationModel(engine.mix, 'fragmentation', args.memory === true);
   const quantum = (args.quantum as number | undefined) ?? 0;
+  const floor = (args.minQuantum as number | undefined) ?? 0;
+  const relative = args.relative === true;
   return {
     name: 'fragmentation',
     epoch: () => engine.mix.version,
     score(_s, job, n, option) {
-      const d = model.delta(job, n, option);
-      const v = (d.before - d.after) / 1000;
-      return quantum > 0 ? Math.floor(v / quantum) * quantum : v;
+      const v = -model.change(job, n, option) / 1000;
+      const q = relative ? Math.max(floor, (quantum * job.gpus * job.milli) / 1000) : quantum;
+      return q > 0 ? Math.floor(v / q) * q : v;
     },
   };
 }
@@ -245,8 +272,7 @@ function fgdScore(engine: Engine, args: Record<string, unknown>): ScorePlugin {
     name: 'fgd',
     epoch: () => mix.version,
     score(_s, job, n, option) {
-      const d = model.delta(job, n, option);
-      return Math.trunc(100 / (1 + Math.exp(-(d.before - d.after) / 1000)));
+      return Math.trunc(100 / (1 + Math.exp(model.change(job, n, option) / 1000)));
     },
   };
 }

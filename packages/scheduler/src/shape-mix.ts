@@ -20,6 +20,8 @@ export interface MixShape {
 export interface MixEntry extends MixShape {
   /** Probability after renormalisation over the kept shapes. */
   p: number;
+  /** Mean memory (MiB) of the jobs seen with this shape. */
+  mem: number;
 }
 
 export interface ShapeMixOptions {
@@ -35,7 +37,7 @@ export interface ShapeMixOptions {
 }
 
 export class ShapeMix {
-  private readonly counts = new Map<string, { count: number; shape: MixShape }>();
+  private readonly counts = new Map<string, { count: number; shape: MixShape; mem: number }>();
   private total = 0;
   private refreshedAt = 0;
   private frozen = false;
@@ -57,11 +59,13 @@ export class ShapeMix {
     return this.total;
   }
 
-  add(shape: MixShape, n = 1): void {
+  add(shape: MixShape, n = 1, memoryMiB = 0): void {
     if (this.frozen || n <= 0) return;
     const c = this.counts.get(shape.key);
-    if (c) c.count += n;
-    else this.counts.set(shape.key, { count: n, shape });
+    if (c) {
+      c.count += n;
+      c.mem += n * memoryMiB;
+    } else this.counts.set(shape.key, { count: n, shape, mem: n * memoryMiB });
     this.total += n;
   }
 
@@ -75,7 +79,7 @@ export class ShapeMix {
   /** Recomputes the mix now. */
   refresh(): void {
     const all = [...this.counts.values()].sort((a, b) => b.count - a.count || (a.shape.key < b.shape.key ? -1 : a.shape.key > b.shape.key ? 1 : 0));
-    const kept: { count: number; shape: MixShape }[] = [];
+    const kept: { count: number; shape: MixShape; mem: number }[] = [];
     let covered = 0;
     for (const c of all) {
       if (covered >= this.coverage * this.total) break;
@@ -85,8 +89,8 @@ export class ShapeMix {
     if (this.weighting === 'demand') {
       const w = (c: { count: number; shape: MixShape }) => c.count * Math.max(100, c.shape.kind === 'mig' ? 1000 : c.shape.gpus * c.shape.milli);
       const sum = kept.reduce((a, c) => a + w(c), 0);
-      this.entries = kept.map((c) => ({ ...c.shape, p: w(c) / sum }));
-    } else this.entries = kept.map((c) => ({ ...c.shape, p: c.count / covered }));
+      this.entries = kept.map((c) => ({ ...c.shape, p: w(c) / sum, mem: c.mem / c.count }));
+    } else this.entries = kept.map((c) => ({ ...c.shape, p: c.count / covered, mem: c.mem / c.count }));
     this.refreshedAt = this.total;
     this.version++;
   }

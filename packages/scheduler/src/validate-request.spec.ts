@@ -22,6 +22,8 @@ describe('validateRequest', () => {
     { name: 'impossible topology: 4 x 4 GPUs on one node', r: req({ gpus: 4 }, { replicas: 4, topology: { level: 'node', required: true } }), wantCode: 'impossible_topology', wantMessage: /16 GPUs/ },
     { name: 'preferred node topology is not impossible', r: req({ gpus: 4 }, { replicas: 4, topology: { level: 'node', required: false } }), wantCode: undefined },
     { name: 'bad topology level', r: req({ gpus: 1 }, { topology: { level: 'rack', required: true } }), wantCode: 'invalid_topology' },
+    { name: 'API shape: gpuModel as a string', r: req({ migProfile: '3g.71gb', gpuModel: 'H100-80GB' }), wantCode: 'mig_profile_not_on_model' },
+    { name: 'API shape: gpuModel "*" means any', r: req({ gpus: 2, gpuModel: '*' }), wantCode: undefined },
     { name: 'zero replicas', r: req({ gpus: 1 }, { replicas: 0 }), wantCode: 'invalid_replicas' },
   ])('$name', ({ r, wantCode, wantMessage }) => {
     const v = validateRequest(r, inventory);

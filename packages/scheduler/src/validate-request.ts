@@ -7,7 +7,8 @@ import type { ClusterSnapshot, ReplicaRequest, TopologyLevel } from './types';
 
 export interface RequestToValidate {
   replicas?: number;
-  request: Partial<ReplicaRequest> & { gpuFraction?: number };
+  /** The engine's ReplicaRequest, or the API's resources (`gpuFraction`, `gpuModel` as a string or list). */
+  request: Partial<ReplicaRequest> & { gpuFraction?: number; gpuModel?: string | string[] };
   topology?: { level: TopologyLevel | string; required: boolean };
 }
 
@@ -51,7 +52,8 @@ export function validateRequest(req: RequestToValidate, knownModels: readonly st
   if (r.memoryMiB !== undefined && (!Number.isFinite(r.memoryMiB) || r.memoryMiB < 0)) return fail('invalid_memory', `memoryMiB must be >= 0 (got ${r.memoryMiB})`);
   const kinds = [r.gpus !== undefined, r.migProfile !== undefined, r.gpuMilli !== undefined, r.gpuFraction !== undefined].filter(Boolean).length;
   if (kinds > 1) return fail('ambiguous_request', 'set exactly one of gpus, migProfile, gpuFraction (gpuMilli)');
-  const allowed = r.gpuModels?.length ? [...new Set(r.gpuModels)] : null;
+  const modelList = r.gpuModels?.length ? r.gpuModels : r.gpuModel === undefined ? [] : Array.isArray(r.gpuModel) ? r.gpuModel : [r.gpuModel];
+  const allowed = modelList.length && !modelList.includes('*') ? [...new Set(modelList)] : null;
   if (allowed) {
     const unknown = allowed.filter((m) => !models.includes(m));
     if (unknown.length === allowed.length) {
