@@ -106,7 +106,7 @@ export interface EngineOptions {
   plugins?: ReturnType<typeof defaultPluginRegistry>;
   profiles?: ReturnType<typeof defaultProfileRegistry>;
   /** Shape-mix learning options (coverage, refresh step). */
-  mix?: { coverage?: number; refreshStep?: number; growth?: number; weighting?: 'count' | 'demand' };
+  mix?: { coverage?: number; refreshStep?: number; growth?: number; weighting?: 'count' | 'demand'; minChange?: number };
 }
 
 export interface PlaceResult {
@@ -183,7 +183,10 @@ export class Engine {
       setup = status('error', 'unknown_profile', `unknown scheduling profile ${options.profile} (known: ${profiles.names().join(', ')})`);
     }
     this.profile = profile ?? profiles.get('gantry')!;
-    this.mix = new ShapeMix(options.mix);
+    // the profile's mix options, overridden field by field by the engine options (undefined fields ignored)
+    const mixOptions: Record<string, unknown> = { ...this.profile.mix };
+    for (const [k, v] of Object.entries(options.mix ?? {})) if (v !== undefined) mixOptions[k] = v;
+    this.mix = new ShapeMix(mixOptions);
     this.nodes = snapshot.nodes.map((n, pos) => this.viewOf(n, pos));
     for (const n of this.nodes) {
       this.classify(n);
@@ -516,7 +519,7 @@ export class Engine {
         }
       }
       const options = st ? [] : state.options;
-      e = { status: st, options, fit: -1, epoch: -1, raw: this.normalized ? this.scores.map(() => new Float64Array(options.length)) : [], best: -1, bestScore: Number.NEGATIVE_INFINITY };
+      e = { status: st, options, fit: -1, epoch: -1, raw: this.normalized ? this.scores.map(() => new Float64Array(options.length)) : NO_RAW, best: -1, bestScore: Number.NEGATIVE_INFINITY };
       board.entry[cls.id] = e;
       board.state[cls.id] = st ? 2 + this.internStatus(st) : 1;
     }
@@ -912,6 +915,8 @@ export class Engine {
   }
 }
 
+/** Shared (never written) raw-score list for entries when no plugin normalises. */
+const NO_RAW: Float64Array[] = [];
 const SINGLES: DeviceOption[] = [];
 /** Shared, frozen option for "GPU at position i" (options are never mutated). */
 function single(i: number): DeviceOption {

@@ -85,6 +85,11 @@ export interface Profile {
    * much of the best count as equally good; among them the other plugins decide, then node order.
    */
   tolerance?: number;
+  /**
+   * How the engine learns the shape mix under this profile (coverage, refresh schedule);
+   * EngineOptions.mix overrides it field by field.
+   */
+  mix?: { coverage?: number; refreshStep?: number; growth?: number; weighting?: 'count' | 'demand'; minChange?: number };
   /** Arguments per plugin name (for plugins outside `score`). */
   args?: Record<string, Record<string, unknown>>;
 }

@@ -4,7 +4,7 @@
  * Filters (state-only): node-ready, persona, node-resources (CPU, memory), gpu-model,
  * gpu-capacity (whole GPUs / share / free MIG slice; also lists the device options).
  * Scores: fragmentation (Gantry: FGD's expected-fragmentation change under a learned shape
- * mix), fgd (the paper's integer score, for the baseline), best-fit (the published BestFit
+ * mix), cpu-strand (GPUs a placement leaves without CPU to feed them), fgd (the paper's integer score, for the baseline), best-fit (the published BestFit
  * formula), packing, spread (least allocated, normalised), nvlink.
  * Reserve: team-usage (keeps fair-share usage current within a cycle).
  * Permit: gang (all replicas or none, required topology).
@@ -118,10 +118,36 @@ function gpuCapacity(engine: Engine): FilterPlugin {
 interface FragStats {
   version: number;
   idle: number;
-  /** per mix entry: usable GPU count and their idle milli */
+  /** per mix entry (or per group when grouped): usable GPU count and their idle milli */
   usable: Int32Array;
   usableIdle: Float64Array;
   frag: number;
+}
+
+/**
+ * Mix entries that differ only in CPU (same kind, GPU count, share and models) form a group:
+ * they see the same usable GPUs, so one pass over the GPUs serves them all, and the CPU test
+ * becomes a lookup in the group's cumulative probability by CPU (ascending).
+ */
+interface FragGroup {
+  gpus: number;
+  milli: number;
+  models: ReadonlySet<string> | null;
+  /** CPU thresholds ascending, and the summed probability of the entries with CPU <= cpu[i] */
+  cpu: Float64Array;
+  cum: Float64Array;
+}
+
+/** Probability mass of a group's entries whose CPU fits in `cpuFree` (cpu ascending). */
+export function fitMass(cpu: Float64Array, cum: Float64Array, cpuFree: number): number {
+  let lo = 0;
+  let hi = cpu.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cpu[mid]! <= cpuFree) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? 0 : cum[lo - 1]!;
 }
 
 /**
@@ -130,6 +156,10 @@ interface FragStats {
  * GPU count or model; otherwise those on GPUs with less free share than m needs).
  * Cached per distinct node state and mix version; the change an option makes is computed
  * incrementally from the cached per-shape statistics (O(shapes) per option).
+ *
+ * `grouped` (Gantry): the same measure, evaluated per group of shapes that differ only in CPU
+ * (O(groups x log) per option instead of O(shapes)), so the whole learned mix can be kept
+ * (coverage 1: rare small shares included) at a lower cost than the 95% head of the mix.
  */
 export class FragmentationModel {
   constructor(
@@ -137,12 +167,49 @@ export class FragmentationModel {
     private readonly key: string,
     /** Also count a shape as unable to fit when the node lacks its (mean) memory. FGD: false. */
     private readonly memory = false,
+    private readonly grouped = false,
   ) {}
+
+  private groupsVersion = -1;
+  private groups: FragGroup[] = [];
+  /** Summed probability of all entries (1 up to rounding). */
+  private pSum = 0;
+
+  private syncGroups(): void {
+    if (this.groupsVersion === this.mix.version) return;
+    const byKey = new Map<string, { g: FragGroup; items: { cpu: number; p: number }[] }>();
+    let pSum = 0;
+    for (const m of this.mix.entries) {
+      pSum += m.p;
+      if (m.kind === 'none' || m.kind === 'mig') continue;
+      const key = `${m.gpus}|${m.milli}|${m.models ? [...m.models].join(',') : ''}`;
+      let b = byKey.get(key);
+      if (!b) byKey.set(key, (b = { g: { gpus: m.gpus, milli: m.milli, models: m.models, cpu: new Float64Array(0), cum: new Float64Array(0) }, items: [] }));
+      b.items.push({ cpu: m.cpu, p: m.p });
+    }
+    this.groups = [...byKey.values()].map(({ g, items }) => {
+      items.sort((a, b) => a.cpu - b.cpu);
+      const cpu: number[] = [];
+      const cum: number[] = [];
+      let c = 0;
+      for (const it of items) {
+        c += it.p;
+        if (cpu.length && cpu[cpu.length - 1] === it.cpu) cum[cum.length - 1] = c;
+        else (cpu.push(it.cpu), cum.push(c));
+      }
+      g.cpu = Float64Array.from(cpu);
+      g.cum = Float64Array.from(cum);
+      return g;
+    });
+    this.pSum = pSum;
+    this.groupsVersion = this.mix.version;
+  }
 
   private stats(cls: NodeClass, n: NodeView): FragStats {
     const cached = cls.scratch.get(this.key) as FragStats | undefined;
-    const entries = this.mix.entries;
     if (cached && cached.version === this.mix.version) return cached;
+    if (this.grouped) return this.groupedStats(cls, n, cached);
+    const entries = this.mix.entries;
     let idle = 0;
     for (const g of n.gpus) idle += poolFree(g);
     const reuse = cached && cached.usable.length === entries.length;
@@ -179,6 +246,48 @@ export class FragmentationModel {
     return s;
   }
 
+  private groupedStats(cls: NodeClass, n: NodeView, cached: FragStats | undefined): FragStats {
+    this.syncGroups();
+    const groups = this.groups;
+    const ng = groups.length;
+    let idle = 0;
+    for (const g of n.gpus) idle += poolFree(g);
+    const reuse = cached !== undefined && cached.usable.length === ng;
+    const usable = reuse ? cached.usable.fill(0) : new Int32Array(ng);
+    const usableIdle = reuse ? cached.usableIdle.fill(0) : new Float64Array(ng);
+    let fit = 0;
+    for (let k = 0; k < ng; k++) {
+      const m = groups[k]!;
+      let u = 0;
+      let ui = 0;
+      for (const g of n.gpus) {
+        const f = poolFree(g);
+        if (f > 0 && f >= m.milli && (!m.models || m.models.has(g.model))) {
+          u++;
+          ui += f;
+        }
+      }
+      usable[k] = u;
+      usableIdle[k] = ui;
+      if (u >= m.gpus) fit += fitMass(m.cpu, m.cum, n.cpuFree) * ui;
+    }
+    const frag = this.pSum * idle - fit;
+    if (reuse) {
+      cached.version = this.mix.version;
+      cached.idle = idle;
+      cached.frag = frag;
+      return cached;
+    }
+    const s: FragStats = { version: this.mix.version, idle, usable, usableIdle, frag };
+    cls.scratch.set(this.key, s);
+    return s;
+  }
+
+  /** Idle GPU milli of the node (from the cached statistics). */
+  idle(n: NodeView): number {
+    return this.stats(n.cls, n).idle;
+  }
+
   /** Fragmentation of the node before and after placing one replica of `job` with `option`. */
   delta(job: JobView, n: NodeView, option: DeviceOption): { before: number; after: number } {
     const c = this.change(job, n, option);
@@ -190,7 +299,6 @@ export class FragmentationModel {
   change(job: JobView, n: NodeView, option: DeviceOption): number {
     const st = this.stats(n.cls, n);
     if (job.kind === 'mig') return 0;
-    const entries: MixEntry[] = this.mix.entries;
     const touched = option.gpus;
     const nt = touched.length;
     let consumed = 0;
@@ -202,8 +310,35 @@ export class FragmentationModel {
       consumed += f - a;
     }
     const cpuAfter = n.cpuFree - job.cpu;
-    const memAfter = this.memory ? n.memFree - job.mem : Number.POSITIVE_INFINITY;
     const idleAfter = st.idle - consumed;
+    if (this.grouped) {
+      if (nt === 0 && job.cpu === 0) return 0;
+      this.syncGroups();
+      const groups = this.groups;
+      let fit = 0;
+      for (let k = 0; k < groups.length; k++) {
+        const m = groups[k]!;
+        let u = st.usable[k]!;
+        let ui = st.usableIdle[k]!;
+        for (let t = 0; t < nt; t++) {
+          if (m.models !== null && !m.models.has(n.gpus[touched[t]!]!.model)) continue;
+          const b = this.bf[t]!;
+          const a = this.af[t]!;
+          if (b > 0 && b >= m.milli) {
+            u--;
+            ui -= b;
+          }
+          if (a > 0 && a >= m.milli) {
+            u++;
+            ui += a;
+          }
+        }
+        if (u >= m.gpus) fit += fitMass(m.cpu, m.cum, cpuAfter) * ui;
+      }
+      return this.pSum * idleAfter - fit - st.frag;
+    }
+    const entries: MixEntry[] = this.mix.entries;
+    const memAfter = this.memory ? n.memFree - job.mem : Number.POSITIVE_INFINITY;
     let after = 0;
     for (let k = 0; k < entries.length; k++) {
       const m = entries[k]!;
@@ -238,19 +373,26 @@ export class FragmentationModel {
   private readonly af = new Float64Array(64);
 }
 
-/** Gantry's fragmentation score: minus the expected fragmentation added, in GPUs (exact, not rounded). */
+/**
+ * Gantry's fragmentation score: minus the expected fragmentation added, in GPUs, rounded down to
+ * args.quantum; minus args.strand x the GPUs the placement strands for lack of CPU (CpuStrandModel).
+ */
 function fragmentationScore(engine: Engine, args: Record<string, unknown>): ScorePlugin {
-  const model = new FragmentationModel(engine.mix, 'fragmentation', args.memory === true);
+  const model = new FragmentationModel(engine.mix, 'fragmentation', args.memory === true, args.memory !== true && args.grouped !== false);
   const quantum = (args.quantum as number | undefined) ?? 0;
   const floor = (args.minQuantum as number | undefined) ?? 0;
   const relative = args.relative === true;
+  // CPU stranding folded in (weight args.strand, after the quantum): one plugin call per option
+  const strandW = (args.strand as number | undefined) ?? 0;
+  const strand = new CpuStrandModel(engine.mix, (args.strandScale as number | undefined) ?? 1);
   return {
     name: 'fragmentation',
     epoch: () => engine.mix.version,
     score(_s, job, n, option) {
       const v = -model.change(job, n, option) / 1000;
       const q = relative ? Math.max(floor, (quantum * job.gpus * job.milli) / 1000) : quantum;
-      return q > 0 ? Math.floor(v / q) * q : v;
+      const f = q > 0 ? Math.floor(v / q) * q : v;
+      return strandW > 0 ? f - (strandW * strand.change(job, n, option, model.idle(n))) / 1000 : f;
     },
   };
 }
@@ -301,6 +443,67 @@ function bestFitScore(engine: Engine, args: Record<string, unknown>): ScorePlugi
       const v = (1 - (0.5 * cpuLeft) / cpuScale - (0.5 * gpuLeft) / gpuScale) * 100;
       return integer ? Math.trunc(v) : v;
     },
+  };
+}
+
+/**
+ * CPU stranding: with the mix's CPU per GPU thousandth c (expected CPU demand / expected GPU
+ * demand, CPU-only shapes included), a node's idle GPU milli beyond what its free CPU can feed
+ * (cpuFree / c) is expected to stay idle. `change` is the stranded GPU milli a placement adds.
+ */
+export class CpuStrandModel {
+  private version = -1;
+  private ratio = 0;
+  constructor(
+    readonly mix: ShapeMix,
+    /** Multiplies the CPU per GPU thousandth (1: the mix's own ratio). */
+    private readonly scale = 1,
+  ) {}
+
+  /** CPU milli the learned mix asks per GPU thousandth (0 when it holds no GPU shape). */
+  cpuPerGpuMilli(): number {
+    if (this.version !== this.mix.version) {
+      let cpu = 0;
+      let gpu = 0;
+      for (const m of this.mix.entries) {
+        cpu += m.p * m.cpu;
+        if (m.kind === 'whole' || m.kind === 'share') gpu += m.p * m.gpus * m.milli;
+      }
+      this.ratio = gpu > 0 ? (this.scale * cpu) / gpu : 0;
+      this.version = this.mix.version;
+    }
+    return this.ratio;
+  }
+
+  /**
+   * Stranded GPU milli after - before placing one replica of `job` with `option`; `idle` is the
+   * node's idle GPU milli when the caller already knows it.
+   */
+  change(job: JobView, n: NodeView, option: DeviceOption, idle = -1): number {
+    const ratio = this.cpuPerGpuMilli();
+    if (ratio <= 0) return 0;
+    if (idle < 0) {
+      idle = 0;
+      for (const g of n.gpus) idle += poolFree(g);
+    }
+    let used = 0;
+    for (const pos of option.gpus) used += job.kind === 'whole' ? poolFree(n.gpus[pos]!) : job.kind === 'share' ? job.milli : 0;
+    return strandedMilli(idle - used, n.cpuFree - job.cpu, ratio) - strandedMilli(idle, n.cpuFree, ratio);
+  }
+}
+
+/** Idle GPU milli that `cpuFree` cannot feed at `cpuPerMilli` CPU per GPU thousandth. */
+export function strandedMilli(idleMilli: number, cpuFree: number, cpuPerMilli: number): number {
+  return Math.max(0, idleMilli - cpuFree / cpuPerMilli);
+}
+
+/** Minus the GPUs a placement strands for lack of CPU (see CpuStrandModel). */
+function cpuStrandScore(engine: Engine, args: Record<string, unknown>): ScorePlugin {
+  const model = new CpuStrandModel(engine.mix, (args.scale as number | undefined) ?? 1);
+  return {
+    name: 'cpu-strand',
+    epoch: () => engine.mix.version,
+    score: (_s, job, n, option) => -model.change(job, n, option) / 1000,
   };
 }
 
@@ -436,6 +639,7 @@ const BUILTIN: Record<string, PluginFactory> = {
   fgd: (e, a) => fgdScore(e, a),
   'best-fit': (e, a) => bestFitScore(e, a),
   packing: (_e, a) => packingScore(a),
+  'cpu-strand': (e, a) => cpuStrandScore(e, a),
   spread: () => spreadScore(),
   nvlink: () => nvlinkScore(),
   'team-usage': (e) => teamUsage(e),
@@ -452,18 +656,25 @@ const FILTERS = ['node-ready', 'persona', 'node-resources', 'gpu-model', 'gpu-ca
 const base = { preFilter: ['request'], filter: FILTERS, reserve: ['team-usage'], permit: ['gang'] };
 
 export const PROFILES: Record<string, Profile> = {
-  /** Default: fragmentation gradient under the learned mix, consolidation as a tie-breaker, NVLink locality. */
+  /**
+   * Default: fragmentation gradient under the learned mix (all of it: rare small shares are the
+   * ones that fill residues), CPU stranding, consolidation as a tie-breaker, NVLink locality.
+   */
   gantry: {
     name: 'gantry',
     ...base,
     score: [
-      // differences below 0.1 GPU of expected fragmentation are ties...
-      { name: 'fragmentation', weight: 1, args: { quantum: 0.1 } },
-      // ...which go to the busier node and the tighter GPU (consolidation), then node order
+      // differences below 0.1 GPU of expected fragmentation are ties; each GPU left without the
+      // CPU to feed it (at the mix's CPU per GPU) costs 0.2 (the cpu-strand score, folded in)...
+      { name: 'fragmentation', weight: 1, args: { quantum: 0.1, strand: 0.2 } },
+      // ...then the busier node and the tighter GPU (consolidation), then node order
       { name: 'packing', weight: 0.001 },
       { name: 'nvlink', weight: 1 },
     ],
     shareOrder: 'tightest',
+    // the whole learned mix, looked at every x1.5 or 1,024 jobs and republished only when it moved by
+    // 5% (total variation): each new version re-scores every node state
+    mix: { coverage: 1, refreshStep: 1024, growth: 1.5, minChange: 0.05 },
   },
   /** Plain bin-packing (the published BestFit formula). */
   'best-fit': { name: 'best-fit', ...base, score: [{ name: 'best-fit', weight: 1 }, { name: 'nvlink', weight: 1 }], shareOrder: 'tightest' },

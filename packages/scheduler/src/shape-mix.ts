@@ -34,6 +34,12 @@ export interface ShapeMixOptions {
   growth?: number;
   /** 'count' (FGD: share of jobs) or 'demand' (share of GPU demand; CPU-only shapes count as 0.1 GPU). */
   weighting?: 'count' | 'demand';
+  /**
+   * Hysteresis: a scheduled refresh publishes the new mix (a new version, which re-scores every
+   * node state) only when it moved by at least this total-variation distance from the published
+   * one (0: always). `refresh()` called directly always publishes.
+   */
+  minChange?: number;
 }
 
 export class ShapeMix {
@@ -47,12 +53,14 @@ export class ShapeMix {
   readonly refreshStep: number;
   readonly growth: number;
   readonly weighting: 'count' | 'demand';
+  readonly minChange: number;
 
   constructor(options: ShapeMixOptions = {}) {
     this.coverage = options.coverage ?? 0.95;
     this.refreshStep = options.refreshStep ?? 512;
     this.growth = options.growth ?? 1.2;
     this.weighting = options.weighting ?? 'count';
+    this.minChange = options.minChange ?? 0;
   }
 
   get observed(): number {
@@ -73,11 +81,11 @@ export class ShapeMix {
   sync(): void {
     if (this.frozen || this.total === this.refreshedAt) return;
     const due = this.refreshedAt === 0 || this.total >= Math.min(this.refreshedAt * this.growth, this.refreshedAt + this.refreshStep);
-    if (due) this.refresh();
+    if (due) this.refresh(this.minChange);
   }
 
-  /** Recomputes the mix now. */
-  refresh(): void {
+  /** Recomputes the mix now; publishes it unless it moved less than `minChange` (total variation). */
+  refresh(minChange = 0): void {
     const all = [...this.counts.values()].sort((a, b) => b.count - a.count || (a.shape.key < b.shape.key ? -1 : a.shape.key > b.shape.key ? 1 : 0));
     const kept: { count: number; shape: MixShape; mem: number }[] = [];
     let covered = 0;
@@ -86,12 +94,15 @@ export class ShapeMix {
       kept.push(c);
       covered += c.count;
     }
+    let entries: MixEntry[];
     if (this.weighting === 'demand') {
       const w = (c: { count: number; shape: MixShape }) => c.count * Math.max(100, c.shape.kind === 'mig' ? 1000 : c.shape.gpus * c.shape.milli);
       const sum = kept.reduce((a, c) => a + w(c), 0);
-      this.entries = kept.map((c) => ({ ...c.shape, p: w(c) / sum, mem: c.mem / c.count }));
-    } else this.entries = kept.map((c) => ({ ...c.shape, p: c.count / covered, mem: c.mem / c.count }));
+      entries = kept.map((c) => ({ ...c.shape, p: w(c) / sum, mem: c.mem / c.count }));
+    } else entries = kept.map((c) => ({ ...c.shape, p: c.count / covered, mem: c.mem / c.count }));
     this.refreshedAt = this.total;
+    if (minChange > 0 && this.version > 0 && mixDistance(this.entries, entries) < minChange) return;
+    this.entries = entries;
     this.version++;
   }
 
@@ -100,4 +111,17 @@ export class ShapeMix {
     this.refresh();
     this.frozen = true;
   }
+}
+
+/** Total-variation distance between two mixes (shapes matched by key; a missing shape has p = 0). */
+export function mixDistance(a: readonly MixEntry[], b: readonly MixEntry[]): number {
+  const p = new Map<string, number>();
+  for (const e of a) p.set(e.key, e.p);
+  let d = 0;
+  for (const e of b) {
+    d += Math.abs(e.p - (p.get(e.key) ?? 0));
+    p.delete(e.key);
+  }
+  for (const v of p.values()) d += v;
+  return d / 2;
 }
