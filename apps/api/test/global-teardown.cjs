@@ -10,7 +10,7 @@ module.exports = async () => {
   await redis.connect();
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${process.env.GANTRY_QUEUE_PREFIX}:*`, 'COUNT', 500);
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${process.env.GANTRY_QUEUE_PREFIX}*`, 'COUNT', 500);
     cursor = next;
     if (keys.length) await redis.del(...keys);
   } while (cursor !== '0');

@@ -8,7 +8,9 @@ import { configureHttp } from '../http';
 
 /**
  * The whole system in one test process: the REST API and a worker on the simulated
- * cluster, against the database and Redis prefix made for this test run.
+ * cluster. Each system gets its own database (a copy of the run's migrated database, made
+ * in milliseconds by Postgres from a template) and its own Redis key prefix, so spec files
+ * never see each other's cluster state, jobs or queue work.
  */
 export interface TestSystem {
   config: AppConfig;
@@ -21,9 +23,33 @@ export interface TestSystem {
 
 export const BOOTSTRAP_ADMIN_KEY = 'gk_testadmin_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
+let systems = 0;
+
+/** A fresh database copied from the run's migrated one (global-setup), dropped by `drop()`. */
+async function copyOfRunDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const template = new URL(process.env.DATABASE_URL!);
+  const name = `${template.pathname.slice(1)}_s${++systems}`;
+  const admin = new URL(template);
+  admin.pathname = '/postgres';
+  const pg = createPrismaClient(admin.toString(), { max: 1 });
+  await pg.$executeRawUnsafe(`CREATE DATABASE "${name}" TEMPLATE "${template.pathname.slice(1)}"`);
+  const url = new URL(template);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await pg.$executeRawUnsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await pg.$disconnect();
+    },
+  };
+}
+
 export async function startSystem(env: Record<string, string> = {}): Promise<TestSystem> {
+  const database = await copyOfRunDatabase();
   const config = parseConfig({
     ...process.env,
+    DATABASE_URL: database.url,
+    GANTRY_QUEUE_PREFIX: `${process.env.GANTRY_QUEUE_PREFIX}-s${systems}`,
     GANTRY_SIM_SPEED: '50',
     GANTRY_RECONCILE_SECONDS: '1',
     GANTRY_BOOTSTRAP_ADMIN_KEY: BOOTSTRAP_ADMIN_KEY,
@@ -45,6 +71,7 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Tes
       await api.close();
       await worker.close();
       await db.$disconnect();
+      await database.drop();
     },
   };
 }
