@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient, type Role } from '../generated/client';
+import { Algorithm, hash } from '@node-rs/argon2';
 import { newApiKey } from './api-keys';
 
 /** Factories shared by the demo seed and the tests (they build the same rows the API builds). */
@@ -35,9 +36,14 @@ export async function createTeam(
 
 export async function createUser(
   db: PrismaClient,
-  data: { email: string; name: string; role: Role; tenantId?: string; teamId?: string },
+  data: { email: string; name: string; role: Role; tenantId?: string; teamId?: string; password?: string },
 ) {
-  return db.user.upsert({ where: { email: data.email }, update: {}, create: data });
+  const { password, ...rest } = data;
+  // argon2id, the parameters the API uses (OWASP minimum: 19 MiB, 2 passes).
+  const passwordHash = password ? await hash(password, { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 }) : undefined;
+  const user = await db.user.upsert({ where: { email: data.email }, update: {}, create: { ...rest, passwordHash } });
+  if (passwordHash && !user.passwordHash) return db.user.update({ where: { id: user.id }, data: { passwordHash } });
+  return user;
 }
 
 /** Creates an API key and returns the full secret (shown once). */

@@ -8,6 +8,13 @@ import { join } from 'node:path';
 import { createPrismaClient } from './index';
 import { createApiKey, createTeam, createTenant, createUser } from './seed-factories';
 
+/** Demo console users' passwords (development only; printed like the keys). */
+const DEMO_PASSWORDS = {
+  'tess@acme.example': 'tess-demo-gantry-2026',
+  'ada@acme.example': 'ada-demo-gantry-2026',
+  'max@acme.example': 'max-demo-gantry-2026',
+} as const;
+
 const ALL_TEAM_SCOPES = ['jobs:read', 'jobs:write', 'endpoints:read', 'endpoints:write', 'quotas:read', 'cluster:read'];
 
 async function main() {
@@ -21,7 +28,7 @@ async function main() {
     const research = await createTeam(db, acme.id, {
       name: 'Research',
       slug: 'research',
-      quota: { guaranteed: 96, limit: 192 },
+      quota: { guaranteed: 160, limit: 192 },
     });
     const inference = await createTeam(db, acme.id, {
       name: 'Inference',
@@ -34,6 +41,7 @@ async function main() {
       role: 'team_admin',
       tenantId: acme.id,
       teamId: research.id,
+      password: DEMO_PASSWORDS['ada@acme.example'],
     });
     const member = await createUser(db, {
       email: 'max@acme.example',
@@ -41,7 +49,24 @@ async function main() {
       role: 'member',
       tenantId: acme.id,
       teamId: research.id,
+      password: DEMO_PASSWORDS['max@acme.example'],
     });
+    await createUser(db, {
+      email: 'tess@acme.example',
+      name: 'Tess (tenant admin)',
+      role: 'tenant_admin',
+      tenantId: acme.id,
+      password: DEMO_PASSWORDS['tess@acme.example'],
+    });
+    const users = [
+      { who: 'Tess (tenant admin), Acme AI', email: 'tess@acme.example', password: DEMO_PASSWORDS['tess@acme.example'] },
+      { who: 'Ada (team admin), team Research', email: 'ada@acme.example', password: DEMO_PASSWORDS['ada@acme.example'] },
+      { who: 'Max (member), team Research', email: 'max@acme.example', password: DEMO_PASSWORDS['max@acme.example'] },
+    ];
+    const printUsers = () => {
+      console.log('Demo console users (email / password):');
+      for (const u of users) console.log(`  ${u.who.padEnd(48)} ${u.email} / ${u.password}`);
+    };
     const globex = await createTenant(db, { name: 'Globex Labs', slug: 'globex' });
     const vision = await createTeam(db, globex.id, { name: 'Vision', slug: 'vision', quota: { guaranteed: 16, limit: 32 } });
 
@@ -50,6 +75,7 @@ async function main() {
       const ids = known.keys.map((k) => k.id);
       if ((await db.apiKey.count({ where: { id: { in: ids }, revokedAt: null } })) === ids.length) {
         console.log(`demo already seeded; keys in ${keysFile}`);
+        printUsers();
         return;
       }
     }
@@ -107,9 +133,10 @@ async function main() {
       },
     ];
     mkdirSync(join(root, '.gantry'), { recursive: true });
-    writeFileSync(keysFile, JSON.stringify({ tenants: { acme: acme.id, globex: globex.id }, keys }, null, 2) + '\n', { mode: 0o600 });
+    writeFileSync(keysFile, JSON.stringify({ tenants: { acme: acme.id, globex: globex.id }, keys, users }, null, 2) + '\n', { mode: 0o600 });
     console.log(`Demo API keys (also in ${keysFile}):`);
     for (const k of keys) console.log(`  ${k.who.padEnd(48)} ${k.key}`);
+    printUsers();
   } finally {
     await db.$disconnect();
   }

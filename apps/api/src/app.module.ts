@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from './config/config';
 import { ErrorEnvelopeFilter } from './common/error.filter';
 import { PrismaService } from './common/prisma.service';
@@ -34,6 +34,56 @@ import { LifecycleProcessor } from './queues/lifecycle.processor';
 import { QUEUE_PROCESSORS, type QueueProcessor } from './queues/processor';
 import { WorkerHost } from './queues/worker.host';
 import { Reconciler } from './queues/reconciler';
+import { QuotasController } from './modules/quotas/quotas.controller';
+import { QuotasService } from './modules/quotas/quotas.service';
+import { QuotasRepository } from './modules/quotas/quotas.repository';
+import { AuthController } from './modules/auth/auth.controller';
+import { SessionsService } from './modules/auth/sessions.service';
+import { SessionsRepository } from './modules/auth/sessions.repository';
+import { RateLimiter } from './modules/auth/rate-limiter';
+import { UsersController } from './modules/users/users.controller';
+import { UsersService } from './modules/users/users.service';
+import { UsersRepository } from './modules/users/users.repository';
+import { AuditController } from './modules/audit/audit.controller';
+import { AuditRepository } from './modules/audit/audit.repository';
+import { AuditInterceptor } from './modules/audit/audit.interceptor';
+import { EndpointsController, SimTrafficController } from './modules/endpoints/endpoints.controller';
+import { EndpointsService } from './modules/endpoints/endpoints.service';
+import { EndpointsRepository } from './modules/endpoints/endpoints.repository';
+import { EndpointTraffic } from './modules/endpoints/endpoint-traffic';
+import { EndpointReplicasRepository } from './modules/endpoints/endpoint-replicas.repository';
+import { EndpointWorkSource } from './modules/endpoints/endpoint-work.source';
+import { AutoscalerService } from './modules/endpoints/autoscaler.service';
+import { AutoscaleProcessor } from './queues/autoscale.processor';
+import { AutoscaleScheduler } from './queues/autoscale.scheduler';
+import { NodeManagerController } from './modules/node-manager/node-manager.controller';
+import { NodeManagerService } from './modules/node-manager/node-manager.service';
+import { NodeOpsRepository } from './modules/node-manager/node-ops.repository';
+import { MigManagerService } from './modules/node-manager/mig-manager.service';
+import { PersonaService } from './modules/node-manager/persona.service';
+import { NodeManagerLoop } from './modules/node-manager/node-manager.loop';
+import { FailoverService } from './modules/failover/failover.service';
+import { JobMover } from './modules/failover/job-mover';
+import { HealthMonitor } from './modules/failover/health-monitor';
+import { MigProcessor } from './queues/mig.processor';
+import { PersonaProcessor } from './queues/persona.processor';
+import { FailoverProcessor } from './queues/failover.processor';
+import { CLUSTER_DRIVER, type ClusterDriver } from './driver/driver.provider';
+import { TelemetryRepository } from './modules/telemetry/telemetry.repository';
+import { TelemetryService } from './modules/telemetry/telemetry.service';
+import { TelemetryProcessor } from './queues/telemetry.processor';
+import { TelemetryScheduler } from './queues/telemetry.scheduler';
+import { UtilizationController } from './modules/utilization/utilization.controller';
+import { UtilizationService } from './modules/utilization/utilization.service';
+import { UtilizationRepository } from './modules/utilization/utilization.repository';
+import { MetricsController } from './modules/metrics/metrics.controller';
+import { MetricsService } from './modules/metrics/metrics.service';
+import { MetricsRepository } from './modules/metrics/metrics.repository';
+import { MetricsRecorder } from './modules/metrics/metrics.recorder';
+import { EventsStreamController } from './modules/events/events-stream.controller';
+import { EventsStreamService } from './modules/events/events-stream.service';
+import { EventsFeedRepository } from './modules/events/events-feed.repository';
+import { EventsPublisher } from './modules/events/events.publisher';
 
 /** What both modes share: config, Postgres, Redis, queue producers. */
 @Global()
@@ -42,8 +92,8 @@ export class CoreModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CoreModule,
-      providers: [{ provide: APP_CONFIG, useValue: config }, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository],
-      exports: [APP_CONFIG, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository],
+      providers: [{ provide: APP_CONFIG, useValue: config }, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository, MetricsRecorder],
+      exports: [APP_CONFIG, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository, MetricsRecorder],
     };
   }
 }
@@ -55,11 +105,20 @@ export class HttpModule {
     return {
       module: HttpModule,
       imports: [CoreModule.forRoot(config)],
-      controllers: [HealthController, TenantsController, ApiKeysController, JobsController, ClusterController],
+      controllers: [HealthController, TenantsController, ApiKeysController, JobsController, ClusterController, NodeManagerController, UtilizationController, MetricsController, EventsStreamController, EndpointsController, SimTrafficController, QuotasController, AuthController, UsersController, AuditController],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+        { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
         AuthService,
+        SessionsService,
+        SessionsRepository,
+        RateLimiter,
+        QuotasService,
+        QuotasRepository,
+        UsersService,
+        UsersRepository,
+        AuditRepository,
         ApiKeysRepository,
         ApiKeysService,
         HealthService,
@@ -69,7 +128,17 @@ export class HttpModule {
         JobsService,
         JobsRepository,
         JobRequestValidator,
+        EndpointsService,
+        EndpointsRepository,
+        EndpointTraffic,
         ClusterService,
+        NodeManagerService,
+        NodeOpsRepository,
+        UtilizationService,
+        UtilizationRepository,
+        MetricsService,
+        MetricsRepository,
+        EventsStreamService,
       ],
     };
   }
@@ -78,21 +147,44 @@ export class HttpModule {
 /** `worker` mode: queue processors, the scheduling cycle and the cluster driver. */
 @Module({})
 export class WorkerModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `overrides.driver`: a cluster driver built by the caller (benchmarks: a 1,000-node cluster, zero delays). */
+  static forRoot(config: AppConfig, overrides: { driver?: ClusterDriver } = {}): DynamicModule {
     return {
       module: WorkerModule,
       imports: [CoreModule.forRoot(config)],
       providers: [
-        driverProvider,
+        overrides.driver ? { provide: CLUSTER_DRIVER, useValue: overrides.driver } : driverProvider,
+        NodeOpsRepository,
+        JobMover,
+        FailoverService,
+        MigManagerService,
+        PersonaService,
+        HealthMonitor,
+        NodeManagerLoop,
+        MigProcessor,
+        PersonaProcessor,
+        FailoverProcessor,
         SchedulingRepository,
         SchedulingService,
+        EndpointReplicasRepository,
+        EndpointTraffic,
+        EndpointWorkSource,
+        AutoscalerService,
+        AutoscaleProcessor,
+        AutoscaleScheduler,
         LifecycleRepository,
         LifecycleService,
         ScheduleProcessor,
         LifecycleProcessor,
+        TelemetryRepository,
+        TelemetryService,
+        TelemetryProcessor,
+        TelemetryScheduler,
+        EventsFeedRepository,
+        EventsPublisher,
         {
           provide: QUEUE_PROCESSORS,
-          inject: [ScheduleProcessor, LifecycleProcessor],
+          inject: [ScheduleProcessor, LifecycleProcessor, TelemetryProcessor, MigProcessor, PersonaProcessor, FailoverProcessor, AutoscaleProcessor],
           useFactory: (...processors: QueueProcessor[]) => processors,
         },
         WorkerHost,

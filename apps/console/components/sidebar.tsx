@@ -11,7 +11,18 @@ import { TeamSwitcher } from './team-switcher';
 const NAV = [
   { href: '/', label: 'Overview', testId: 'nav-overview', icon: IconOverview },
   { href: '/jobs', label: 'Jobs', testId: 'nav-jobs', icon: IconJobs },
+  { href: '/endpoints', label: 'Endpoints', testId: 'nav-endpoints', icon: IconEndpoints },
   { href: '/cluster', label: 'Cluster', testId: 'nav-cluster', icon: IconCluster },
+  { href: '/heatmap', label: 'GPU heatmap', testId: 'nav-heatmap', icon: IconHeatmap },
+  { href: '/utilization', label: 'Utilization', testId: 'nav-utilization', icon: IconUtilization },
+  { href: '/incidents', label: 'Incidents', testId: 'nav-incidents', icon: IconIncidents },
+] as const;
+
+/** Administration pages (issue 3): quotas with usage, API keys, audit log. */
+const ADMIN_NAV = [
+  { href: '/quotas', label: 'Quotas', testId: 'nav-quotas', icon: IconQuotas },
+  { href: '/api-keys', label: 'API keys', testId: 'nav-api-keys', icon: IconKeys },
+  { href: '/audit', label: 'Audit log', testId: 'nav-audit', icon: IconAudit },
 ] as const;
 
 export function Sidebar({ me }: { me: Me | undefined }) {
@@ -28,6 +39,19 @@ export function Sidebar({ me }: { me: Me | undefined }) {
       <nav className="sidebar-nav" aria-label="Main">
         <div className="nav-section">Workloads</div>
         {NAV.map(({ href, label, testId, icon: Icon }) => (
+          <Link
+            key={href}
+            href={href}
+            data-testid={testId}
+            className={`nav-link${isActive(href) ? ' active' : ''}`}
+            aria-current={isActive(href) ? 'page' : undefined}
+          >
+            <Icon />
+            {label}
+          </Link>
+        ))}
+        <div className="nav-section">Administration</div>
+        {ADMIN_NAV.filter(({ href }) => href !== '/audit' || !me || me.role === 'tenant-admin' || me.role === 'platform-admin').map(({ href, label, testId, icon: Icon }) => (
           <Link
             key={href}
             href={href}
@@ -63,6 +87,28 @@ export function Sidebar({ me }: { me: Me | undefined }) {
   );
 }
 
+function IconHeatmap() {
+  return (
+    <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
+      <rect x="1.5" y="1.5" width="3.5" height="3.5" rx="0.6" fill="currentColor" />
+      <rect x="6.25" y="1.5" width="3.5" height="3.5" rx="0.6" fill="currentColor" opacity="0.5" />
+      <rect x="11" y="1.5" width="3.5" height="3.5" rx="0.6" fill="currentColor" opacity="0.25" />
+      <rect x="1.5" y="6.25" width="3.5" height="3.5" rx="0.6" fill="currentColor" opacity="0.35" />
+      <rect x="6.25" y="6.25" width="3.5" height="3.5" rx="0.6" fill="currentColor" />
+      <rect x="11" y="6.25" width="3.5" height="3.5" rx="0.6" fill="currentColor" opacity="0.6" />
+      <rect x="1.5" y="11" width="3.5" height="3.5" rx="0.6" fill="currentColor" opacity="0.6" />
+      <rect x="6.25" y="11" width="3.5" height="3.5" rx="0.6" fill="currentColor" opacity="0.25" />
+      <rect x="11" y="11" width="3.5" height="3.5" rx="0.6" fill="currentColor" />
+    </svg>
+  );
+}
+function IconUtilization() {
+  return (
+    <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
+      <path d="M1.5 14.5h13M3 12V8.5M6.5 12V4M10 12V6.5M13.5 12V2.5" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" fill="none" />
+    </svg>
+  );
+}
 function IconOverview() {
   return (
     <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
@@ -87,6 +133,50 @@ function IconCluster() {
       <path d="M8 4.4v3M3.5 7.4h9M3.5 7.4v2M12.5 7.4v2" stroke="currentColor" strokeWidth="1.3" fill="none" />
       <rect x="1.5" y="9.6" width="4" height="4.6" rx="0.8" fill="none" stroke="currentColor" strokeWidth="1.3" />
       <rect x="10.5" y="9.6" width="4" height="4.6" rx="0.8" fill="none" stroke="currentColor" strokeWidth="1.3" />
+    </svg>
+  );
+}
+function IconEndpoints() {
+  return (
+    <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
+      <path d="M1.5 11.5l3.5-4 3 2.5 5.5-7" stroke="currentColor" strokeWidth="1.4" strokeLinecap="round" strokeLinejoin="round" fill="none" />
+      <circle cx="13.5" cy="3" r="1.2" fill="currentColor" />
+      <path d="M1.5 14.5h13" stroke="currentColor" strokeWidth="1.2" strokeLinecap="round" />
+    </svg>
+  );
+}
+function IconIncidents() {
+  return (
+    <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
+      <path d="M8 1.8 14.6 13.6H1.4Z" fill="none" stroke="currentColor" strokeWidth="1.4" strokeLinejoin="round" />
+      <path d="M8 6v3.6" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" />
+      <circle cx="8" cy="11.7" r="0.9" fill="currentColor" />
+    </svg>
+  );
+}
+
+function IconQuotas() {
+  return (
+    <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
+      <rect x="1.5" y="3" width="13" height="3.2" rx="1" fill="none" stroke="currentColor" strokeWidth="1.3" />
+      <rect x="1.5" y="9.8" width="13" height="3.2" rx="1" fill="none" stroke="currentColor" strokeWidth="1.3" />
+      <path d="M2.5 4.6h6M2.5 11.4h9.5" stroke="currentColor" strokeWidth="1.8" />
+    </svg>
+  );
+}
+function IconKeys() {
+  return (
+    <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
+      <circle cx="5" cy="8" r="3" fill="none" stroke="currentColor" strokeWidth="1.4" />
+      <path d="M8 8h6.5M12 8v2.5M14 8v2" stroke="currentColor" strokeWidth="1.4" strokeLinecap="round" fill="none" />
+    </svg>
+  );
+}
+function IconAudit() {
+  return (
+    <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
+      <rect x="2.5" y="1.5" width="11" height="13" rx="1.2" fill="none" stroke="currentColor" strokeWidth="1.3" />
+      <path d="M5 5h6M5 8h6M5 11h3.5" stroke="currentColor" strokeWidth="1.3" strokeLinecap="round" />
     </svg>
   );
 }

@@ -3,8 +3,21 @@ import { createGantryClient, GantryApiError, type GantryClient } from '@gantry/s
 export { GantryApiError };
 export type { GantryClient };
 
+/**
+ * Stored in place of an API key after an email + password sign-in: the browser then holds an
+ * httpOnly session cookie, and changes carry the CSRF token from the `gantry_csrf` cookie.
+ */
+export const SESSION_MARKER = 'session';
+
+function csrfFromCookie(): string | undefined {
+  if (typeof document === 'undefined') return undefined;
+  const m = /(?:^|;\s*)gantry_csrf=([^;]*)/.exec(document.cookie);
+  return m ? decodeURIComponent(m[1]!) : undefined;
+}
+
 /** The console reaches the API same-origin: Next rewrites /v1/* to GANTRY_API_URL. */
 export function makeClient(apiKey: string): GantryClient {
+  if (apiKey === SESSION_MARKER) return createGantryClient({ baseUrl: '', csrfToken: csrfFromCookie });
   return createGantryClient({ baseUrl: '', apiKey });
 }
 

@@ -3,7 +3,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { Me } from '@gantry/contracts';
-import { makeClient, type GantryClient } from './api';
+import { makeClient, SESSION_MARKER, type GantryClient } from './api';
 import { meKeys } from './queries/me';
 import { getApiKey, setApiKey, subscribeStorage } from './storage';
 
@@ -49,6 +49,8 @@ export function SessionProvider({ children }: { children: React.ReactNode }) {
 
   const signOut = useCallback(
     (reason?: 'expired') => {
+      // A password session also ends on the server (the cookie is revoked there).
+      if (getApiKey() === SESSION_MARKER && reason !== 'expired') void makeClient(SESSION_MARKER).auth.logout().catch(() => undefined);
       // the console shell sees the key gone and navigates to /login
       setEndReason(reason ?? 'signed-out');
       setApiKey(null);

@@ -10,6 +10,8 @@ import { runOpenb, type Policy } from './openb';
 import { runThroughput } from './throughput';
 import { parseSeeds } from './seeds';
 import { coldStartsCommand } from './cold-starts';
+import { failoverCommand } from './failover';
+import { utilizationCommand } from './utilization';
 
 function args(argv: string[]): { cmd: string; opts: Record<string, string> } {
   const [cmd = 'help', ...rest] = argv;
@@ -67,6 +69,8 @@ function main(): number {
     process.stdout.write(JSON.stringify(r) + '\n');
     return 0;
   }
+  if (cmd === 'failover') return failoverCommand(opts, log), 0;
+  if (cmd === 'utilization') return utilizationCommand(opts, log), 0;
   if (cmd === 'cold-starts') {
     coldStartsCommand(opts, log);
     return 0;

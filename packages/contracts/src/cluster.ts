@@ -27,6 +27,21 @@ export const ZMigSlice = z.object({
 });
 export type MigSlice = z.infer<typeof ZMigSlice>;
 
+/** A node's transition in progress: a drain, a persona switch or a remediation. */
+export const ZNodeTransition = z.object({
+  kind: z.enum(['drain', 'persona-switch', 'remediation']),
+  /** Persona being switched to (persona-switch). */
+  persona: ZPersona.optional(),
+  startedAt: z.string(),
+  /** Expected end; absent when unknown. */
+  etaAt: z.string().nullable(),
+  /** 0..1, from the elapsed time over the expected duration (or jobs drained so far). */
+  progress: z.number().min(0).max(1),
+  /** Jobs still on the node (drain). */
+  jobsLeft: z.number().int().optional(),
+});
+export type NodeTransition = z.infer<typeof ZNodeTransition>;
+
 export const ZGpu = z.object({
   id: z.string(),
   nodeId: z.string(),
@@ -39,6 +54,10 @@ export const ZGpu = z.object({
   jobId: z.string().optional(),
   mig: z.object({ layout: z.array(ZMigSlice) }).optional(),
   sharedMilliUsed: z.number().int().optional(),
+  /** False while a MIG change is applied (the GPU takes no new work) or the GPU is quarantined. */
+  schedulable: z.boolean(),
+  /** The MIG layout being applied, while a change is in flight ([] = MIG off). */
+  migTarget: z.array(z.object({ profile: z.string(), start: z.number().int() })).optional(),
 });
 export type Gpu = z.infer<typeof ZGpu>;
 
@@ -56,6 +75,12 @@ export const ZNode = z.object({
   gpusAllocated: z.number(),
   heartbeatAt: z.string().nullable(),
   labels: z.record(z.string(), z.string()),
+  /** Why the node is not ready (cordon reason, fault, drain, persona switch). */
+  stateReason: z.string().nullable(),
+  /** Persona being switched to while `switching`. */
+  personaTarget: ZPersona.nullable(),
+  /** Drain, persona switch or remediation in progress, with progress and ETA. */
+  transition: ZNodeTransition.nullable(),
 });
 export type Node = z.infer<typeof ZNode>;
 

@@ -44,5 +44,8 @@ export const ZMe = z.object({
   tenantId: z.string().nullable(),
   teamId: z.string().nullable(),
   teams: z.array(ZTeam),
+  /** Set for a console session (and for keys that belong to a user). */
+  userId: z.string().nullable().optional(),
+  email: z.string().optional(),
 });
 export type Me = z.infer<typeof ZMe>;

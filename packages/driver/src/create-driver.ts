@@ -1,7 +1,7 @@
 /** Chooses the ClusterDriver from configuration (GANTRY_DRIVER, GANTRY_SIM_CLUSTER...). */
 import { KubernetesDriver } from './kubernetes/kubernetes-driver';
 import { demoTopology } from './simulated/generate-topology';
-import { SimulatedDriver } from './simulated/simulated-driver';
+import { SimulatedDriver, type SimulatedDelays } from './simulated/simulated-driver';
 import { loadTopologyFile } from './simulated/topology-file';
 import type { ClusterDriver } from './types';
 
@@ -13,6 +13,8 @@ export interface DriverConfig {
   simSpeed?: number;
   /** Heartbeat events from the simulated cluster; default true (the product watches them). */
   simHeartbeats?: boolean;
+  /** Simulated delays to override (seconds of simulated time; 0 = next tick). */
+  simDelays?: Partial<SimulatedDelays>;
   /** kubeconfig path; default: KUBECONFIG, in-cluster service account, ~/.kube/config. */
   kubeconfig?: string;
   /** Namespace of workload pods on Kubernetes; default `gantry`. */
@@ -26,6 +28,7 @@ export function createDriver(config: DriverConfig): ClusterDriver {
         topology: config.simCluster ? loadTopologyFile(config.simCluster) : demoTopology(),
         speed: config.simSpeed,
         heartbeats: config.simHeartbeats ?? true,
+        delays: config.simDelays,
       });
     case 'kubernetes':
       return new KubernetesDriver({ kubeconfigPath: config.kubeconfig, namespace: config.kubeNamespace });

@@ -69,6 +69,8 @@ export interface WorkloadStatus {
   exitCode?: number;
   /** True while the replicas are still starting (progress has not begun yet). */
   starting?: boolean;
+  /** Why an exited job ended (when the driver knows): failover tells a lost job from a failed one. */
+  reason?: JobExitReason;
 }
 
 /**
@@ -127,4 +129,11 @@ export interface ClusterDriver {
   close(): Promise<void>;
   /** Only drivers that can fake hardware faults implement this (the simulated driver). */
   injectFault?(fault: FaultInjection): Promise<void>;
+  /**
+   * Remediation (optional): resets one GPU (no process may run on it) and resolves once the
+   * reset is done. Whether the GPU came back healthy is read with discover().
+   */
+  resetGpu?(nodeName: string, gpuIndex: number): Promise<void>;
+  /** Remediation (optional): reboots a node (power cycle through its BMC); resolves once it is back. */
+  rebootNode?(nodeName: string): Promise<void>;
 }

@@ -3,7 +3,10 @@
  * document say the same thing. When the API changes a shape and the document is regenerated,
  * this file stops compiling until the contracts agree. Nothing here runs.
  */
-import type { Capacity, Gpu, Job, JobCreate, JobDetail, Me, Node, NodeDetail, Page, Team, Tenant } from '@gantry/contracts';
+import type { AuditEntry, LoginResult, QuotasPut, TeamQuotas, TeamUsage as TeamUsageReport, TenantQuota, User } from '@gantry/contracts';
+import type { FaultAccepted, FaultRequest, Incident, MigChangeAccepted, NodeActionResult, Topology } from '@gantry/contracts';
+import type { Endpoint, EndpointCreate, EndpointDetail, EndpointInvokeResult, Capacity, Gpu, Job, JobCreate, JobDetail, Me, Node, NodeDetail, Page, Team, Tenant } from '@gantry/contracts';
+import type { GpuHeatmap, IdleAllocations, UtilizationReport } from '@gantry/contracts';
 import type { RequestOf, ResponseOf } from './openapi-types';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -16,7 +19,31 @@ same<Same<ResponseOf<'/v1/me', 'get'>, Me>>(true);
 same<Same<ResponseOf<'/v1/nodes', 'get'>, Page<Node>>>(true);
 same<Same<ResponseOf<'/v1/nodes/{id}', 'get'>, NodeDetail>>(true);
 same<Same<ResponseOf<'/v1/gpus', 'get'>, Page<Gpu>>>(true);
-same<Same<ResponseOf<'/v1/utilization', 'get'>, Capacity>>(true);
+same<Same<ResponseOf<'/v1/utilization', 'get'>, Capacity | UtilizationReport>>(true);
+same<Same<ResponseOf<'/v1/utilization/idle', 'get'>, IdleAllocations>>(true);
+same<Same<ResponseOf<'/v1/utilization/gpus', 'get'>, GpuHeatmap>>(true);
 same<Same<ResponseOf<'/v1/tenants/{id}', 'get'>, Tenant>>(true);
 same<Same<ResponseOf<'/v1/teams/{id}', 'get'>, Team>>(true);
 same<RequestOf<'/v1/jobs', 'post'> extends object ? (JobCreate extends RequestOf<'/v1/jobs', 'post'> ? true : false) : false>(true);
+same<Same<ResponseOf<'/v1/endpoints', 'get'>, Page<Endpoint>>>(true);
+same<Same<ResponseOf<'/v1/endpoints', 'post'>, Endpoint>>(true);
+same<Same<ResponseOf<'/v1/endpoints/{id}', 'get'>, EndpointDetail>>(true);
+same<Same<ResponseOf<'/v1/endpoints/{id}/invoke', 'post'>, EndpointInvokeResult>>(true);
+same<RequestOf<'/v1/endpoints', 'post'> extends object ? (EndpointCreate extends RequestOf<'/v1/endpoints', 'post'> ? true : false) : false>(true);
+same<Same<ResponseOf<'/v1/incidents', 'get'>, Page<Incident>>>(true);
+same<Same<ResponseOf<'/v1/topology', 'get'>, Topology>>(true);
+same<Same<ResponseOf<'/v1/gpus/{id}/mig', 'put'>, MigChangeAccepted>>(true);
+same<Same<ResponseOf<'/v1/nodes/{id}/persona', 'put'>, NodeActionResult>>(true);
+same<Same<ResponseOf<'/v1/nodes/{id}/cordon', 'post'>, NodeActionResult>>(true);
+same<Same<ResponseOf<'/v1/sim/faults', 'post'>, FaultAccepted>>(true);
+same<RequestOf<'/v1/sim/faults', 'post'> extends object ? (FaultRequest extends RequestOf<'/v1/sim/faults', 'post'> ? true : false) : false>(true);
+// Issue 3: quotas, usage, users, sessions, audit.
+same<Same<ResponseOf<'/v1/teams/{id}/quotas', 'get'>, TeamQuotas>>(true);
+same<Same<ResponseOf<'/v1/teams/{id}/quotas', 'put'>, TeamQuotas>>(true);
+same<RequestOf<'/v1/teams/{id}/quotas', 'put'> extends object ? (QuotasPut extends RequestOf<'/v1/teams/{id}/quotas', 'put'> ? true : false) : false>(true);
+same<Same<ResponseOf<'/v1/teams/{id}/usage', 'get'>, TeamUsageReport>>(true);
+same<Same<ResponseOf<'/v1/tenants/{id}/quota', 'get'>, TenantQuota>>(true);
+same<Same<ResponseOf<'/v1/auth/login', 'post'>, LoginResult>>(true);
+same<Same<ResponseOf<'/v1/users', 'get'>, Page<User>>>(true);
+same<Same<ResponseOf<'/v1/users', 'post'>, User>>(true);
+same<Same<ResponseOf<'/v1/audit', 'get'>, Page<AuditEntry>>>(true);

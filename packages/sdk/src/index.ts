@@ -2,7 +2,30 @@ import type {
   ApiKey,
   ApiKeyCreate,
   ApiKeyCreated,
+  AuditEntry,
+  Login,
+  LoginResult,
+  QuotasPut,
+  TeamQuotas,
+  TeamUsage as TeamUsageReport,
+  TenantQuota,
+  User,
+  UserCreate,
   Capacity,
+  Endpoint,
+  EndpointCreate,
+  EndpointDetail,
+  EndpointInvokeResult,
+  EndpointUpdate,
+  FaultAccepted,
+  FaultRequest,
+  Incident,
+  MigChangeAccepted,
+  MigLayoutEntry,
+  NodeActionResult,
+  Persona,
+  Topology,
+  SimTrafficAccepted,
   ErrorBody,
   Gpu,
   Job,
@@ -16,13 +39,42 @@ import type {
   TeamCreate,
   Tenant,
   TenantCreate,
+  GpuHeatmap,
+  IdleAllocations,
+  UtilizationGroupBy,
+  UtilizationReport,
 } from '@gantry/contracts';
+
+/** Query of a utilization report (`step`: seconds or 60s, 5m, 1h, 1d). */
+export interface UtilizationReportQuery {
+  groupBy: UtilizationGroupBy;
+  from?: string;
+  to?: string;
+  step?: string | number;
+}
+
+/** One message of the live event stream (`/v1/events/stream`). */
+export interface LiveEvent {
+  id: string;
+  topic: 'job' | 'node' | 'incident' | 'other';
+  type: string;
+  tenantId: string | null;
+  jobId: string | null;
+  nodeId: string | null;
+  message: string;
+  at: string;
+}
 
 export interface GantryClientOptions {
   /** e.g. http://127.0.0.1:4000 ; '' for same-origin (the console proxies /v1). */
   baseUrl: string;
   /** `gk_...` API key; omitted when a session cookie authenticates. */
   apiKey?: string;
+  /**
+   * With a session cookie (no apiKey): the CSRF token to send as `X-CSRF-Token` on changes
+   * (the console reads it from the `gantry_csrf` cookie).
+   */
+  csrfToken?: () => string | undefined;
   fetch?: typeof fetch;
 }
 
@@ -82,31 +134,132 @@ export class GantryClient {
     resume: (id: string) => this.request<Job>('POST', `/v1/jobs/${enc(id)}/resume`),
   };
 
+  endpoints = {
+    list: (q: { teamId?: string; limit?: number; cursor?: string } = {}) => this.request<Page<Endpoint>>('GET', '/v1/endpoints', { query: q }),
+    get: (id: string) => this.request<EndpointDetail>('GET', `/v1/endpoints/${enc(id)}`),
+    create: (body: EndpointCreate) => this.request<Endpoint>('POST', '/v1/endpoints', { body }),
+    update: (id: string, body: EndpointUpdate) => this.request<EndpointDetail>('PATCH', `/v1/endpoints/${enc(id)}`, { body }),
+    remove: (id: string) => this.request<void>('DELETE', `/v1/endpoints/${enc(id)}`),
+    /** Manual scale, held for one stable window; 409 beyond maxReplicas or quota. */
+    scale: (id: string, replicas: number) => this.request<EndpointDetail>('POST', `/v1/endpoints/${enc(id)}/scale`, { body: { replicas } }),
+    /** At zero replicas the activator holds the request until a replica is ready. */
+    invoke: (id: string, input?: string) => this.request<EndpointInvokeResult>('POST', `/v1/endpoints/${enc(id)}/invoke`, { body: input === undefined ? {} : { input } }),
+  };
+
+  sim = {
+    /** Simulated driver only: traffic to an endpoint for the autoscaler. */
+    traffic: (body: { endpointId: string; rps: number; durationSeconds: number }) => this.request<SimTrafficAccepted>('POST', '/v1/sim/traffic', { body }),
+    /** Simulated driver only: inject a fault (xid, nic-down, node-down, recover); cluster:admin. */
+    fault: (body: FaultRequest) => this.request<FaultAccepted>('POST', '/v1/sim/faults', { body }),
+  };
+
   nodes = {
     list: (q: { leaf?: string; state?: string; gpuModel?: string; limit?: number; cursor?: string } = {}) =>
       this.request<Page<Node>>('GET', '/v1/nodes', { query: q }),
     get: (id: string) => this.request<NodeDetail>('GET', `/v1/nodes/${enc(id)}`),
+    cordon: (id: string, reason?: string) => this.request<NodeActionResult>('POST', `/v1/nodes/${enc(id)}/cordon`, { body: reason ? { reason } : {} }),
+    uncordon: (id: string) => this.request<NodeActionResult>('POST', `/v1/nodes/${enc(id)}/uncordon`, { body: {} }),
+    drain: (id: string, reason?: string) => this.request<NodeActionResult>('POST', `/v1/nodes/${enc(id)}/drain`, { body: reason ? { reason } : {} }),
+    setPersona: (id: string, persona: Persona) => this.request<NodeActionResult>('PUT', `/v1/nodes/${enc(id)}/persona`, { body: { persona } }),
   };
 
   gpus = {
     list: (q: { nodeId?: string; model?: string; health?: string; limit?: number; cursor?: string } = {}) =>
       this.request<Page<Gpu>>('GET', '/v1/gpus', { query: q }),
+    /** The GPU's whole MIG layout ([] = MIG off); answers 202 while it is applied. */
+    setMig: (id: string, layout: MigLayoutEntry[]) => this.request<MigChangeAccepted>('PUT', `/v1/gpus/${enc(id)}/mig`, { body: { layout } }),
+  };
+
+  topology = {
+    get: () => this.request<Topology>('GET', '/v1/topology'),
+  };
+
+  incidents = {
+    list: (q: { state?: string; nodeId?: string; limit?: number; cursor?: string } = {}) => this.request<Page<Incident>>('GET', '/v1/incidents', { query: q }),
+  };
+
+  /** Console sessions: email + password sign-in sets an httpOnly cookie; the answer carries the CSRF token. */
+  auth = {
+    login: (body: Login) => this.request<LoginResult>('POST', '/v1/auth/login', { body }),
+    logout: () => this.request<void>('POST', '/v1/auth/logout'),
+  };
+
+  users = {
+    list: (q: { limit?: number; cursor?: string } = {}) => this.request<Page<User>>('GET', '/v1/users', { query: q }),
+    create: (body: UserCreate) => this.request<User>('POST', '/v1/users', { body }),
+  };
+
+  quotas = {
+    get: (teamId: string) => this.request<TeamQuotas>('GET', `/v1/teams/${enc(teamId)}/quotas`),
+    /** Replaces the team's rows; 400/409 name the broken rule, 403 above the tenant admin's ceiling. */
+    put: (teamId: string, body: QuotasPut) => this.request<TeamQuotas>('PUT', `/v1/teams/${enc(teamId)}/quotas`, { body }),
+    usage: (teamId: string) => this.request<TeamUsageReport>('GET', `/v1/teams/${enc(teamId)}/usage`),
+    tenant: (tenantId: string) => this.request<TenantQuota>('GET', `/v1/tenants/${enc(tenantId)}/quota`),
+    /** Platform admin: the tenant's GPU total (null = unlimited). */
+    setTenant: (tenantId: string, gpuTotal: number | null) => this.request<TenantQuota>('PUT', `/v1/tenants/${enc(tenantId)}/quota`, { body: { gpuTotal } }),
+  };
+
+  audit = {
+    list: (q: { action?: string; actor?: string; limit?: number; cursor?: string } = {}) => this.request<Page<AuditEntry>>('GET', '/v1/audit', { query: q }),
   };
 
   utilization = {
     capacity: () => this.request<Capacity>('GET', '/v1/utilization'),
+    report: (q: UtilizationReportQuery) => this.request<UtilizationReport>('GET', '/v1/utilization', { query: { ...q } }),
+    /** The report as CSV text (chargeback export). */
+    csv: (q: UtilizationReportQuery) => this.request<string>('GET', '/v1/utilization', { query: { ...q, format: 'csv' }, text: true }),
+    idle: (q: { minIdleSeconds?: number; limit?: number } = {}) => this.request<IdleAllocations>('GET', '/v1/utilization/idle', { query: q }),
+    gpus: () => this.request<GpuHeatmap>('GET', '/v1/utilization/gpus'),
+  };
+
+  events = {
+    /**
+     * Follows `/v1/events/stream` (SSE over fetch, so that the API key travels in a header)
+     * until `signal` aborts; resolves when the stream ends.
+     */
+    stream: async (onEvent: (e: LiveEvent) => void, opts: { signal?: AbortSignal; onOpen?: () => void } = {}): Promise<void> => {
+      const headers: Record<string, string> = { accept: 'text/event-stream' };
+      if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
+      const res = await (this.opts.fetch ?? fetch)(`${this.opts.baseUrl}/v1/events/stream`, { headers, signal: opts.signal, credentials: 'include' });
+      if (!res.ok || !res.body) throw new GantryApiError(res.status, 'http_error', `event stream: HTTP ${res.status}`);
+      opts.onOpen?.();
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buf += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = buf.indexOf('\n\n')) >= 0) {
+          const frame = buf.slice(0, end);
+          buf = buf.slice(end + 2);
+          const type = /^event: (.*)$/m.exec(frame)?.[1];
+          const data = frame
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
+          if (type && type !== 'ready' && type !== 'ping' && data) onEvent(JSON.parse(data) as LiveEvent);
+        }
+      }
+    },
   };
 
   private async request<T>(
     method: string,
     path: string,
-    init: { query?: Query; body?: unknown; headers?: Record<string, string> } = {},
+    init: { query?: Query; body?: unknown; headers?: Record<string, string>; text?: boolean } = {},
   ): Promise<T> {
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined && v !== '') qs.set(k, String(v));
     const url = `${this.opts.baseUrl}${path}${qs.size ? `?${qs}` : ''}`;
     const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
     if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    else if (method !== 'GET' && method !== 'HEAD') {
+      const csrf = this.opts.csrfToken?.();
+      if (csrf) headers['x-csrf-token'] = csrf;
+    }
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     const res = await (this.opts.fetch ?? fetch)(url, {
       method,
@@ -120,6 +273,7 @@ export class GantryClient {
       const err = (data as ErrorBody | undefined)?.error;
       throw new GantryApiError(res.status, err?.code ?? 'http_error', err?.message ?? `HTTP ${res.status}`, err?.details);
     }
+    if (init.text) return text as T;
     return data as T;
   }
 }

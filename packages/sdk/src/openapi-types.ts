@@ -14,7 +14,9 @@ export type ResponseOf<P extends keyof paths, M extends Method> = paths[P][M] ex
     ? B
     : R extends { 201: { content: { 'application/json': infer B } } }
       ? B
-      : never
+      : R extends { 202: { content: { 'application/json': infer B } } }
+        ? B
+        : never
   : never;
 
 /** The JSON request body of a route. */

@@ -11,6 +11,13 @@ export interface Principal {
   tenantId: string | null;
   /** Set when the key is bound to one team. */
   teamId: string | null;
+  /** How the caller authenticated: an API key (default) or a console session cookie. */
+  via?: 'api-key' | 'session';
+  /** The user behind a session (or a key made for a user). */
+  userId?: string | null;
+  email?: string;
+  /** Client address, for the audit log. */
+  source?: string | null;
 }
 
 /**

@@ -19,6 +19,21 @@ const ZEnv = z.object({
   /** Seconds between safety-net scheduling cycles and reconciliations. */
   GANTRY_RECONCILE_SECONDS: z.coerce.number().positive().max(3600).default(5),
   GANTRY_LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug']).default('log'),
+  /** Requests per minute per API key or session (429 with Retry-After beyond). */
+  GANTRY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
+  /** Console sessions: lifetime in hours; `Secure` cookies (set to true behind HTTPS). */
+  GANTRY_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
+  GANTRY_COOKIE_SECURE: z.enum(['true', 'false']).default('false'),
+  /** Telemetry (issue 6): seconds between driver metric samples, retention, idle detection, prices. */
+  GANTRY_TELEMETRY_SECONDS: z.coerce.number().positive().max(3600).default(15),
+  GANTRY_TELEMETRY_RAW_RETENTION_MINUTES: z.coerce.number().positive().default(60),
+  GANTRY_TELEMETRY_MINUTE_RETENTION_HOURS: z.coerce.number().positive().default(48),
+  GANTRY_TELEMETRY_HOUR_RETENTION_DAYS: z.coerce.number().positive().default(400),
+  GANTRY_IDLE_SM_PCT: z.coerce.number().min(0).max(100).default(5),
+  GANTRY_IDLE_MINUTES: z.coerce.number().min(0).default(10),
+  /** JSON: { "<gpuModel>": { "pricePerGpuHour": 2.5, "idleW": 70, "busyW": 700 } } over the defaults. */
+  GANTRY_GPU_PRICES: z.string().optional(),
+  GANTRY_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('USD'),
 });
 
 export type Env = z.infer<typeof ZEnv>;
@@ -33,7 +48,35 @@ export interface AppConfig {
   bootstrapAdminKey?: string;
   reconcileSeconds: number;
   logLevel: Env['GANTRY_LOG_LEVEL'];
+  auth: { rateLimitPerMinute: number; sessionHours: number; cookieSecure: boolean };
+  telemetry: TelemetryConfig;
 }
+
+export interface TelemetryConfig {
+  intervalSeconds: number;
+  rawRetentionMinutes: number;
+  minuteRetentionHours: number;
+  hourRetentionDays: number;
+  idleSmPct: number;
+  idleMinutes: number;
+  currency: string;
+  /** Per GPU model: GPU-hour price and the idle / busy watts of the energy estimate. */
+  prices: Record<string, { pricePerGpuHour: number; idleW: number; busyW: number }>;
+}
+
+/** Chargeback defaults per GPU model (list prices of a GPU cloud; watts: idle and TDP of the SXM parts). */
+export const DEFAULT_GPU_PRICES: TelemetryConfig['prices'] = {
+  'H100-80GB': { pricePerGpuHour: 2.49, idleW: 70, busyW: 700 },
+  'H200-141GB': { pricePerGpuHour: 3.49, idleW: 75, busyW: 700 },
+  'A100-80GB': { pricePerGpuHour: 1.79, idleW: 55, busyW: 400 },
+  'A100-40GB': { pricePerGpuHour: 1.29, idleW: 50, busyW: 400 },
+  '*': { pricePerGpuHour: 1.0, idleW: 50, busyW: 300 },
+};
+
+const ZPrices = z.record(
+  z.string(),
+  z.object({ pricePerGpuHour: z.number().min(0), idleW: z.number().min(0), busyW: z.number().min(0) }),
+);
 
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = ZEnv.safeParse(env);
@@ -63,7 +106,31 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,
     reconcileSeconds: e.GANTRY_RECONCILE_SECONDS,
     logLevel: e.GANTRY_LOG_LEVEL,
+    auth: { rateLimitPerMinute: e.GANTRY_RATE_LIMIT_PER_MINUTE, sessionHours: e.GANTRY_SESSION_HOURS, cookieSecure: e.GANTRY_COOKIE_SECURE === 'true' },
+    telemetry: {
+      intervalSeconds: e.GANTRY_TELEMETRY_SECONDS,
+      rawRetentionMinutes: e.GANTRY_TELEMETRY_RAW_RETENTION_MINUTES,
+      minuteRetentionHours: e.GANTRY_TELEMETRY_MINUTE_RETENTION_HOURS,
+      hourRetentionDays: e.GANTRY_TELEMETRY_HOUR_RETENTION_DAYS,
+      idleSmPct: e.GANTRY_IDLE_SM_PCT,
+      idleMinutes: e.GANTRY_IDLE_MINUTES,
+      currency: e.GANTRY_CURRENCY,
+      prices: { ...DEFAULT_GPU_PRICES, ...parsePrices(e.GANTRY_GPU_PRICES) },
+    },
   };
+}
+
+function parsePrices(json: string | undefined): TelemetryConfig['prices'] {
+  if (!json) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    throw new Error('Invalid environment:\n  GANTRY_GPU_PRICES: is not valid JSON');
+  }
+  const parsed = ZPrices.safeParse(raw);
+  if (!parsed.success) throw new Error(`Invalid environment:\n  GANTRY_GPU_PRICES: ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

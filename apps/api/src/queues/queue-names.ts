@@ -8,6 +8,40 @@ export const QUEUES = {
     jobId: z.string(),
     exitCode: z.number().int().optional(),
   }),
+  /** Repeatable: sample the driver's GPU metrics into telemetry rollups. */
+  telemetry: z.object({}).passthrough(),
+  /** Apply a MIG layout to one GPU: out of scheduling, wait for idle slices, apply, verify, back. */
+  mig: z.object({
+    gpuId: z.string(),
+    layout: z.array(z.object({ profile: z.string(), start: z.number().int() })),
+    reason: z.string(),
+  }),
+  /** Node operations: persona switch (drain, reconfigure, ready), operator cordon / uncordon / drain. */
+  persona: z.object({
+    action: z.enum(['switch', 'drain', 'cordon', 'uncordon']),
+    nodeId: z.string(),
+    persona: z.enum(['container', 'vm-passthrough', 'inference']).optional(),
+    reason: z.string().optional(),
+  }),
+  /** Health events and the failover loop: classify, cordon, drain, reschedule, remediate, validate, uncordon. */
+  failover: z.object({
+    action: z.enum(['fault', 'job-lost', 'remediate', 'inject']),
+    kind: z.enum(['xid', 'nic-down', 'nic-up', 'node-down', 'node-up', 'recover']).optional(),
+    nodeName: z.string().optional(),
+    gpuIndex: z.number().int().optional(),
+    xid: z.number().int().optional(),
+    jobId: z.string().optional(),
+    exitReason: z.string().optional(),
+    incidentId: z.string().optional(),
+    /** When the driver saw it (ms since the epoch): detection time of an incident. */
+    at: z.number().optional(),
+    source: z.string().optional(),
+  }),
+  /** Endpoints (repeatable `tick`, every 2 s): the autoscaler; `start`: start a placed replica through the driver. */
+  autoscale: z.object({
+    action: z.enum(['tick', 'start']),
+    replicaId: z.string().optional(),
+  }),
 } as const;
 
 export type QueueName = keyof typeof QUEUES;

@@ -54,6 +54,55 @@ export class QueuesService implements OnModuleDestroy {
     });
   }
 
+  /**
+   * A MIG change. The job is idempotent (it acts only while the GPU's migTarget is this layout),
+   * so each request gets its own id: a failed earlier job kept for inspection never swallows a
+   * new request for the same layout.
+   */
+  async mig(payload: QueuePayload<'mig'>): Promise<void> {
+    await this.queue('mig').add('apply', payload, {
+      jobId: `mig-${payload.gpuId}-${payload.layout.map((e) => `${e.profile}@${e.start}`).join('+') || 'off'}-${Date.now()}`.replace(/[:]/g, '_'),
+      removeOnComplete: true,
+      removeOnFail: 100,
+      attempts: 1000,
+      backoff: { type: 'fixed', delay: 1000 },
+    });
+  }
+
+  /** Node operations (persona switch, cordon, uncordon, drain); idempotent by the node's state checks. */
+  async persona(payload: QueuePayload<'persona'>): Promise<void> {
+    await this.queue('persona').add(payload.action, payload, {
+      jobId: `${payload.action}-${payload.nodeId}-${payload.persona ?? ''}-${Date.now()}`,
+      removeOnComplete: true,
+      removeOnFail: 100,
+      attempts: 20,
+      backoff: { type: 'exponential', delay: 500 },
+    });
+  }
+
+  /** Failover work; `dedupId` names the fact (an event at a time, a job lost, an incident step). */
+  async failover(payload: QueuePayload<'failover'>, dedupId: string, opts: { delayMs?: number; attempts?: number } = {}): Promise<void> {
+    await this.queue('failover').add(payload.action, payload, {
+      jobId: dedupId.replace(/[:\s]/g, '_'),
+      removeOnComplete: true,
+      removeOnFail: 100,
+      attempts: opts.attempts ?? 8,
+      backoff: { type: 'exponential', delay: 250 },
+      ...(opts.delayMs ? { delay: opts.delayMs } : {}),
+    });
+  }
+
+  /** Endpoint work: one start per replica (a duplicate enqueue while one waits is a no-op). */
+  async autoscale(payload: QueuePayload<'autoscale'>): Promise<void> {
+    await this.queue('autoscale').add(payload.action, payload, {
+      ...(payload.replicaId ? { jobId: `${payload.action}-${payload.replicaId}` } : {}),
+      removeOnComplete: true,
+      removeOnFail: 100,
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 250 },
+    });
+  }
+
   async onModuleDestroy(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close()));
   }

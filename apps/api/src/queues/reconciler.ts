@@ -4,6 +4,7 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../driver/driver.provider';
 import { ClusterRepository } from '../modules/cluster/cluster.repository';
 import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
 import { QueuesService } from './queues.service';
+import { isFailoverExit } from '../modules/failover/fault-classification';
 
 /**
  * Worker boot and safety net: loads the driver's inventory, bridges driver events into the
@@ -30,7 +31,8 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     const added = await this.cluster.syncInventory(inv);
     this.logger.log(`${this.driver.name} cluster: ${inv.nodes.length} nodes (${added.nodesAdded} new, ${added.gpusAdded} new GPUs)`);
     this.unsubscribe = this.driver.onEvent((e) => {
-      if (e.type === 'job-exited') {
+      // Exits the cluster caused (node lost, GPU fault, eviction) go to failover (HealthMonitor).
+      if (e.type === 'job-exited' && !isFailoverExit(e.reason)) {
         this.queues.lifecycle({ action: 'exited', jobId: e.jobId, exitCode: e.exitCode }).catch((err: unknown) => this.logger.error(String(err)));
       }
     });

@@ -3,6 +3,7 @@ import { SchedulingService, type CycleReport } from '../modules/scheduling/sched
 import { QUEUES } from './queue-names';
 import type { QueueProcessor } from './processor';
 import { QueuesService } from './queues.service';
+import { MetricsRecorder } from '../modules/metrics/metrics.recorder';
 
 const MAX_ROUNDS = 20;
 
@@ -15,6 +16,7 @@ export class ScheduleProcessor implements QueueProcessor {
   constructor(
     private readonly scheduling: SchedulingService,
     private readonly queues: QueuesService,
+    private readonly metrics: MetricsRecorder,
   ) {}
 
   async process(data: unknown): Promise<CycleReport[]> {
@@ -23,7 +25,9 @@ export class ScheduleProcessor implements QueueProcessor {
     let round = 0;
     do {
       await this.queues.takeScheduleRequest();
-      reports.push(await this.scheduling.cycle());
+      const report = await this.scheduling.cycle();
+      reports.push(report);
+      await this.metrics.recordCycle(report);
     } while (++round < MAX_ROUNDS && (await this.queues.takeScheduleRequest()));
     return reports;
   }

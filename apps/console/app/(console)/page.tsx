@@ -13,6 +13,7 @@ import { capacityQuery } from '@/lib/queries/utilization';
 import { useClient } from '@/lib/session';
 import { useTeam } from '@/lib/team';
 import { useNow } from '@/lib/use-now';
+import { IdleAllocationsTable, ModelUsageChart, TeamQuotaTable, TrendChart } from '@/components/utilization/overview-widgets';
 
 export default function OverviewPage() {
   const client = useClient();
@@ -32,6 +33,19 @@ export default function OverviewPage() {
         ) : (
           <CapacityCards capacity={capacity.data} />
         )}
+      </section>
+      <section className="section" data-testid="overview-utilization">
+        <h2 className="section-title">Utilization</h2>
+        <div className="chart-grid">
+          <ModelUsageChart />
+          <TrendChart />
+        </div>
+      </section>
+      <section className="section">
+        <div className="chart-grid">
+          <TeamQuotaTable />
+          <IdleAllocationsTable />
+        </div>
       </section>
       <section className="section">
         <h2 className="section-title">

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from 'react';
 import { useRouter } from 'next/navigation';
-import { describeError, isApiError, makeClient } from '@/lib/api';
+import { describeError, isApiError, makeClient, SESSION_MARKER } from '@/lib/api';
 import { useSession } from '@/lib/session';
 import { Logo } from '@/components/logo';
 
@@ -27,6 +27,33 @@ export default function LoginPage() {
   useEffect(() => {
     if (ready && apiKey) router.replace(safeNext(new URLSearchParams(window.location.search).get('next')));
   }, [ready, apiKey, router]);
+
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [pwError, setPwError] = useState<string | null>(null);
+
+  async function onPasswordSubmit(e: React.FormEvent) {
+    e.preventDefault();
+    setNotice(null);
+    if (!email.trim() || !password) {
+      setPwError('Enter your email and password.');
+      return;
+    }
+    setBusy(true);
+    setPwError(null);
+    try {
+      const client = makeClient(SESSION_MARKER);
+      await client.auth.login({ email: email.trim(), password });
+      const me = await client.me();
+      signIn(SESSION_MARKER, me);
+    } catch (err) {
+      if (isApiError(err) && err.status === 401) setPwError('Wrong email or password.');
+      else if (isApiError(err) && err.status === 429) setPwError(`Too many attempts: ${err.message}`);
+      else setPwError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  }
 
   async function onSubmit(e: React.FormEvent) {
     e.preventDefault();
@@ -57,7 +84,7 @@ export default function LoginPage() {
 
   return (
     <main className="login">
-      <form className="login-card" onSubmit={onSubmit} noValidate>
+      <div className="login-card">
         <div className="login-brand">
           <Logo />
           <div>
@@ -65,6 +92,43 @@ export default function LoginPage() {
             <div className="login-sub">GPU orchestration console</div>
           </div>
         </div>
+      <form className="login-form" onSubmit={onPasswordSubmit} noValidate data-testid="login-password-form">
+        <label className="field">
+          <span className="field-label">Email</span>
+          <input
+            data-testid="login-email"
+            type="email"
+            name="email"
+            autoComplete="username"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            autoFocus
+            aria-invalid={!!pwError}
+          />
+        </label>
+        <label className="field">
+          <span className="field-label">Password</span>
+          <input
+            data-testid="login-password"
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            aria-invalid={!!pwError}
+          />
+        </label>
+        {pwError && (
+          <div className="alert alert-error" role="alert" data-testid="login-password-error">
+            {pwError}
+          </div>
+        )}
+        <button className="btn btn-primary btn-block" type="submit" data-testid="login-password-submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      <div className="login-or"><span>or with an API key</span></div>
+      <form className="login-form" onSubmit={onSubmit} noValidate>
         <label className="field">
           <span className="field-label">API key</span>
           <input
@@ -76,7 +140,6 @@ export default function LoginPage() {
             placeholder="gk_..."
             value={key}
             onChange={(e) => setKey(e.target.value)}
-            autoFocus
             aria-invalid={!!error}
           />
         </label>
@@ -86,13 +149,14 @@ export default function LoginPage() {
             {error}
           </div>
         )}
-        <button className="btn btn-primary btn-block" type="submit" data-testid="login-submit" disabled={busy}>
-          {busy ? 'Checking…' : 'Sign in'}
+        <button className="btn btn-block" type="submit" data-testid="login-submit" disabled={busy}>
+          {busy ? 'Checking…' : 'Sign in with the key'}
         </button>
         <p className="login-hint">
-          The key is checked against <code>/v1/me</code> and kept in this browser&apos;s local storage until you sign out.
+          A password session lives in an httpOnly cookie; a key is checked against <code>/v1/me</code> and kept in this browser&apos;s local storage until you sign out.
         </p>
       </form>
+      </div>
     </main>
   );
 }

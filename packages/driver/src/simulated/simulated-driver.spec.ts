@@ -145,13 +145,25 @@ describe('SimulatedDriver workloads', () => {
     await jest.advanceTimersByTimeAsync(5_000);
     const wantExit = { type: 'job-exited', jobId: 'train', exitCode: 0, reason: 'completed' };
     expect(exitsOf(events)).toEqual([expect.objectContaining(wantExit)]);
-    expect(await driver.status('train')).toEqual({ state: 'exited', progressSeconds: 100, exitCode: 0 });
+    expect(await driver.status('train')).toEqual({ state: 'exited', progressSeconds: 100, exitCode: 0, reason: 'completed' });
   });
 
   it('reports a job as starting until startSeconds have passed', async () => {
     const { driver } = tracked({ delays: { startSeconds: 3 } });
     await driver.start(wholeGpuJob('train'));
     expect(await driver.status('train')).toEqual({ state: 'running', progressSeconds: 0, starting: true });
+  });
+
+  it('adds modelLoadSeconds to the start of an inference workload (endpoint replica), not to other kinds', async () => {
+    const { driver } = tracked({ delays: { startSeconds: 1, modelLoadSeconds: 3 } });
+    await driver.start(wholeGpuJob('replica', { kind: 'inference' }));
+    await driver.start(wholeGpuJob('train', {}, NODE, 1));
+    await jest.advanceTimersByTimeAsync(1500);
+    expect((await driver.status('train')).starting).toBeUndefined();
+    expect((await driver.status('replica')).starting).toBe(true);
+    await jest.advanceTimersByTimeAsync(2600);
+    expect(await driver.status('replica')).toMatchObject({ state: 'running' });
+    expect((await driver.status('replica')).starting).toBeUndefined();
   });
 
   it('ignores a second start of a running job', async () => {

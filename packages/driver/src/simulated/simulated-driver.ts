@@ -34,16 +34,25 @@ export interface SimulatedDelays {
   migApplySeconds: number;
   personaSwitchSeconds: number;
   startSeconds: number;
+  /** Extra start time of an `inference` workload: loading the model's weights onto the GPU. */
+  modelLoadSeconds: number;
   suspendSeconds: number;
   heartbeatSeconds: number;
+  /** GPU reset (remediation). */
+  gpuResetSeconds: number;
+  /** Node reboot (remediation). */
+  rebootSeconds: number;
 }
 
 export const DEFAULT_SIMULATED_DELAYS: Readonly<SimulatedDelays> = {
   migApplySeconds: 5,
   personaSwitchSeconds: 240,
   startSeconds: 1,
+  modelLoadSeconds: 3,
   suspendSeconds: 2,
   heartbeatSeconds: 5,
+  gpuResetSeconds: 30,
+  rebootSeconds: 180,
 };
 
 export interface SimulatedDriverOptions {
@@ -213,6 +222,32 @@ export class SimulatedDriver implements ClusterDriver {
       case 'recover':
         return this.recover(node, fault.gpuIndex);
     }
+  }
+
+  /**
+   * Resets a GPU: refused while a job runs on it; after gpuResetSeconds the GPU is healthy again
+   * unless its node is down (a reset cannot bring back a node that is gone).
+   */
+  async resetGpu(nodeName: string, gpuIndex: number): Promise<void> {
+    const node = this.cluster.upNode(nodeName);
+    const gpu = this.cluster.gpu(node, gpuIndex);
+    const jobs = this.workloads.jobsOn(nodeName, gpuIndex);
+    if (jobs.length > 0) throw new Error(`GPU ${gpuIndex} of node ${nodeName} still runs jobs ${jobs.join(', ')}: drain it before a reset`);
+    await this.timers.sleep(this.delays.gpuResetSeconds);
+    if (!node.down) gpu.healthy = true;
+  }
+
+  /**
+   * Reboots a node through its BMC (works on a node that is down): its jobs end (exit 137),
+   * after rebootSeconds the node, its NIC and its GPUs are back. MIG layouts are kept, as
+   * mig-manager re-applies the configured layout at boot.
+   */
+  async rebootNode(nodeName: string): Promise<void> {
+    const node = this.cluster.node(nodeName);
+    for (const jobId of this.workloads.jobsOn(node.name)) this.workloads.kill(jobId, SIM_EXIT_CODES.nodeLost, 'node-lost');
+    node.down = true;
+    await this.timers.sleep(this.delays.rebootSeconds);
+    this.recover(node, undefined);
   }
 
   async close(): Promise<void> {

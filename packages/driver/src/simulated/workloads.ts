@@ -1,5 +1,5 @@
 /**
- * Simulated workloads: each job starts (startSeconds), makes `speed` seconds of progress per
+ * Simulated workloads: each job starts (startSeconds, plus modelLoadSeconds for `inference`), makes `speed` seconds of progress per
  * real second while running, and exits with code 0 when its progress reaches durationSeconds.
  * Suspending freezes progress, waits suspendSeconds for the checkpoint and forgets the job;
  * starting it again with that progress finishes the remainder.
@@ -21,6 +21,8 @@ export const SIM_EXIT_CODES = {
 
 export interface WorkloadDelays {
   startSeconds: number;
+  /** Added to startSeconds for `inference` workloads (model load). */
+  modelLoadSeconds?: number;
   suspendSeconds: number;
 }
 
@@ -43,6 +45,7 @@ interface SimJob {
   progressBase: number;
   runningSince?: number;
   exitCode?: number;
+  exitReason?: JobExitReason;
   cancelTimer?: CancelTimer;
   suspension?: Promise<{ checkpoint: string; progressSeconds: number }>;
 }
@@ -79,7 +82,8 @@ export class SimWorkloads {
     this.forget(request.jobId);
     const job: SimJob = { request, claims, phase: 'starting', progressBase: request.progressSeconds ?? 0 };
     this.jobs.set(request.jobId, job);
-    job.cancelTimer = this.deps.timers.after(this.deps.delays.startSeconds, () => this.run(job));
+    const load = request.kind === 'inference' ? (this.deps.delays.modelLoadSeconds ?? 0) : 0;
+    job.cancelTimer = this.deps.timers.after(this.deps.delays.startSeconds + load, () => this.run(job));
   }
 
   /** Stops and forgets the job; no-op for an unknown one. */
@@ -112,7 +116,7 @@ export class SimWorkloads {
   status(jobId: string): WorkloadStatus {
     const job = this.jobs.get(jobId);
     if (!job) return { state: 'unknown', progressSeconds: 0 };
-    if (job.phase === 'exited') return { state: 'exited', progressSeconds: job.progressBase, exitCode: job.exitCode };
+    if (job.phase === 'exited') return { state: 'exited', progressSeconds: job.progressBase, exitCode: job.exitCode, reason: job.exitReason };
     const status: WorkloadStatus = { state: 'running', progressSeconds: this.progressOf(job) };
     if (job.phase === 'starting') status.starting = true;
     return status;
@@ -136,6 +140,7 @@ export class SimWorkloads {
     this.freeze(job, 'exited');
     if (reason === 'completed') job.progressBase = job.request.durationSeconds ?? job.progressBase;
     job.exitCode = exitCode;
+    job.exitReason = reason;
     this.deps.onExit(job.request.jobId, exitCode, reason);
   }
 

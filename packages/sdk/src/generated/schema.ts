@@ -297,6 +297,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/nodes/{id}/cordon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cordon a node: it takes no new work, running jobs stay */
+        post: operations["NodeManagerController_cordon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/nodes/{id}/uncordon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Uncordon a cordoned or drained node */
+        post: operations["NodeManagerController_uncordon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/nodes/{id}/drain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Drain a node: checkpoint and move its jobs, then keep it cordoned (202 while draining) */
+        post: operations["NodeManagerController_drain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/nodes/{id}/persona": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Switch a node persona (container, vm-passthrough, inference): drain, reconfigure, ready (202 while switching) */
+        put: operations["NodeManagerController_persona"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/gpus/{id}/mig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a GPU MIG layout ([] = MIG off); 202 while applied; 400 names the broken rule */
+        put: operations["NodeManagerController_mig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/topology": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The cluster tree: spines, leaf switches, nodes with persona, state and GPU use */
+        get: operations["NodeManagerController_topology"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Faults from detection to recovery: timeline, actions taken, MTTR (newest first) */
+        get: operations["NodeManagerController_incidents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sim/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Inject a fault into the simulated cluster (xid, nic-down, node-down, recover) */
+        post: operations["NodeManagerController_fault"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/utilization": {
         parameters: {
             query?: never;
@@ -304,8 +440,269 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Capacity by GPU model: total, allocated, free, unhealthy */
-        get: operations["ClusterController_utilization"];
+        /** Without groupBy: capacity by GPU model (total, allocated, free, unhealthy). With groupBy: GPU-hours, measured use, energy and cost per group and bucket (format=csv for an export) */
+        get: operations["UtilizationController_utilization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/utilization/idle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GPUs allocated but idle (SM under the threshold for longer than the set time), with who holds them */
+        get: operations["UtilizationController_idle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/utilization/gpus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live per-GPU SM %, memory, power and allocation, column-oriented (the heatmap) */
+        get: operations["UtilizationController_heatmap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live events (SSE): jobs, nodes and incidents as they happen; event types job, node, incident, other, ready, ping */
+        get: operations["EventsStreamController_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List endpoints, newest first */
+        get: operations["EndpointsController_list"];
+        put?: never;
+        /** Create an inference endpoint (replicas are allocations under the team quota) */
+        post: operations["EndpointsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an endpoint: replicas, traffic of the last minute, autoscaler state, cold-start p50/p95 */
+        get: operations["EndpointsController_get"];
+        put?: never;
+        post?: never;
+        /** Delete an endpoint; its replicas are stopped and their GPUs released */
+        delete: operations["EndpointsController_remove"];
+        options?: never;
+        head?: never;
+        /** Change replica bounds, target concurrency, idle time or warm pool */
+        patch: operations["EndpointsController_update"];
+        trace?: never;
+    };
+    "/v1/endpoints/{id}/scale": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Scale manually (held for one stable window); 409 beyond maxReplicas or quota */
+        post: operations["EndpointsController_scale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/endpoints/{id}/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a request; at zero replicas the activator holds it until a replica is ready (cold start) */
+        post: operations["EndpointsController_invoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sim/traffic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Simulated driver: generate traffic to an endpoint (rps for durationSeconds) */
+        post: operations["SimTrafficController_traffic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{id}/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A team's quotas per GPU flavour (guaranteed, limit, GPU-hour budget) */
+        get: operations["QuotasController_get"];
+        /** Replace a team's quotas (tenant admin; a team admin within the tenant admin's ceilings) */
+        put: operations["QuotasController_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GPUs in use by flavour against the quota, and GPU-hours this month */
+        get: operations["QuotasController_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{id}/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's GPU total and its teams' guaranteed sum */
+        get: operations["QuotasController_getTenant"];
+        /** Set the tenant's GPU total (platform admin) */
+        put: operations["QuotasController_putTenant"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with email and password: sets an httpOnly session cookie; answers the CSRF token for changes */
+        post: operations["AuthController_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the console session (clears the cookies) */
+        post: operations["AuthController_logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the users the caller can see (its tenant, or its team) */
+        get: operations["UsersController_list"];
+        put?: never;
+        /** Create a console user (tenant admin; a team admin for its team) */
+        post: operations["UsersController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log of the caller's tenant, newest first (tenant admin) */
+        get: operations["AuditController_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -411,6 +808,8 @@ export interface operations {
                             slug: string;
                             createdAt: string;
                         }[];
+                        userId?: string | null;
+                        email?: string;
                     };
                 };
             };
@@ -2178,6 +2577,19 @@ export interface operations {
                             labels: {
                                 [key: string]: string;
                             };
+                            stateReason: string | null;
+                            /** @enum {string|null} */
+                            personaTarget: "container" | "vm-passthrough" | "inference" | null;
+                            transition: {
+                                /** @enum {string} */
+                                kind: "drain" | "persona-switch" | "remediation";
+                                /** @enum {string} */
+                                persona?: "container" | "vm-passthrough" | "inference";
+                                startedAt: string;
+                                etaAt: string | null;
+                                progress: number;
+                                jobsLeft?: number;
+                            } | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2270,6 +2682,19 @@ export interface operations {
                         labels: {
                             [key: string]: string;
                         };
+                        stateReason: string | null;
+                        /** @enum {string|null} */
+                        personaTarget: "container" | "vm-passthrough" | "inference" | null;
+                        transition: {
+                            /** @enum {string} */
+                            kind: "drain" | "persona-switch" | "remediation";
+                            /** @enum {string} */
+                            persona?: "container" | "vm-passthrough" | "inference";
+                            startedAt: string;
+                            etaAt: string | null;
+                            progress: number;
+                            jobsLeft?: number;
+                        } | null;
                         gpus: {
                             id: string;
                             nodeId: string;
@@ -2291,6 +2716,11 @@ export interface operations {
                                 }[];
                             };
                             sharedMilliUsed?: number;
+                            schedulable: boolean;
+                            migTarget?: {
+                                profile: string;
+                                start: number;
+                            }[];
                         }[];
                     };
                 };
@@ -2390,6 +2820,11 @@ export interface operations {
                                 }[];
                             };
                             sharedMilliUsed?: number;
+                            schedulable: boolean;
+                            migTarget?: {
+                                profile: string;
+                                start: number;
+                            }[];
                         }[];
                         nextCursor: string | null;
                     };
@@ -2448,9 +2883,944 @@ export interface operations {
             };
         };
     };
-    ClusterController_utilization: {
+    NodeManagerController_cordon: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodeId: string;
+                        name: string;
+                        /** @enum {string} */
+                        state: "ready" | "cordoned" | "draining" | "switching" | "down";
+                        /** @enum {string} */
+                        persona: "container" | "vm-passthrough" | "inference";
+                        /** @enum {string|null} */
+                        personaTarget: "container" | "vm-passthrough" | "inference" | null;
+                        stateReason: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    NodeManagerController_uncordon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodeId: string;
+                        name: string;
+                        /** @enum {string} */
+                        state: "ready" | "cordoned" | "draining" | "switching" | "down";
+                        /** @enum {string} */
+                        persona: "container" | "vm-passthrough" | "inference";
+                        /** @enum {string|null} */
+                        personaTarget: "container" | "vm-passthrough" | "inference" | null;
+                        stateReason: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    NodeManagerController_drain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodeId: string;
+                        name: string;
+                        /** @enum {string} */
+                        state: "ready" | "cordoned" | "draining" | "switching" | "down";
+                        /** @enum {string} */
+                        persona: "container" | "vm-passthrough" | "inference";
+                        /** @enum {string|null} */
+                        personaTarget: "container" | "vm-passthrough" | "inference" | null;
+                        stateReason: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    NodeManagerController_persona: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    persona: "container" | "vm-passthrough" | "inference";
+                };
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodeId: string;
+                        name: string;
+                        /** @enum {string} */
+                        state: "ready" | "cordoned" | "draining" | "switching" | "down";
+                        /** @enum {string} */
+                        persona: "container" | "vm-passthrough" | "inference";
+                        /** @enum {string|null} */
+                        personaTarget: "container" | "vm-passthrough" | "inference" | null;
+                        stateReason: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    NodeManagerController_mig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    layout: {
+                        profile: string;
+                        start: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        gpuId: string;
+                        nodeId: string;
+                        /** @enum {string} */
+                        state: "applying" | "unchanged";
+                        layout: {
+                            profile: string;
+                            start: number;
+                        }[];
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    NodeManagerController_topology: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        spines: {
+                            name: string;
+                            leaves: {
+                                name: string;
+                                nodes: {
+                                    id: string;
+                                    name: string;
+                                    /** @enum {string} */
+                                    persona: "container" | "vm-passthrough" | "inference";
+                                    /** @enum {string} */
+                                    state: "ready" | "cordoned" | "draining" | "switching" | "down";
+                                    gpuModel: string | null;
+                                    gpuCount: number;
+                                    gpusAllocated: number;
+                                    gpusUnhealthy: number;
+                                }[];
+                            }[];
+                        }[];
+                        totals: {
+                            spines: number;
+                            leaves: number;
+                            nodes: number;
+                            gpus: number;
+                        };
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    NodeManagerController_incidents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                state?: "open" | "mitigated" | "remediating" | "resolved" | "failed";
+                nodeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            kind: string;
+                            severity: string;
+                            /** @enum {string} */
+                            state: "open" | "mitigated" | "remediating" | "resolved" | "failed";
+                            /** @enum {string} */
+                            scope: "none" | "gpu" | "node";
+                            remediation: string;
+                            summary: string;
+                            xid: number | null;
+                            nodeId: string | null;
+                            nodeName: string | null;
+                            gpuId: string | null;
+                            gpuIndex: number | null;
+                            /** @enum {string|null} */
+                            gpuHealth: "healthy" | "degraded" | "unhealthy" | null;
+                            jobIds: string[];
+                            jobsAffected: number;
+                            timeline: {
+                                at: string;
+                                step: string;
+                                message: string;
+                            }[];
+                            detectedAt: string;
+                            mitigatedAt: string | null;
+                            resolvedAt: string | null;
+                            mttrSeconds: number | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    NodeManagerController_fault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    nodeId: string;
+                    gpuIndex?: number;
+                    /** @enum {string} */
+                    kind: "xid" | "nic-down" | "node-down" | "recover";
+                    xid?: number;
+                };
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        accepted: true;
+                        nodeId: string;
+                        nodeName: string;
+                        /** @enum {string} */
+                        kind: "xid" | "nic-down" | "node-down" | "recover";
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    UtilizationController_utilization: {
+        parameters: {
+            query?: {
+                groupBy?: "team" | "gpuModel" | "node" | "tenant";
+                from?: string;
+                to?: string;
+                step?: string;
+                format?: "json" | "csv";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2469,6 +3839,61 @@ export interface operations {
                             allocated: number;
                             free: number;
                             unhealthy: number;
+                        }[];
+                    } | {
+                        /** @enum {string} */
+                        groupBy: "team" | "gpuModel" | "node" | "tenant";
+                        from: string;
+                        to: string;
+                        stepSeconds: number;
+                        /** @enum {string} */
+                        resolution: "1m" | "1h" | "1d";
+                        currency: string;
+                        series: {
+                            key: string;
+                            label: string;
+                            now?: {
+                                allocatedGpus: number;
+                                quotaGuaranteed: number | null;
+                                quotaLimit: number | null;
+                            };
+                            totals: {
+                                capacityGpuHours: number | null;
+                                allocatedGpuHours: number;
+                                busyGpuHours: number;
+                                allocationRatio: number | null;
+                                smRatio: number | null;
+                                energyKWh: number;
+                                energyEstimateKWh: number;
+                                cost: number;
+                            };
+                            points: {
+                                t: string;
+                                capacityGpuHours: number | null;
+                                allocatedGpuHours: number;
+                                busyGpuHours: number;
+                                allocationRatio: number | null;
+                                smRatio: number | null;
+                                memoryUsedMiB: number;
+                                energyKWh: number;
+                                cost: number;
+                            }[];
+                        }[];
+                        totals: {
+                            capacityGpuHours: number | null;
+                            allocatedGpuHours: number;
+                            busyGpuHours: number;
+                            allocationRatio: number | null;
+                            smRatio: number | null;
+                            energyKWh: number;
+                            energyEstimateKWh: number;
+                            cost: number;
+                        };
+                        prices: {
+                            gpuModel: string;
+                            pricePerGpuHour: number;
+                            idleW: number;
+                            busyW: number;
                         }[];
                     };
                 };
@@ -2508,6 +3933,2244 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    UtilizationController_idle: {
+        parameters: {
+            query?: {
+                minIdleSeconds?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        smThresholdPct: number;
+                        minIdleSeconds: number;
+                        items: {
+                            gpuId: string;
+                            nodeId: string;
+                            nodeName: string;
+                            gpuIndex: number;
+                            gpuModel: string;
+                            tenantId: string;
+                            teamId: string;
+                            teamName: string;
+                            jobId: string | null;
+                            jobName: string | null;
+                            gpuUnits: number;
+                            smPct: number;
+                            idleSince: string;
+                            idleSeconds: number;
+                        }[];
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    UtilizationController_heatmap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        at: string | null;
+                        nodes: string[];
+                        models: string[];
+                        gpus: {
+                            id: string[];
+                            node: number[];
+                            index: number[];
+                            model: number[];
+                            smPct: (number | null)[];
+                            memoryPct: (number | null)[];
+                            powerW: (number | null)[];
+                            allocated: number[];
+                            health: number[];
+                        };
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    EventsStreamController_stream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    EndpointsController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                teamId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            teamId: string;
+                            name: string;
+                            model: string;
+                            resources: {
+                                gpus?: number;
+                                migProfile?: string;
+                                gpuFraction?: number;
+                                gpuModel?: string;
+                                /** @default 4000 */
+                                cpuMilli: number;
+                                /** @default 16384 */
+                                memoryMiB: number;
+                            };
+                            minReplicas: number;
+                            maxReplicas: number;
+                            targetConcurrency: number;
+                            scaleToZeroAfterSeconds: number;
+                            warmPool: number;
+                            desiredReplicas: number;
+                            /** @enum {string} */
+                            state: "scaled-to-zero" | "scaling" | "ready";
+                            replicas: {
+                                ready: number;
+                                starting: number;
+                                warm: number;
+                            };
+                            coldStarts: {
+                                count: number;
+                                p50Ms: number | null;
+                                p95Ms: number | null;
+                                lastMs: number | null;
+                            };
+                            createdAt: string;
+                            lastRequestAt?: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    EndpointsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    teamId: string;
+                    name: string;
+                    model: string;
+                    resources: {
+                        gpus?: number;
+                        migProfile?: string;
+                        gpuFraction?: number;
+                        gpuModel?: string;
+                        /** @default 4000 */
+                        cpuMilli?: number;
+                        /** @default 16384 */
+                        memoryMiB?: number;
+                    };
+                    /** @default 0 */
+                    minReplicas?: number;
+                    /** @default 1 */
+                    maxReplicas?: number;
+                    /** @default 100 */
+                    targetConcurrency?: number;
+                    /** @default 60 */
+                    scaleToZeroAfterSeconds?: number;
+                    /** @default 0 */
+                    warmPool?: number;
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        model: string;
+                        resources: {
+                            gpus?: number;
+                            migProfile?: string;
+                            gpuFraction?: number;
+                            gpuModel?: string;
+                            /** @default 4000 */
+                            cpuMilli: number;
+                            /** @default 16384 */
+                            memoryMiB: number;
+                        };
+                        minReplicas: number;
+                        maxReplicas: number;
+                        targetConcurrency: number;
+                        scaleToZeroAfterSeconds: number;
+                        warmPool: number;
+                        desiredReplicas: number;
+                        /** @enum {string} */
+                        state: "scaled-to-zero" | "scaling" | "ready";
+                        replicas: {
+                            ready: number;
+                            starting: number;
+                            warm: number;
+                        };
+                        coldStarts: {
+                            count: number;
+                            p50Ms: number | null;
+                            p95Ms: number | null;
+                            lastMs: number | null;
+                        };
+                        createdAt: string;
+                        lastRequestAt?: string;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    EndpointsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        model: string;
+                        resources: {
+                            gpus?: number;
+                            migProfile?: string;
+                            gpuFraction?: number;
+                            gpuModel?: string;
+                            /** @default 4000 */
+                            cpuMilli: number;
+                            /** @default 16384 */
+                            memoryMiB: number;
+                        };
+                        minReplicas: number;
+                        maxReplicas: number;
+                        targetConcurrency: number;
+                        scaleToZeroAfterSeconds: number;
+                        warmPool: number;
+                        desiredReplicas: number;
+                        /** @enum {string} */
+                        state: "scaled-to-zero" | "scaling" | "ready";
+                        replicas: {
+                            ready: number;
+                            starting: number;
+                            warm: number;
+                        };
+                        coldStarts: {
+                            count: number;
+                            p50Ms: number | null;
+                            p95Ms: number | null;
+                            lastMs: number | null;
+                        };
+                        createdAt: string;
+                        lastRequestAt?: string;
+                        replicaList: {
+                            replica: number;
+                            /** @enum {string} */
+                            state: "starting" | "ready";
+                            serving: boolean;
+                            nodeName?: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                fraction?: number;
+                            }[];
+                            createdAt: string;
+                            readyAt?: string;
+                        }[];
+                        traffic: {
+                            t: number;
+                            rps: number;
+                            concurrency: number;
+                        }[];
+                        autoscaler: {
+                            panic: boolean;
+                            observedConcurrency: number;
+                            observedRps: number;
+                            recommended: number;
+                            reason: string;
+                        } | null;
+                        reasons: {
+                            code: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    EndpointsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    EndpointsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    minReplicas?: number;
+                    maxReplicas?: number;
+                    targetConcurrency?: number;
+                    scaleToZeroAfterSeconds?: number;
+                    warmPool?: number;
+                    model?: string;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        model: string;
+                        resources: {
+                            gpus?: number;
+                            migProfile?: string;
+                            gpuFraction?: number;
+                            gpuModel?: string;
+                            /** @default 4000 */
+                            cpuMilli: number;
+                            /** @default 16384 */
+                            memoryMiB: number;
+                        };
+                        minReplicas: number;
+                        maxReplicas: number;
+                        targetConcurrency: number;
+                        scaleToZeroAfterSeconds: number;
+                        warmPool: number;
+                        desiredReplicas: number;
+                        /** @enum {string} */
+                        state: "scaled-to-zero" | "scaling" | "ready";
+                        replicas: {
+                            ready: number;
+                            starting: number;
+                            warm: number;
+                        };
+                        coldStarts: {
+                            count: number;
+                            p50Ms: number | null;
+                            p95Ms: number | null;
+                            lastMs: number | null;
+                        };
+                        createdAt: string;
+                        lastRequestAt?: string;
+                        replicaList: {
+                            replica: number;
+                            /** @enum {string} */
+                            state: "starting" | "ready";
+                            serving: boolean;
+                            nodeName?: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                fraction?: number;
+                            }[];
+                            createdAt: string;
+                            readyAt?: string;
+                        }[];
+                        traffic: {
+                            t: number;
+                            rps: number;
+                            concurrency: number;
+                        }[];
+                        autoscaler: {
+                            panic: boolean;
+                            observedConcurrency: number;
+                            observedRps: number;
+                            recommended: number;
+                            reason: string;
+                        } | null;
+                        reasons: {
+                            code: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    EndpointsController_scale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    replicas: number;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        model: string;
+                        resources: {
+                            gpus?: number;
+                            migProfile?: string;
+                            gpuFraction?: number;
+                            gpuModel?: string;
+                            /** @default 4000 */
+                            cpuMilli: number;
+                            /** @default 16384 */
+                            memoryMiB: number;
+                        };
+                        minReplicas: number;
+                        maxReplicas: number;
+                        targetConcurrency: number;
+                        scaleToZeroAfterSeconds: number;
+                        warmPool: number;
+                        desiredReplicas: number;
+                        /** @enum {string} */
+                        state: "scaled-to-zero" | "scaling" | "ready";
+                        replicas: {
+                            ready: number;
+                            starting: number;
+                            warm: number;
+                        };
+                        coldStarts: {
+                            count: number;
+                            p50Ms: number | null;
+                            p95Ms: number | null;
+                            lastMs: number | null;
+                        };
+                        createdAt: string;
+                        lastRequestAt?: string;
+                        replicaList: {
+                            replica: number;
+                            /** @enum {string} */
+                            state: "starting" | "ready";
+                            serving: boolean;
+                            nodeName?: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                fraction?: number;
+                            }[];
+                            createdAt: string;
+                            readyAt?: string;
+                        }[];
+                        traffic: {
+                            t: number;
+                            rps: number;
+                            concurrency: number;
+                        }[];
+                        autoscaler: {
+                            panic: boolean;
+                            observedConcurrency: number;
+                            observedRps: number;
+                            recommended: number;
+                            reason: string;
+                        } | null;
+                        reasons: {
+                            code: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    EndpointsController_invoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    input?: string;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpointId: string;
+                        replica: number;
+                        output: string;
+                        coldStart: boolean;
+                        waitedMs: number;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    SimTrafficController_traffic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    endpointId: string;
+                    rps: number;
+                    durationSeconds: number;
+                };
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpointId: string;
+                        rps: number;
+                        until: string;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    QuotasController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        teamId: string;
+                        tenantId: string;
+                        tenantGpuTotal: number | null;
+                        weight: number;
+                        quotas: {
+                            gpuModel: string;
+                            guaranteed: number;
+                            limit: number;
+                            gpuHourBudget: number | null;
+                            /** @enum {string} */
+                            budgetPolicy: "block" | "preemptible-only";
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    QuotasController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    quotas: {
+                        gpuModel: string;
+                        guaranteed: number;
+                        limit: number;
+                        gpuHourBudget?: number | null;
+                        /**
+                         * @default block
+                         * @enum {string}
+                         */
+                        budgetPolicy?: "block" | "preemptible-only";
+                    }[];
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        teamId: string;
+                        tenantId: string;
+                        tenantGpuTotal: number | null;
+                        weight: number;
+                        quotas: {
+                            gpuModel: string;
+                            guaranteed: number;
+                            limit: number;
+                            gpuHourBudget: number | null;
+                            /** @enum {string} */
+                            budgetPolicy: "block" | "preemptible-only";
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    QuotasController_usage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        teamId: string;
+                        period: {
+                            start: string;
+                            end: string;
+                        };
+                        flavours: {
+                            gpuModel: string;
+                            inUse: number;
+                            borrowed: number;
+                            guaranteed: number | null;
+                            limit: number | null;
+                            pending: number;
+                        }[];
+                        byModel: {
+                            gpuModel: string;
+                            inUse: number;
+                        }[];
+                        gpuHours: number;
+                        gpuHourBudget: number | null;
+                        /** @enum {string|null} */
+                        budgetPolicy: "block" | "preemptible-only" | null;
+                        budgetExhausted: boolean;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    QuotasController_getTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tenantId: string;
+                        gpuTotal: number | null;
+                        guaranteedSum: number;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    QuotasController_putTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    gpuTotal: number | null;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tenantId: string;
+                        gpuTotal: number | null;
+                        guaranteedSum: number;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    AuthController_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            id: string;
+                            email: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "platform-admin" | "tenant-admin" | "team-admin" | "member" | "viewer";
+                            tenantId: string | null;
+                            teamId: string | null;
+                            createdAt: string;
+                        };
+                        csrfToken: string;
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    AuthController_logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    UsersController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            email: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "platform-admin" | "tenant-admin" | "team-admin" | "member" | "viewer";
+                            tenantId: string | null;
+                            teamId: string | null;
+                            createdAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    UsersController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    name: string;
+                    password: string;
+                    /** @enum {string} */
+                    role: "tenant-admin" | "team-admin" | "member" | "viewer";
+                    teamId?: string;
+                    tenantId?: string;
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        name: string;
+                        /** @enum {string} */
+                        role: "platform-admin" | "tenant-admin" | "team-admin" | "member" | "viewer";
+                        tenantId: string | null;
+                        teamId: string | null;
+                        createdAt: string;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    AuditController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                action?: string;
+                actor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            tenantId: string | null;
+                            actor: string;
+                            apiKeyId: string | null;
+                            userId: string | null;
+                            source: string | null;
+                            action: string;
+                            target: string | null;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            createdAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -30,7 +30,7 @@ export class AuthService {
     if (!apiKeyPrefix(key)) throw new DomainError('unauthenticated', 'invalid API key');
     const hash = hashApiKey(key);
     if (this.bootstrapHash && timingSafeEqual(this.bootstrapHash, Buffer.from(hash, 'hex'))) {
-      return { keyId: 'bootstrap', name: 'bootstrap platform admin', role: 'platform-admin', scopes: SCOPES, tenantId: null, teamId: null };
+      return { keyId: 'bootstrap', name: 'bootstrap platform admin', role: 'platform-admin', scopes: SCOPES, tenantId: null, teamId: null, via: 'api-key' };
     }
     const row = await this.keys.findByHash(hash);
     if (!row) throw new DomainError('unauthenticated', 'invalid API key');
@@ -46,6 +46,8 @@ export class AuthService {
       scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
       tenantId: row.tenantId,
       teamId: row.teamId,
+      via: 'api-key',
+      userId: row.userId,
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { page, ZCapacity, ZGpu, ZGpuListQuery, ZNode, ZNodeDetail, ZNodeListQuery, ZPageQuery } from '@gantry/contracts';
+import { page, ZGpu, ZGpuListQuery, ZNode, ZNodeDetail, ZNodeListQuery, ZPageQuery } from '@gantry/contracts';
 import type { z } from 'zod';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
@@ -33,11 +33,5 @@ export class ClusterController {
   @Route({ summary: 'List GPUs with mode, health, MIG layout and use', query: ZGpusQuery, ok: page(ZGpu) })
   listGpus(@Caller() p: Principal, @Query(new ZodPipe(ZGpusQuery, 'query')) q: z.output<typeof ZGpusQuery>) {
     return this.cluster.listGpus(p, q);
-  }
-
-  @Get('utilization')
-  @Route({ summary: 'Capacity by GPU model: total, allocated, free, unhealthy', ok: ZCapacity })
-  utilization() {
-    return this.cluster.capacity();
   }
 }

@@ -1,4 +1,4 @@
-import type { Gpu, Node, NodeDetail, Persona } from '@gantry/contracts';
+import type { Gpu, Node, NodeDetail, NodeTransition, Persona } from '@gantry/contracts';
 import type { TenantScope } from '../../common/principal';
 import type { GpuRow, NodeRow } from './cluster.repository';
 
@@ -36,6 +36,28 @@ export function presentGpu(scope: TenantScope, g: GpuLike): Gpu {
         }
       : {}),
     ...(g.mode === 'shared' ? { sharedMilliUsed: g.allocations.reduce((s, a) => s + a.milli, 0) } : {}),
+    schedulable: g.schedulable,
+    ...(Array.isArray(g.migTarget) ? { migTarget: (g.migTarget as { profile: string; start: number }[]).map((e) => ({ profile: e.profile, start: e.start })) } : {}),
+  };
+}
+
+/** A drain or persona switch in progress: progress from the elapsed time over the ETA, jobs left. */
+export function presentTransition(n: NodeRow, now = new Date()): NodeTransition | null {
+  if (n.state !== 'switching' && n.state !== 'draining') return null;
+  const started = n.transitionStartedAt ?? now;
+  const jobsLeft = new Set(n.gpus.flatMap((g) => g.allocations.map((a) => a.jobId ?? ''))).size;
+  let progress = 0;
+  if (n.state === 'switching' && n.transitionEtaAt) {
+    const total = n.transitionEtaAt.getTime() - started.getTime();
+    progress = total > 0 ? Math.min(0.99, Math.max(0, (now.getTime() - started.getTime()) / total)) : 0.99;
+  }
+  return {
+    kind: n.state === 'switching' ? 'persona-switch' : 'drain',
+    ...(n.personaTarget ? { persona: personaToApi(n.personaTarget) } : {}),
+    startedAt: started.toISOString(),
+    etaAt: n.transitionEtaAt?.toISOString() ?? null,
+    progress: Math.round(progress * 100) / 100,
+    jobsLeft,
   };
 }
 
@@ -58,6 +80,9 @@ export function presentNode(n: NodeRow): Node {
     gpusAllocated: Math.round(n.gpus.reduce((s, g) => s + gpuUnitsInUse(g), 0) * 1000) / 1000,
     heartbeatAt: n.heartbeatAt?.toISOString() ?? null,
     labels: (n.labels ?? {}) as Record<string, string>,
+    stateReason: n.stateReason ?? null,
+    personaTarget: n.personaTarget ? personaToApi(n.personaTarget) : null,
+    transition: presentTransition(n),
   };
 }
 

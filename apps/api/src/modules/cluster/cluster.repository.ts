@@ -151,7 +151,7 @@ export class ClusterRepository {
             }
           }
         }
-      });
+      }, { timeout: 60_000 }); // 100 nodes x 8 GPUs per transaction: slow disks or a busy machine need more than the 5 s default
     }
     return { nodesAdded: fresh.length, gpusAdded };
   }

@@ -5,6 +5,8 @@ import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
 import { tenantWhere, type TenantScope } from '../../common/principal';
 import { EventsRepository } from '../events/events.repository';
+import { orderJobs, type ClusterSnapshot } from '@gantry/scheduler';
+import { pendingJob } from '../scheduling/snapshot';
 
 export const jobWithPlacement = {
   allocations: {
@@ -93,16 +95,29 @@ export class JobsRepository {
     });
   }
 
-  /** Ids of pending jobs in queue order (priority, then age). */
+  /** Ids of pending jobs in queue order (priority, then fair share of the team, then age). */
   async pendingOrder(scope: TenantScope): Promise<string[]> {
     const rows = await this.prisma.client.job.findMany({
       where: { state: 'pending', ...(scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}) },
-      select: { id: true, priority: true, createdAt: true },
+      select: { id: true, teamId: true, kind: true, priority: true, createdAt: true, replicas: true, resources: true, topologyLevel: true, topologyRequired: true },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: 10_000,
     });
-    const rank = { critical: 0, high: 1, normal: 2, low: 3 } as const;
-    return rows.sort((a, b) => rank[a.priority] - rank[b.priority]).map((r) => r.id);
+    if (rows.length < 2) return rows.map((r) => r.id);
+    // The engine's own order (priority, then weighted dominant share of each team, then age),
+    // from the teams' current usage, weights and the cluster's totals.
+    const teamIds = [...new Set(rows.map((r) => r.teamId))];
+    const [usage, teams, totals, gpus] = await Promise.all([
+      this.prisma.client.allocation.groupBy({ by: ['teamId'], where: { endedAt: null, teamId: { in: teamIds } }, _sum: { gpuUnits: true, cpuMilli: true, memoryMiB: true } }),
+      this.prisma.client.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, weight: true } }),
+      this.prisma.client.node.aggregate({ _sum: { cpuMilli: true, memoryMiB: true } }),
+      this.prisma.client.gpu.count(),
+    ]);
+    const capacity = { nodes: [{ gpus: new Array(gpus), cpuMilli: totals._sum.cpuMilli ?? 0, memoryMiB: totals._sum.memoryMiB ?? 0 }] } as unknown as ClusterSnapshot;
+    return orderJobs(capacity, rows.map(pendingJob), {
+      teamUsage: Object.fromEntries(usage.map((u) => [u.teamId, { gpus: Number(u._sum.gpuUnits ?? 0), cpuMilli: u._sum.cpuMilli ?? 0, memoryMiB: u._sum.memoryMiB ?? 0 }])),
+      teamWeights: Object.fromEntries(teams.map((t) => [t.id, Number(t.weight)])),
+    }).map((j) => j.id);
   }
 
   /** Team usage in GPU units, by GPU model, from active allocations. */

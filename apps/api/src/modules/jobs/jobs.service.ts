@@ -114,6 +114,15 @@ export class JobsService {
         [{ field: 'resources', problem: `needs ${round(want)} GPUs > limit ${round(limit)}` }],
       );
     }
+    // Work that cannot be preempted never borrows (KAI): above the guaranteed quota it could never run.
+    const guaranteed = Number(quota.guaranteed);
+    if ((!body.preemptible || body.priority === 'critical') && want > guaranteed + 1e-9) {
+      throw new DomainError(
+        'quota_exceeded',
+        `the job needs ${round(want)} GPUs but non-preemptible work must fit the team's guaranteed quota of ${round(guaranteed)} GPUs; set "preemptible": true (below critical priority) to borrow up to the limit of ${round(limit)}`,
+        [{ field: 'preemptible', problem: `needs ${round(want)} GPUs > guaranteed ${round(guaranteed)} without preemption` }],
+      );
+    }
   }
 
   private async present(scope: TenantScope, row: JobRow): Promise<Job> {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../common/prisma.service';
 import { EventsRepository } from '../events/events.repository';
-import { releaseAllocations } from '../jobs/jobs.repository';
+import type { Tx } from '@gantry/db';
+import { releaseAllocations, SUSPENDABLE_KINDS } from '../jobs/jobs.repository';
 
 /** Job state transitions driven by the cluster (system-scoped: worker only). */
 @Injectable()
@@ -74,6 +75,7 @@ export class LifecycleRepository {
     return this.prisma.client.$transaction(async (tx) => {
       const job = await tx.job.findUnique({ where: { id: jobId } });
       if (!job || job.state !== 'suspending') return false;
+      if (job.requeueOnSuspend) return this.requeuePreempted(tx, job, checkpoint, now);
       await tx.job.update({
         where: { id: jobId },
         data: {
@@ -95,6 +97,37 @@ export class LifecycleRepository {
       });
       return true;
     });
+  }
+
+  /**
+   * The end of a preemption: the same checkpoint-and-release as a suspend, but the job goes back
+   * to `pending` (requeued) instead of `suspended`. A kind that cannot be checkpointed (batch)
+   * starts over.
+   */
+  private async requeuePreempted(
+    tx: Tx,
+    job: { id: string; tenantId: string; kind: string; durationSeconds: number | null },
+    checkpoint: { checkpoint: string | null; progressSeconds: number },
+    now: Date,
+  ): Promise<boolean> {
+    const keeps = (SUSPENDABLE_KINDS as readonly string[]).includes(job.kind);
+    const progress = keeps ? checkpoint.progressSeconds : 0;
+    const kept = keeps ? `requeued with its checkpoint at ${Math.round(progress)} s of progress` : 'requeued; a batch job cannot be checkpointed and starts over';
+    await tx.job.update({
+      where: { id: job.id },
+      data: {
+        state: 'pending',
+        requeueOnSuspend: false,
+        runningSince: null,
+        progressSeconds: progress,
+        checkpoint: keeps ? checkpoint.checkpoint : null,
+        version: { increment: 1 },
+        reasons: [{ code: 'preempted', message: `preempted; ${kept}` }],
+      },
+    });
+    const released = await releaseAllocations(tx, job.id, now);
+    await this.events.append(tx, { tenantId: job.tenantId, jobId: job.id, type: 'job.requeued', message: `preempted: ${kept}; ${released} GPU allocation(s) released` });
+    return true;
   }
 
   /** Jobs the cluster should be running: the reconciler compares them with the driver. */

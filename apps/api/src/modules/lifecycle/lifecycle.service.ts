@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
 import { LifecycleRepository } from './lifecycle.repository';
+import { isFailoverExit } from '../failover/fault-classification';
 
 type JobWithAllocations = NonNullable<Awaited<ReturnType<LifecycleRepository['findWithAllocations']>>>;
 
@@ -73,7 +74,10 @@ export class LifecycleService {
         continue;
       }
       const status = await this.driver.status(job.id);
-      if (status.state === 'exited') {
+      if (status.state === 'exited' && isFailoverExit(status.reason)) {
+        // taken away by the cluster (node lost, GPU fault, eviction): failover reschedules it
+        await this.queues.failover({ action: 'job-lost', jobId: job.id, exitReason: status.reason, at: Date.now() }, `lost-${job.id}-reconcile`, { delayMs: 300 });
+      } else if (status.state === 'exited') {
         await this.queues.lifecycle({ action: 'exited', jobId: job.id, exitCode: status.exitCode ?? 0 });
       } else if (status.state === 'unknown') {
         const full = await this.repo.findWithAllocations(job.id);

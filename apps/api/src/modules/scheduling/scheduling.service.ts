@@ -4,8 +4,11 @@ import { migProfile, runCycle, type CycleDecision, type NodeState, type ReplicaP
 import { QueuesService } from '../../queues/queues.service';
 import { ClusterRepository } from '../cluster/cluster.repository';
 import { replicaGpuUnits } from '../jobs/job-units';
-import { admit } from './quota-admission';
-import { SchedulingRepository, type NewAllocation } from './scheduling.repository';
+import { EndpointWorkSource } from '../endpoints/endpoint-work.source';
+import { admit, type AdmissionContext, type Held, type TeamQuota } from './quota-admission';
+import { planPreemption, type RunningJob } from './preemption';
+import { budgetPeriod } from '../quotas/budget-period';
+import { SchedulingRepository, type NewAllocation, type QuotaGuard } from './scheduling.repository';
 import { buildSnapshot, pendingJob } from './snapshot';
 
 export interface CycleReport {
@@ -26,29 +29,38 @@ export class SchedulingService {
     private readonly repo: SchedulingRepository,
     private readonly cluster: ClusterRepository,
     private readonly queues: QueuesService,
+    private readonly endpoints: EndpointWorkSource,
   ) {}
 
   async cycle(): Promise<CycleReport> {
     const t0 = performance.now();
     // 1. snapshot
-    const [nodes, pending] = await Promise.all([this.cluster.allNodes(), this.repo.pendingJobs()]);
+    // Endpoint replicas are a second source of pending work (one unit per missing replica).
+    const [nodes, jobs, replicas] = await Promise.all([this.cluster.allNodes(), this.repo.pendingJobs(), this.endpoints.pending()]);
+    const pending: PendingRow[] = [...jobs, ...(replicas as unknown as PendingRow[])];
     if (!pending.length) return { pending: 0, placed: 0, conflicts: 0, ms: performance.now() - t0 };
     const snapshot = buildSnapshot(nodes);
     // 2. order: priority, then age (the engine orders again, with fair share, among admitted jobs)
     const ordered = [...pending].sort(
       (a, b) => PRIORITY_VALUE[b.priority] - PRIORITY_VALUE[a.priority] || a.createdAt.getTime() - b.createdAt.getTime(),
     );
-    // 3. admit
-    const teamIds = [...new Set(ordered.map((j) => j.teamId))];
-    const [usage, quotas] = await Promise.all([this.repo.usage(), this.repo.quotas(teamIds)]);
-    const { admitted, held } = admit(
-      ordered.map((j) => ({ ...j, gpuModel: (j.resources as JobResources).gpuModel, units: replicaGpuUnits(j.resources as JobResources) * j.replicas })),
-      usage,
-      quotas.map((q) => ({ teamId: q.teamId, gpuModel: q.gpuModel, limit: Number(q.limit) })),
+    // 3. admit: guaranteed, borrowing within the tenant's pool up to the limit, tenant total, budgets
+    const q = await this.quotaState(ordered);
+    const { admitted, borrowing, held } = admit(
+      ordered.map((j) => ({
+        ...j,
+        gpuModel: (j.resources as JobResources).gpuModel,
+        units: replicaGpuUnits(j.resources as JobResources) * j.replicas,
+        preemptible: j.preemptible === true,
+        canBorrow: j.preemptible === true && j.priority !== 'critical',
+      })),
+      q.usage,
+      q.quotas,
+      q.ctx,
     );
-    // 4-5. place (the engine)
-    const decision: CycleDecision = runCycle(snapshot, admitted.map(pendingJob));
-    // 6. commit
+    // 4-5. place (the engine), fair share by each team's weighted dominant resource share
+    const decision: CycleDecision = runCycle(snapshot, admitted.map(pendingJob), { teamUsage: q.fairUsage, teamWeights: q.weights });
+    // 6. commit, re-checking the quota under a per-team lock
     const byId = new Map(pending.map((j) => [j.id, j]));
     const nodesById = new Map(snapshot.nodes.map((n) => [n.id, n]));
     let placed = 0;
@@ -56,22 +68,170 @@ export class SchedulingService {
     const lost: { jobId: string; reasons: Reason[] }[] = [];
     for (const d of decision.placed) {
       const job = byId.get(d.jobId)!;
-      const ok = await this.repo.commitPlacement(job, toAllocations(job, d.replicas, nodesById), describe(d.replicas, nodesById));
+      const isReplica = this.endpoints.owns(job.id);
+      const ok = isReplica
+        ? await this.endpoints.commit(job.id, toAllocations(job, d.replicas, nodesById), q.guard(job))
+        : await this.repo.commitPlacement(job, toAllocations(job, d.replicas, nodesById), describe(d.replicas, nodesById, borrowing.has(job.id)), q.guard(job));
       if (ok) {
         placed++;
-        await this.queues.lifecycle({ action: 'start', jobId: job.id });
+        if (!isReplica) await this.queues.lifecycle({ action: 'start', jobId: job.id });
       } else {
         conflicts++;
         lost.push({ jobId: job.id, reasons: [{ code: 'placement_conflict', message: 'the chosen GPUs changed meanwhile; retrying in the next cycle' }] });
       }
     }
+    // 5b. plan preemption for what is still waiting: reclaim from borrowers, lower priority in the team
+    const preempting = await this.preempt(nodes, ordered, decision, held, borrowing, q, byId);
+    decision.pending = decision.pending.map((u) => preempting.get(u.jobId) ?? u);
+    for (const h of held) h.reasons = preempting.get(h.jobId)?.reasons ?? h.reasons;
     // 7. explain
-    const reasons = [...held, ...decision.pending, ...lost].filter((u) => !sameReasons(byId.get(u.jobId)?.reasons, u.reasons));
-    await this.repo.setReasons(reasons);
+    const reasons = [...held.map((h) => ({ jobId: h.jobId, reasons: h.reasons })), ...decision.pending, ...lost].filter((u) => !sameReasons(byId.get(u.jobId)?.reasons, u.reasons));
+    await this.repo.setReasons(reasons.filter((u) => !this.endpoints.owns(u.jobId)));
+    await this.endpoints.explain(reasons);
     if (conflicts) await this.queues.requestSchedule('placement conflicts');
     const report = { pending: pending.length, placed, conflicts, ms: Math.round(performance.now() - t0) };
     if (placed || conflicts) this.logger.log(`cycle: ${placed} placed, ${conflicts} conflicts, ${pending.length} pending, ${report.ms} ms`);
     return report;
+  }
+
+  /** Usage, quotas (with the tenants' cohorts), budgets and fair-share inputs of one cycle. */
+  private async quotaState(ordered: PendingRow[]) {
+    const teamIds = [...new Set(ordered.map((j) => j.teamId))];
+    const now = new Date();
+    const [usage, teams, fairUsage] = await Promise.all([this.repo.usage(), this.repo.quotaContext(teamIds), this.repo.fairShareUsage()]);
+    const quotas: TeamQuota[] = teams.flatMap((t) => t.quotas.map((x) => ({ teamId: t.id, gpuModel: x.gpuModel, guaranteed: Number(x.guaranteed), limit: Number(x.limit) })));
+    const tenantOf = new Map(teams.map((t) => [t.id, t.tenantId]));
+    const tenantTotals = new Map(teams.map((t) => [t.tenantId, t.tenant.gpuTotal == null ? null : Number(t.tenant.gpuTotal)]));
+    const budgetRows = teams.flatMap((t) => t.quotas.filter((x) => x.gpuHourBudget != null).map((x) => ({ teamId: t.id, row: x })));
+    const period = budgetPeriod(now);
+    const hours = await this.repo.gpuHoursByTeam([...new Set(budgetRows.map((b) => b.teamId))], period.start, period.end, now);
+    const budgets: AdmissionContext['budgets'] = new Map();
+    for (const b of budgetRows) {
+      if (budgets.has(b.teamId) && b.row.gpuModel !== '*') continue;
+      const budget = Number(b.row.gpuHourBudget);
+      const gpuHours = hours.get(b.teamId) ?? 0;
+      budgets.set(b.teamId, { exhausted: gpuHours >= budget, policy: b.row.budgetPolicy === 'preemptible-only' ? 'preemptible-only' : 'block', gpuHours, budget });
+    }
+    const rowsOf = new Map<string, TeamQuota[]>();
+    for (const x of quotas) rowsOf.set(x.teamId, [...(rowsOf.get(x.teamId) ?? []), x]);
+    const usedBy = new Map<string, number>();
+    for (const u of usage) {
+      usedBy.set(`${u.teamId}|${u.gpuModel}`, (usedBy.get(`${u.teamId}|${u.gpuModel}`) ?? 0) + u.units);
+      usedBy.set(`${u.teamId}|*`, (usedBy.get(`${u.teamId}|*`) ?? 0) + u.units);
+    }
+    const borrowerTeams = new Set(quotas.filter((x) => (usedBy.get(`${x.teamId}|${x.gpuModel}`) ?? 0) > (x.guaranteed ?? x.limit) + 1e-9).map((x) => x.teamId));
+    return {
+      usage,
+      quotas,
+      ctx: { tenantOf, tenantTotals, budgets } satisfies AdmissionContext,
+      fairUsage,
+      weights: Object.fromEntries(teams.map((t) => [t.id, Number(t.weight)])),
+      borrowerTeams,
+      rowsOf,
+      usedBy,
+      guard: (job: PendingRow): QuotaGuard | undefined => {
+        const model = (job.resources as JobResources).gpuModel;
+        const limits = (rowsOf.get(job.teamId) ?? []).filter((x) => x.gpuModel === '*' || x.gpuModel === model).map((x) => ({ gpuModel: x.gpuModel, limit: x.limit }));
+        const total = tenantTotals.get(tenantOf.get(job.teamId) ?? '') ?? null;
+        return limits.length || total !== null ? { limits, tenantTotal: total } : undefined;
+      },
+    };
+  }
+
+  /**
+   * Preemption (checkpoint-aware): for each job still waiting, in queue order, either wait for
+   * jobs already being preempted, or choose victims (borrowers of other teams when the job is
+   * within its guaranteed quota; lower-priority jobs of its own team) whose GPUs would let it be
+   * placed, and suspend them with a requeue. Returns the new reasons of the preempting jobs.
+   */
+  private async preempt(
+    nodes: Awaited<ReturnType<ClusterRepository['allNodes']>>,
+    ordered: PendingRow[],
+    decision: CycleDecision,
+    held: Held[],
+    borrowing: Set<string>,
+    q: Awaited<ReturnType<SchedulingService['quotaState']>>,
+    byId: Map<string, PendingRow>,
+  ): Promise<Map<string, { jobId: string; reasons: Reason[] }>> {
+    const out = new Map<string, { jobId: string; reasons: Reason[] }>();
+    const unplaced = new Set(decision.pending.map((p) => p.jobId));
+    const heldById = new Map(held.map((h) => [h.jobId, h]));
+    const teamExcess = (h: Held | undefined) => (h && (h.rule === 'quota_limit' || h.rule === 'borrow_not_allowed') ? (h.excess ?? 0) : 0);
+    const tenantExcess = (h: Held | undefined) => (h && h.rule === 'tenant_total' && !h.borrowing ? (h.excess ?? 0) : 0);
+    const waiting = ordered.filter((j) => {
+      if (this.endpoints.owns(j.id)) return false;
+      const h = heldById.get(j.id);
+      return unplaced.has(j.id) || teamExcess(h) > 0 || tenantExcess(h) > 0;
+    });
+    if (!waiting.length) return out;
+    const running = await this.repo.runningJobs();
+    const toCandidate = (r: (typeof running)[number]): RunningJob => ({
+      id: r.id,
+      teamId: r.teamId,
+      tenantId: r.tenantId,
+      priority: PRIORITY_VALUE[r.priority],
+      preemptible: r.preemptible && r.priority !== 'critical',
+      units: r.units,
+      startedAtMs: (r.startedAt ?? r.createdAt).getTime(),
+    });
+    const candidates = running.filter((r) => r.state === 'running').map(toCandidate);
+    const freeing = running.filter((r) => r.state === 'suspending').map(toCandidate);
+    let planned = 0;
+    // Each feasibility check is an engine run on the whole snapshot: bound them per cycle.
+    let checks = 0;
+    const MAX_CHECKS = 300;
+    for (const job of waiting.slice(0, 50)) {
+      if (checks >= MAX_CHECKS) break;
+      if (planned >= 4) break;
+      const engineJob = pendingJob(job);
+      const h = heldById.get(job.id);
+      const hasRows = (q.rowsOf.get(job.teamId)?.length ?? 0) > 0;
+      const plan = planPreemption({
+        job: {
+          id: job.id,
+          teamId: job.teamId,
+          tenantId: job.tenantId,
+          priority: PRIORITY_VALUE[job.priority],
+          withinGuaranteed: hasRows && (h ? h.rule === 'tenant_total' && !h.borrowing : !borrowing.has(job.id)),
+          teamExcess: teamExcess(h),
+          tenantExcess: tenantExcess(h),
+        },
+        running: candidates,
+        borrowerTeams: q.borrowerTeams,
+        freeing,
+        canPlace: (without) => ++checks <= MAX_CHECKS && runCycle(buildSnapshot(nodes, without), [engineJob]).placed.length === 1,
+      });
+      if (plan.kind === 'wait') {
+        out.set(job.id, { jobId: job.id, reasons: [{ code: 'preempting', message: `waiting for ${plan.freeing} preempted job(s) to checkpoint and release their GPUs` }] });
+        continue;
+      }
+      if (plan.kind !== 'preempt') continue;
+      planned++;
+      let done = 0;
+      for (const v of plan.victims) {
+        const why =
+          v.why === 'reclaim'
+            ? `preempted: team ${job.teamId} reclaims its guaranteed quota for job ${job.name}; requeued with its checkpoint`
+            : `preempted by higher-priority job ${job.name} (${job.priority}) of the same team; requeued with its checkpoint`;
+        if (await this.repo.preempt({ id: v.job.id, tenantId: running.find((r) => r.id === v.job.id)?.tenantId ?? job.tenantId }, why)) {
+          freeing.push(v.job);
+          candidates.splice(candidates.indexOf(v.job), 1);
+          done++;
+          await this.queues.lifecycle({ action: 'suspend', jobId: v.job.id });
+        }
+      }
+      out.set(job.id, {
+        jobId: job.id,
+        reasons: [
+          {
+            code: 'preempting',
+            message: `preempting ${done} job(s) (${plan.victims[0]!.why === 'reclaim' ? 'reclaiming guaranteed quota from borrowers' : 'lower priority in the team'}); placed once they checkpoint and release their GPUs`,
+          },
+        ],
+      });
+      void byId;
+    }
+    return out;
   }
 }
 
@@ -103,13 +263,13 @@ function toAllocations(job: PendingRow, replicas: ReplicaPlacement[], nodes: Map
   return out;
 }
 
-function describe(replicas: ReplicaPlacement[], nodes: Map<string, NodeState>): string {
+function describe(replicas: ReplicaPlacement[], nodes: Map<string, NodeState>, borrowing = false): string {
   const parts = replicas.map((r) => {
     const node = nodes.get(r.nodeId)!;
     const gpus = r.gpus.map((g) => (g.migProfile ? `${g.index}:${g.migProfile}@${g.migStart}` : g.milli && g.milli < 1000 ? `${g.index}:${g.milli / 1000}` : `${g.index}`));
     return `replica ${r.replica} on ${node.name} GPU ${gpus.join(',')}`;
   });
-  return `placed: ${parts.join('; ')}`;
+  return `placed${borrowing ? ' on borrowed quota (preemptible: reclaimed when a lender needs its guaranteed GPUs)' : ''}: ${parts.join('; ')}`;
 }
 
 function sameReasons(a: unknown, b: Reason[]): boolean {

@@ -4,14 +4,16 @@ import type { NodeRow } from '../cluster/cluster.repository';
 import { personaToApi } from '../cluster/cluster.presenter';
 
 /** Step 1 of the cycle: the engine's in-memory view of the cluster, from Postgres rows. */
-export function buildSnapshot(nodes: NodeRow[]): ClusterSnapshot {
-  return { nodes: nodes.map(nodeState) };
+export function buildSnapshot(nodes: NodeRow[], without?: ReadonlySet<string>): ClusterSnapshot {
+  return { nodes: nodes.map((n) => nodeState(n, without)) };
 }
 
-function nodeState(n: NodeRow): NodeState {
+/** `without`: jobs whose allocations are left out ("what if these were preempted"). */
+function nodeState(n: NodeRow, without?: ReadonlySet<string>): NodeState {
   let cpuUsed = 0;
   let memUsed = 0;
-  const gpus: GpuState[] = n.gpus.map((g) => {
+  const gpus: GpuState[] = n.gpus.map((gpu) => {
+    const g = without?.size ? { ...gpu, allocations: gpu.allocations.filter((a) => !a.jobId || !without.has(a.jobId)) } : gpu;
     for (const a of g.allocations) {
       cpuUsed += a.cpuMilli;
       memUsed += a.memoryMiB;

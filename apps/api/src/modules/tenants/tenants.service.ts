@@ -59,8 +59,10 @@ export class TenantsService {
   async me(p: Principal): Promise<Me> {
     const teams = p.tenantId || p.role === 'platform-admin' ? await this.repo.teamsOf(scopeOf(p)) : [];
     return {
-      kind: 'api-key',
+      kind: p.via === 'session' ? 'session' : 'api-key',
       name: p.name,
+      userId: p.userId ?? null,
+      ...(p.email ? { email: p.email } : {}),
       role: p.role,
       scopes: [...p.scopes],
       tenantId: p.tenantId,

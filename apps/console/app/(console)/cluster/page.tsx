@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
 import type { Gpu, Node } from '@gantry/contracts';
 import { GpuCell, GpuLegend } from '@/components/gpu-cell';
+import { NodeTransition } from '@/components/node-transition';
 import { PageHeader } from '@/components/page-header';
 import { NODE_STATE_TONE, Pill } from '@/components/state-badge';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
@@ -169,6 +170,7 @@ function NodeCard({ node, gpus }: { node: Node; gpus: Gpu[] | undefined }) {
       data-node-name={node.name}
       data-state={node.state}
       data-persona={node.persona}
+      title={node.stateReason ?? undefined}
     >
       <div className="node-head">
         <span className="node-name mono">{node.name}</span>
@@ -183,6 +185,7 @@ function NodeCard({ node, gpus }: { node: Node; gpus: Gpu[] | undefined }) {
           {formatGpus(node.gpusAllocated)}/{node.gpuCount}
         </span>
       </div>
+      <NodeTransition node={node} compact />
       {cells.length > 0 && (
         <div className="gpu-row">
           {cells.map((g, i) => (g ? <GpuCell key={g.id} gpu={g} /> : <span key={`x${i}`} className="gpu-cell gpu-unknown" />))}

@@ -2,7 +2,8 @@
 
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
-import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Gpu, NodeDetail } from '@gantry/contracts';
 import { GpuCell } from '@/components/gpu-cell';
 import { PageHeader } from '@/components/page-header';
@@ -10,8 +11,13 @@ import { GPU_HEALTH_TONE, NODE_STATE_TONE, Pill } from '@/components/state-badge
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { isApiError } from '@/lib/api';
 import { age, formatGpus, formatMiB } from '@/lib/format';
-import { migCompute } from '@/lib/gpu';
-import { nodeDetailQuery } from '@/lib/queries/nodes';
+import { nodeDetailQuery, nodeKeys } from '@/lib/queries/nodes';
+import { meQuery } from '@/lib/queries/me';
+import { migPresets, setMigLayout } from '@/lib/queries/node-actions';
+import { MigLayout } from '@/components/mig-layout';
+import { NodeActions } from '@/components/node-actions';
+import { NodeTransition } from '@/components/node-transition';
+import { describeError } from '@/lib/api';
 import { useClient } from '@/lib/session';
 import { useNow } from '@/lib/use-now';
 
@@ -47,6 +53,9 @@ export default function NodeDetailPage() {
 
 function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode }) {
   const now = useNow(5000);
+  const client = useClient();
+  const me = useQuery(meQuery(client));
+  const admin = !!me.data && (me.data.role === 'platform-admin' || me.data.scopes.includes('cluster:admin'));
   const gpus = [...node.gpus].sort((a, b) => a.index - b.index);
   const labels = Object.entries(node.labels).sort(([a], [b]) => a.localeCompare(b));
   return (
@@ -70,9 +79,21 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
           <>
             <span className={`persona persona-${node.persona}`}>{node.persona}</span> · {node.gpuCount} x {node.gpuModel ?? 'no GPU'} ·{' '}
             {formatGpus(node.gpusAllocated)} allocated · heartbeat {node.heartbeatAt ? `${age(node.heartbeatAt, now)} ago` : 'never'}
+            {node.stateReason && (
+              <>
+                {' '}
+                · <span data-testid="node-state-reason">{node.stateReason}</span>
+              </>
+            )}
           </>
         }
+        actions={admin ? <NodeActions node={node} /> : undefined}
       />
+      {node.transition && (
+        <div className="card pad transition-card">
+          <NodeTransition node={node} />
+        </div>
+      )}
       <div className="detail-grid">
         <div className="card">
           <div className="card-head">
@@ -84,7 +105,10 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
               {node.spine} / {node.leaf}
             </dd>
             <dt>Persona</dt>
-            <dd>{node.persona}</dd>
+            <dd data-testid="node-persona">
+              {node.persona}
+              {node.personaTarget && <span className="muted"> → {node.personaTarget}</span>}
+            </dd>
             <dt>CPU</dt>
             <dd className="mono">{node.cpuMilli / 1000} cores</dd>
             <dt>Memory</dt>
@@ -134,11 +158,12 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
                   <th>Health</th>
                   <th>Mode</th>
                   <th className="wide">Use</th>
+                  {admin && <th>MIG layout</th>}
                 </tr>
               </thead>
               <tbody>
                 {gpus.map((g) => (
-                  <tr key={g.id} data-testid="gpu-row" data-gpu-index={g.index} data-health={g.health} data-mode={g.mode}>
+                  <tr key={g.id} data-testid="gpu-row" data-gpu-index={g.index} data-health={g.health} data-mode={g.mode} data-schedulable={g.schedulable}>
                     <td className="num mono">{g.index}</td>
                     <td>{g.model}</td>
                     <td className="num mono">{formatMiB(g.memoryMiB)}</td>
@@ -146,10 +171,29 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
                     <td>
                       <Pill tone={GPU_HEALTH_TONE[g.health]}>{g.health}</Pill>
                     </td>
-                    <td>{g.mode}</td>
+                    <td>
+                      {g.mode}
+                      {!g.schedulable && (
+                        <div>
+                          <Pill tone="info" testId="gpu-applying">
+                            {g.migTarget ? 'MIG change' : 'out of scheduling'}
+                          </Pill>
+                        </div>
+                      )}
+                    </td>
                     <td>
                       <GpuUse gpu={g} />
+                      {g.migTarget && (
+                        <div className="mig-target-row">
+                          <span className="small muted">applying →</span> {g.migTarget.length ? <MigLayout gpu={g} target /> : <span className="small mono">MIG off (whole GPU)</span>}
+                        </div>
+                      )}
                     </td>
+                    {admin && (
+                      <td>
+                        <MigEditor gpu={g} node={node} />
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
@@ -183,32 +227,40 @@ function GpuUse({ gpu }: { gpu: Gpu }) {
       </div>
     );
   }
-  const layout = [...(gpu.mig?.layout ?? [])].sort((a, b) => a.start - b.start);
-  const compute = layout.reduce((n, s) => n + migCompute(s.profile), 0);
-  const computeUsed = layout.filter((s) => s.jobId).reduce((n, s) => n + migCompute(s.profile), 0);
+  return <MigLayout gpu={gpu} />;
+}
+
+/** Per GPU: pick one of NVIDIA's usual layouts and apply it (202: the GPU leaves scheduling until applied). */
+function MigEditor({ gpu, node }: { gpu: Gpu; node: NodeDetail }) {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  const presets = migPresets(gpu.model);
+  const [choice, setChoice] = useState('');
+  const apply = useMutation({
+    mutationFn: (i: number) => setMigLayout(client, gpu.id, presets[i]!.layout),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: nodeKeys.all }),
+  });
+  if (!presets.length) return <span className="muted small">not MIG-capable</span>;
+  if (node.persona === 'vm-passthrough') return <span className="muted small">VM persona: whole GPUs</span>;
+  if (node.state === 'switching' || node.state === 'down') return <span className="muted small">node {node.state}</span>;
   return (
-    <div className="mig">
-      <div className="mig-grid" data-testid="mig-layout" title="MIG slices on the 8 memory slots">
-        {Array.from({ length: 8 }, (_, i) => (
-          <span key={`slot${i}`} className="mig-slot" style={{ gridColumn: `${i + 1} / span 1` }} />
+    <span className="mig-editor">
+      <select className="select-sm" aria-label={`MIG layout of GPU ${gpu.index}`} data-testid="mig-preset" value={choice} onChange={(e) => setChoice(e.target.value)} disabled={!!gpu.migTarget || apply.isPending}>
+        <option value="">Choose a layout…</option>
+        {presets.map((p, i) => (
+          <option key={p.name} value={String(i)}>
+            {p.name}
+          </option>
         ))}
-        {layout.map((s) => (
-          <span
-            key={`${s.start}-${s.profile}`}
-            className={`mig-slice${s.jobId ? ' mig-used' : ''}`}
-            style={{ gridColumn: `${s.start + 1} / span ${Math.max(1, s.size)}` }}
-            data-testid="mig-slice"
-            data-profile={s.profile}
-            data-start={s.start}
-            title={`${s.profile} at slot ${s.start}${s.jobId ? ` · job ${s.jobId}` : ' · free'}`}
-          >
-            {s.size >= 2 ? s.profile : s.profile.split('.')[0]}
-          </span>
-        ))}
-      </div>
-      <span className="mono small muted">
-        {computeUsed}/7 compute in use{compute < 7 ? ` · ${7 - compute} not partitioned` : ''}
-      </span>
-    </div>
+      </select>
+      <button type="button" className="btn btn-sm btn-outline" data-testid="mig-apply" disabled={choice === '' || !!gpu.migTarget || apply.isPending} onClick={() => apply.mutate(Number(choice))}>
+        {apply.isPending ? 'Applying…' : 'Apply'}
+      </button>
+      {apply.isError && (
+        <div className="form-error small" role="alert" data-testid="mig-error">
+          {describeError(apply.error)}
+        </div>
+      )}
+    </span>
   );
 }

@@ -1,0 +1,65 @@
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { Observable, tap } from 'rxjs';
+import type { Principal } from '../../common/principal';
+import { AuditRepository } from './audit.repository';
+
+const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Never written to the audit log. */
+const SECRET_FIELDS = new Set(['password', 'key', 'token', 'secret', 'csrfToken']);
+
+/** Removes secrets (passwords, keys, tokens) from what is logged, at any depth. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_FIELDS.has(k) ? '[redacted]' : redact(v, depth + 1)]));
+}
+
+/**
+ * Every successful change through the API (POST, PUT, PATCH, DELETE) is audited: the actor,
+ * the key or session, the source address, the route, its target and the redacted request.
+ */
+@Injectable()
+export class AuditInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('audit');
+
+  constructor(private readonly audit: AuditRepository) {}
+
+  intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = ctx.switchToHttp().getRequest<Request & { principal?: Principal }>();
+    if (!CHANGES.has(req.method)) return next.handle();
+    return next.handle().pipe(
+      tap({
+        next: (result) => {
+          const res = ctx.switchToHttp().getResponse<Response>();
+          const p = req.principal;
+          if (!p) return;
+          const route = (req.route as { path?: string } | undefined)?.path ?? req.path;
+          const params = (req.params ?? {}) as Record<string, string>;
+          const created = result && typeof result === 'object' && 'id' in result ? String((result as { id: unknown }).id) : undefined;
+          const target = params.id ?? params.tenantId ?? created ?? null;
+          const tenantId = p.tenantId ?? (result && typeof result === 'object' && 'tenantId' in result ? ((result as { tenantId: string | null }).tenantId ?? null) : null);
+          this.audit
+            .append({
+              tenantId,
+              actor: p.email ? `${p.name} <${p.email}>` : p.name,
+              apiKeyId: p.via === 'session' || p.keyId === 'login' ? null : p.keyId,
+              userId: p.userId ?? null,
+              source: p.source ?? null,
+              action: `${req.method} ${route}`,
+              target,
+              data: {
+                via: p.via ?? 'api-key',
+                ...(p.via === 'session' && p.keyId.startsWith('session:') ? { sessionId: p.keyId.slice(8) } : {}),
+                role: p.role,
+                status: res.statusCode,
+                ...(Object.keys(params).length ? { params } : {}),
+                ...(req.body && typeof req.body === 'object' && Object.keys(req.body).length ? { request: redact(req.body) } : {}),
+              },
+            })
+            .catch((e: unknown) => this.logger.error(`could not write the audit log: ${String(e)}`));
+        },
+      }),
+    );
+  }
+}

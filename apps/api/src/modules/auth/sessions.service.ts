@@ -1,0 +1,79 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { LoginResult } from '@gantry/contracts';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { DomainError } from '../../common/errors';
+import type { Principal } from '../../common/principal';
+import { presentUser } from '../users/users.presenter';
+import { roleToApi } from './roles';
+import { ROLE_SCOPES } from './role-scopes';
+import { dummyHash, verifyPassword } from './password';
+import { SessionsRepository } from './sessions.repository';
+
+const TOUCH_EVERY_MS = 60_000;
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Console sessions: email + password (argon2id) -> an httpOnly cookie and a CSRF token. */
+@Injectable()
+export class SessionsService {
+  private readonly logger = new Logger('sessions');
+
+  constructor(
+    private readonly repo: SessionsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get sessionSeconds(): number {
+    return this.config.auth.sessionHours * 3600;
+  }
+
+  /** Checks the password; on success a new session (the token goes only in the cookie). */
+  async login(email: string, password: string, source: string | null, now = new Date()): Promise<{ token: string; result: LoginResult }> {
+    const user = await this.repo.findUserByEmail(email);
+    const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : (await verifyPassword(await dummyHash(), password), false);
+    if (!user || !ok) throw new DomainError('unauthenticated', 'invalid email or password');
+    const token = randomBytes(32).toString('base64url');
+    const csrfToken = randomBytes(24).toString('base64url');
+    const expiresAt = new Date(now.getTime() + this.sessionSeconds * 1000);
+    await this.repo.create({ userId: user.id, tokenHash: sha256(token), csrfToken, source, expiresAt });
+    return { token, result: { user: presentUser(user), csrfToken, expiresAt: expiresAt.toISOString() } };
+  }
+
+  /**
+   * Resolves a session cookie to a principal, or throws 401. Changes (anything but GET/HEAD/
+   * OPTIONS) must carry the session's CSRF token in `X-CSRF-Token` (403 otherwise).
+   */
+  async authenticate(token: string, method: string, csrfHeader: string | undefined, now = new Date()): Promise<Principal & { sessionId: string }> {
+    const s = await this.repo.findByTokenHash(sha256(token));
+    if (!s || s.revokedAt) throw new DomainError('unauthenticated', 'this session has ended; sign in again');
+    if (s.expiresAt <= now) throw new DomainError('unauthenticated', 'this session has expired; sign in again');
+    if (!SAFE_METHODS.has(method.toUpperCase())) {
+      const a = Buffer.from(csrfHeader ?? '');
+      const b = Buffer.from(s.csrfToken);
+      if (a.length !== b.length || !timingSafeEqual(a, b)) {
+        throw new DomainError('forbidden', 'missing or wrong X-CSRF-Token: a change made with a session cookie must carry the CSRF token');
+      }
+    }
+    if (now.getTime() - s.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
+      this.repo.touch(s.id, now).catch((e: unknown) => this.logger.warn(`could not record session use: ${String(e)}`));
+    }
+    const role = roleToApi(s.user.role);
+    return {
+      keyId: `session:${s.id}`,
+      sessionId: s.id,
+      name: s.user.name,
+      role,
+      scopes: ROLE_SCOPES[role],
+      tenantId: s.user.tenantId,
+      teamId: s.user.teamId,
+      via: 'session',
+      userId: s.user.id,
+      email: s.user.email,
+    };
+  }
+
+  async logout(sessionId: string): Promise<void> {
+    await this.repo.revoke(sessionId, new Date());
+  }
+}

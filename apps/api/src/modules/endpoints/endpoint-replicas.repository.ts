@@ -1,0 +1,140 @@
+import { Injectable } from '@nestjs/common';
+import type { Prisma } from '@gantry/db';
+import { PrismaService } from '../../common/prisma.service';
+import { isUniqueViolation } from '../../common/prisma-errors';
+import { Abort, takeGpuSlots, withinQuota, type NewAllocation, type QuotaGuard } from '../scheduling/scheduling.repository';
+
+const activeReplicas = {
+  replicas: { where: { endedAt: null }, orderBy: { replica: 'asc' } },
+} satisfies Prisma.EndpointInclude;
+
+export type LiveEndpoint = Prisma.EndpointGetPayload<{ include: typeof activeReplicas }>;
+
+/** Replica work the scheduling cycle places: `missing` more replicas at these free indexes. */
+export interface EndpointReplicaWork {
+  endpointId: string;
+  tenantId: string;
+  teamId: string;
+  resources: unknown;
+  createdAt: Date;
+  indexes: number[];
+}
+
+/**
+ * Endpoint replicas as the worker sees them (system-scoped: the scheduling cycle and the
+ * autoscaler act for the whole cluster, never for a route).
+ */
+@Injectable()
+export class EndpointReplicasRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Endpoints the autoscaler looks after: live ones, and deleted ones still holding replicas. */
+  liveEndpoints(): Promise<LiveEndpoint[]> {
+    return this.prisma.client.endpoint.findMany({
+      where: { OR: [{ deletedAt: null }, { replicas: { some: { endedAt: null } } }] },
+      include: activeReplicas,
+      orderBy: { createdAt: 'asc' },
+      take: 5000,
+    });
+  }
+
+  /** Endpoints with fewer active replicas than serving + warm-pool targets. */
+  async pendingWork(): Promise<EndpointReplicaWork[]> {
+    const eps = await this.prisma.client.endpoint.findMany({
+      where: { deletedAt: null, OR: [{ desiredReplicas: { gt: 0 } }, { warmPool: { gt: 0 } }] },
+      include: activeReplicas,
+      take: 5000,
+    });
+    const out: EndpointReplicaWork[] = [];
+    for (const ep of eps) {
+      const missing = ep.desiredReplicas + ep.warmPool - ep.replicas.length;
+      if (missing <= 0) continue;
+      const used = new Set(ep.replicas.map((r) => r.replica));
+      const indexes: number[] = [];
+      for (let i = 0; indexes.length < missing; i++) if (!used.has(i)) indexes.push(i);
+      out.push({ endpointId: ep.id, tenantId: ep.tenantId, teamId: ep.teamId, resources: ep.resources, createdAt: ep.createdAt, indexes });
+    }
+    return out;
+  }
+
+  /**
+   * Commit of one replica, with the same guards as a job (team quota re-checked under its lock,
+   * unique GPU slots, share sum under a GPU row lock); besides, the endpoint row is locked and must
+   * still want another replica, the replica index must be free (unique active key) and every
+   * GPU slot must be free (unique active slot, share sum under a lock). Null when not committed.
+   */
+  async commitReplica(work: { endpointId: string; replica: number }, allocs: NewAllocation[], guard?: QuotaGuard): Promise<{ id: string } | null> {
+    try {
+      return await this.prisma.client.$transaction(async (tx) => {
+        const owner = await tx.endpoint.findUnique({ where: { id: work.endpointId }, select: { tenantId: true, teamId: true } });
+        if (!owner) return null;
+        if (guard && !(await withinQuota(tx, owner, allocs, guard))) return null;
+        await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${work.endpointId} FOR UPDATE`;
+        const ep = await tx.endpoint.findUnique({ where: { id: work.endpointId }, include: activeReplicas });
+        if (!ep || ep.deletedAt || ep.replicas.length >= ep.desiredReplicas + ep.warmPool) return null;
+        const serving = ep.replicas.filter((r) => r.serving).length < ep.desiredReplicas;
+        const row = await tx.endpointReplica.create({
+          data: {
+            tenantId: ep.tenantId,
+            endpointId: ep.id,
+            replica: work.replica,
+            serving,
+            activeKey: `${ep.id}:${work.replica}`,
+          },
+        });
+        await takeGpuSlots(tx, { tenantId: ep.tenantId, teamId: ep.teamId, endpointId: ep.id }, allocs.map((a) => ({ ...a, replica: work.replica })));
+        return { id: row.id };
+      });
+    } catch (e) {
+      if (e instanceof Abort || isUniqueViolation(e)) return null;
+      throw e;
+    }
+  }
+
+  findReplica(id: string) {
+    return this.prisma.client.endpointReplica.findUnique({ where: { id }, include: { endpoint: true } });
+  }
+
+  /** The replica's active allocations (the driver's start request). */
+  replicaAllocations(endpointId: string, replica: number) {
+    return this.prisma.client.allocation.findMany({
+      where: { endpointId, replica, endedAt: null },
+      orderBy: { gpuId: 'asc' },
+      include: { node: { select: { name: true } }, gpu: { select: { index: true } } },
+    });
+  }
+
+  /** starting -> ready. */
+  async markReady(id: string, now: Date): Promise<boolean> {
+    const r = await this.prisma.client.endpointReplica.updateMany({ where: { id, state: 'starting', endedAt: null }, data: { state: 'ready', readyAt: now } });
+    return r.count === 1;
+  }
+
+  /** A warm-pool replica starts serving, or a serving one goes back to the warm pool. */
+  async setServing(id: string, serving: boolean): Promise<boolean> {
+    const r = await this.prisma.client.endpointReplica.updateMany({ where: { id, endedAt: null, serving: !serving }, data: { serving } });
+    return r.count === 1;
+  }
+
+  /** Ends a replica and releases its GPU slots in one transaction. */
+  stopReplica(id: string, now: Date): Promise<boolean> {
+    return this.prisma.client.$transaction(async (tx) => {
+      const rep = await tx.endpointReplica.findUnique({ where: { id } });
+      if (!rep || rep.endedAt) return false;
+      await tx.endpointReplica.update({ where: { id }, data: { state: 'stopped', endedAt: now, activeKey: null } });
+      await tx.allocation.updateMany({ where: { endpointId: rep.endpointId, replica: rep.replica, endedAt: null }, data: { endedAt: now, activeSlot: null } });
+      return true;
+    });
+  }
+
+  /** The autoscaler's decision, guarded by the version it read (an activator or a manual scale meanwhile wins). */
+  async setDesired(endpointId: string, desired: number, version: number): Promise<boolean> {
+    const r = await this.prisma.client.endpoint.updateMany({ where: { id: endpointId, version }, data: { desiredReplicas: desired, version: { increment: 1 } } });
+    return r.count === 1;
+  }
+
+  /** Clears a manual floor whose time is over. */
+  async clearManual(endpointId: string): Promise<void> {
+    await this.prisma.client.endpoint.update({ where: { id: endpointId }, data: { manualReplicas: null, manualUntil: null } });
+  }
+}

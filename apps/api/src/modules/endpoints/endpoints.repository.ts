@@ -1,0 +1,149 @@
+import { Injectable } from '@nestjs/common';
+import type { Prisma } from '@gantry/db';
+import type { EndpointCreateParsed, EndpointUpdate, PageQuery } from '@gantry/contracts';
+import { PrismaService } from '../../common/prisma.service';
+import { pageArgs } from '../../common/pagination';
+import { tenantWhere, type TenantScope } from '../../common/principal';
+
+export const endpointWithReplicas = {
+  replicas: { where: { endedAt: null }, orderBy: { replica: 'asc' } },
+  allocations: {
+    where: { endedAt: null },
+    orderBy: [{ replica: 'asc' }, { gpuId: 'asc' }],
+    include: { node: { select: { name: true } }, gpu: { select: { index: true } } },
+  },
+} satisfies Prisma.EndpointInclude;
+
+export type EndpointRow = Prisma.EndpointGetPayload<{ include: typeof endpointWithReplicas }>;
+
+/** Endpoints, always read and changed through the caller's tenant scope. */
+@Injectable()
+export class EndpointsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  private where(scope: TenantScope, id: string): Prisma.EndpointWhereInput {
+    return { AND: [{ id }, tenantWhere(scope), { deletedAt: null }] };
+  }
+
+  create(scope: TenantScope & { kind: 'tenant' }, body: EndpointCreateParsed) {
+    return this.prisma.client.endpoint.create({
+      data: {
+        tenantId: scope.tenantId,
+        teamId: body.teamId,
+        name: body.name,
+        model: body.model,
+        resources: body.resources as Prisma.InputJsonValue,
+        minReplicas: body.minReplicas,
+        maxReplicas: body.maxReplicas,
+        targetConcurrency: body.targetConcurrency,
+        scaleToZeroAfterSeconds: body.scaleToZeroAfterSeconds,
+        warmPool: body.warmPool,
+        desiredReplicas: body.minReplicas,
+      },
+      include: endpointWithReplicas,
+    });
+  }
+
+  list(scope: TenantScope, q: PageQuery, filter: { teamId?: string }) {
+    const a = pageArgs(q, 'desc');
+    return this.prisma.client.endpoint.findMany({
+      ...a,
+      where: { AND: [a.where, tenantWhere(scope), { deletedAt: null }, filter.teamId ? { teamId: filter.teamId } : {}] },
+      include: endpointWithReplicas,
+    });
+  }
+
+  find(scope: TenantScope, id: string) {
+    return this.prisma.client.endpoint.findFirst({ where: this.where(scope, id), include: endpointWithReplicas });
+  }
+
+  /** Settings change; `desiredReplicas` follows the new bounds. False when gone. */
+  async update(scope: TenantScope, id: string, patch: EndpointUpdate & { desiredReplicas?: number }): Promise<boolean> {
+    const r = await this.prisma.client.endpoint.updateMany({ where: this.where(scope, id), data: { ...patch, version: { increment: 1 } } });
+    return r.count === 1;
+  }
+
+  /** Manual scale: the count now, held as a floor until `until`. */
+  async scale(scope: TenantScope, id: string, replicas: number, until: Date): Promise<boolean> {
+    const r = await this.prisma.client.endpoint.updateMany({
+      where: this.where(scope, id),
+      data: { desiredReplicas: replicas, manualReplicas: replicas, manualUntil: until, version: { increment: 1 } },
+    });
+    return r.count === 1;
+  }
+
+  /** Soft delete: the worker stops the replicas; allocations keep their history. */
+  async softDelete(scope: TenantScope, id: string, now: Date): Promise<boolean> {
+    const r = await this.prisma.client.endpoint.updateMany({
+      where: this.where(scope, id),
+      data: { deletedAt: now, desiredReplicas: 0, warmPool: 0, name: `deleted-${now.getTime()}-${id}`, version: { increment: 1 } },
+    });
+    return r.count === 1;
+  }
+
+  /** A request arrived: the idle clock restarts. */
+  async touch(scope: TenantScope, id: string, now: Date): Promise<void> {
+    await this.prisma.client.endpoint.updateMany({ where: this.where(scope, id), data: { lastRequestAt: now } });
+  }
+
+  /**
+   * The activator at zero: asks for one serving replica (a version bump, so that a concurrent
+   * autoscaler decision made without this request loses) and promotes a ready warm-pool
+   * replica when there is one. Returns true when a warm replica now serves.
+   */
+  async activate(scope: TenantScope, id: string, now: Date): Promise<boolean> {
+    await this.prisma.client.endpoint.updateMany({
+      where: { AND: [this.where(scope, id), { desiredReplicas: 0 }] },
+      data: { desiredReplicas: 1, lastRequestAt: now, version: { increment: 1 } },
+    });
+    const warm = await this.prisma.client.endpointReplica.findFirst({
+      where: { AND: [{ endpointId: id, endedAt: null, serving: false, state: 'ready' }, scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}] },
+      orderBy: { replica: 'asc' },
+    });
+    if (!warm) return false;
+    const r = await this.prisma.client.endpointReplica.updateMany({ where: { id: warm.id, serving: false, endedAt: null }, data: { serving: true } });
+    return r.count === 1;
+  }
+
+  /** A serving replica that answers now (lowest index first), or null. */
+  servingReplica(scope: TenantScope, id: string) {
+    return this.prisma.client.endpointReplica.findFirst({
+      where: { AND: [{ endpointId: id, endedAt: null, serving: true, state: 'ready' }, scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}] },
+      orderBy: { replica: 'asc' },
+      select: { replica: true },
+    });
+  }
+
+  async recordColdStart(scope: TenantScope & { kind: 'tenant' }, id: string, c: { startedAt: Date; readyAt: Date; warm: boolean }): Promise<void> {
+    await this.prisma.client.coldStart.create({
+      data: { tenantId: scope.tenantId, endpointId: id, startedAt: c.startedAt, readyAt: c.readyAt, durationMs: c.readyAt.getTime() - c.startedAt.getTime(), warm: c.warm },
+    });
+  }
+
+  /** Cold-start durations (ms) of these endpoints, the most recent 500 each at most. */
+  async coldStartDurations(scope: TenantScope, endpointIds: string[]): Promise<Map<string, { durationMs: number; startedAt: Date }[]>> {
+    const rows = await this.prisma.client.coldStart.findMany({
+      where: { AND: [{ endpointId: { in: endpointIds } }, scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}] },
+      orderBy: { startedAt: 'desc' },
+      select: { endpointId: true, durationMs: true, startedAt: true },
+      take: 500 * Math.max(1, endpointIds.length),
+    });
+    const out = new Map<string, { durationMs: number; startedAt: Date }[]>();
+    for (const r of rows) {
+      const list = out.get(r.endpointId) ?? [];
+      if (list.length < 500) list.push(r);
+      out.set(r.endpointId, list);
+    }
+    return out;
+  }
+
+  /** The team's GPU units in use per GPU model, and its quota rows. */
+  async teamUsage(teamId: string): Promise<Map<string, number>> {
+    const rows = await this.prisma.client.allocation.groupBy({ by: ['gpuModel'], where: { teamId, endedAt: null }, _sum: { gpuUnits: true } });
+    return new Map(rows.map((r) => [r.gpuModel, Number(r._sum.gpuUnits ?? 0)]));
+  }
+
+  quotas(teamId: string) {
+    return this.prisma.client.quota.findMany({ where: { teamId } });
+  }
+}

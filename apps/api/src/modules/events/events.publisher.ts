@@ -1,0 +1,99 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { RedisService } from '../../common/redis.service';
+import { EventsFeedRepository, type FeedEvent } from './events-feed.repository';
+
+/** Redis channel of the live feed; every api process subscribes and fans out to its SSE clients. */
+export const eventsChannel = (prefix: string) => `${prefix}:events`;
+
+/** What a live-feed message carries. `topic` lets the console refresh the right views. */
+export interface LiveEvent {
+  id: string;
+  topic: 'job' | 'node' | 'incident' | 'other';
+  type: string;
+  tenantId: string | null;
+  jobId: string | null;
+  nodeId: string | null;
+  message: string;
+  at: string;
+}
+
+const POLL_MS = 1000;
+/** Events may commit out of creation order: re-read this far back, skip what was sent. */
+const OVERLAP_MS = 5000;
+const LEASE_MS = 5000;
+
+export function topicOf(type: string): LiveEvent['topic'] {
+  const head = type.split('.')[0];
+  return head === 'job' || head === 'node' || head === 'incident' ? head : 'other';
+}
+
+/**
+ * Worker side of the live feed: tails the Event table and publishes each new event on Redis.
+ * One publisher at a time (a Redis lease), so several workers do not publish twice.
+ */
+@Injectable()
+export class EventsPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('events');
+  private timer?: NodeJS.Timeout;
+  private cursor = new Date();
+  private readonly sent = new Map<string, number>();
+  private readonly owner = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+  private busy = false;
+
+  constructor(
+    private readonly repo: EventsFeedRepository,
+    private readonly redis: RedisService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.poll(), POLL_MS);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** One poll: returns the events published. */
+  async poll(now = Date.now()): Promise<number> {
+    if (this.busy) return 0;
+    this.busy = true;
+    try {
+      const lease = `${this.config.queuePrefix}:events:publisher`;
+      const r = this.redis.client;
+      const held = (await r.set(lease, this.owner, 'PX', LEASE_MS, 'NX')) === 'OK' || (await r.get(lease)) === this.owner;
+      if (!held) return 0;
+      await r.pexpire(lease, LEASE_MS);
+      const rows = await this.repo.since(new Date(this.cursor.getTime() - OVERLAP_MS), 500);
+      let n = 0;
+      for (const e of rows) {
+        if (e.createdAt > this.cursor) this.cursor = e.createdAt;
+        if (this.sent.has(e.id)) continue;
+        this.sent.set(e.id, now);
+        await r.publish(eventsChannel(this.config.queuePrefix), JSON.stringify(toLive(e)));
+        n++;
+      }
+      for (const [id, t] of this.sent) if (now - t > OVERLAP_MS * 4) this.sent.delete(id);
+      return n;
+    } catch (e) {
+      this.logger.warn(`live feed: ${e instanceof Error ? e.message : String(e)}`);
+      return 0;
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+export function toLive(e: FeedEvent): LiveEvent {
+  return {
+    id: e.id,
+    topic: topicOf(e.type),
+    type: e.type,
+    tenantId: e.tenantId,
+    jobId: e.jobId,
+    nodeId: e.nodeId,
+    message: e.message,
+    at: e.createdAt.toISOString(),
+  };
+}

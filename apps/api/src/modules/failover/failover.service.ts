@@ -1,0 +1,282 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { FaultInjection, InventoryNode } from '@gantry/driver';
+import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
+import { QueuesService } from '../../queues/queues.service';
+import type { QueuePayload } from '../../queues/queue-names';
+import { NodeOpsRepository, type ActiveJob, type OpsNode } from '../node-manager/node-ops.repository';
+import { JobMover } from './job-mover';
+import { classifyNicDown, classifyNodeDown, classifyXid, type FaultClass } from './fault-classification';
+
+type FaultPayload = QueuePayload<'failover'>;
+
+/** Thrown to make BullMQ try the step again later (e.g. a GPU not idle yet). */
+export class RetryLater extends Error {}
+
+const step = (s: string, message: string, at = new Date()) => ({ at: at.toISOString(), step: s, message });
+
+/**
+ * The failover loop (DESIGN.md section 5, REFERENCE.md section 3): classify a health event,
+ * cordon (quarantine the GPU or the node), drain (checkpoint where the job still runs), return
+ * the affected jobs to the queue as whole gangs, remediate (GPU reset, node reboot), validate
+ * against the driver and uncordon. Each fault is an Incident with a timeline and its MTTR.
+ * Every step is idempotent: state checks before acting, one open incident per fault and target.
+ */
+@Injectable()
+export class FailoverService {
+  private readonly logger = new Logger('failover');
+
+  constructor(
+    private readonly repo: NodeOpsRepository,
+    private readonly queues: QueuesService,
+    private readonly mover: JobMover,
+    @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
+  ) {}
+
+  async handle(p: FaultPayload): Promise<void> {
+    switch (p.action) {
+      case 'inject':
+        return this.inject(p);
+      case 'fault':
+        return this.fault(p);
+      case 'job-lost':
+        return this.jobLost(p.jobId!, p.exitReason ?? 'node-lost', p.at ?? Date.now());
+      case 'remediate':
+        return this.remediate(p.incidentId!);
+      default: {
+        const never: never = p.action;
+        throw new Error(`unknown failover action ${String(never)}`);
+      }
+    }
+  }
+
+  /** `POST /v1/sim/faults`, run where the simulated cluster lives (the worker). */
+  private async inject(p: FaultPayload): Promise<void> {
+    if (!this.driver.injectFault) throw new Error(`the ${this.driver.name} driver cannot inject faults`);
+    const fault: FaultInjection = { nodeName: p.nodeName!, kind: p.kind as FaultInjection['kind'], gpuIndex: p.gpuIndex, xid: p.xid };
+    await this.driver.injectFault(fault);
+  }
+
+  private async fault(p: FaultPayload): Promise<void> {
+    const node = await this.repo.findNode(p.nodeName!);
+    if (!node) return this.logger.warn(`health event for unknown node ${p.nodeName}`);
+    const at = new Date(p.at ?? Date.now());
+    switch (p.kind) {
+      case 'node-down':
+        return this.nodeDown(node, at, p.source === 'heartbeat' ? 'heartbeat' : 'event');
+      case 'xid':
+        return this.xid(node, p.gpuIndex ?? 0, p.xid ?? 79, at);
+      case 'nic-down':
+        return this.nicDown(node, at);
+      case 'node-up':
+      case 'nic-up':
+      case 'recover':
+        return this.recovered(node, p.kind);
+      default:
+        throw new Error(`unknown fault kind ${String(p.kind)}`);
+    }
+  }
+
+  private async nodeDown(node: OpsNode, at: Date, source: 'event' | 'heartbeat'): Promise<void> {
+    const cls = classifyNodeDown(source);
+    const inc = await this.open(cls, `node-down:${node.id}`, node, null, at, `${node.name}: ${cls.summary}`);
+    const cordoned = await this.repo.setNodeState(
+      node.id,
+      ['ready', 'cordoned', 'draining', 'switching'],
+      { state: 'down', reason: source === 'heartbeat' ? 'no heartbeat past the grace period' : 'node down', transitionStartedAt: null, transitionEtaAt: null, personaTarget: null },
+      { type: 'node.down', message: `${node.name} is down (${source === 'heartbeat' ? 'missed heartbeats' : 'driver event'}); cordoned, its jobs go back to the queue` },
+    );
+    if (cordoned) await this.repo.incidentStep(inc, [step('cordoned', `${node.name} taken out of scheduling (state down)`)]);
+    await this.driver.cordon(node.name).catch(() => undefined);
+    await this.moveJobs(inc, await this.repo.activeJobsOn({ nodeId: node.id }), cls, { code: 'node_down', message: `node ${node.name} went down: rescheduling on healthy nodes` });
+    await this.queues.failover({ action: 'remediate', incidentId: inc }, `remediate-${inc}-0`);
+  }
+
+  private async xid(node: OpsNode, gpuIndex: number, xid: number, at: Date): Promise<void> {
+    const gpu = node.gpus.find((g) => g.index === gpuIndex);
+    if (!gpu) return this.logger.warn(`Xid ${xid} on unknown GPU ${gpuIndex} of ${node.name}`);
+    const cls = classifyXid(xid);
+    const where = `${node.name} GPU ${gpuIndex}`;
+    if (cls.scope === 'none') {
+      // Application fault: restart the job only; the GPU stays in service.
+      const inc = await this.open(cls, `xid-app:${gpu.id}:${at.getTime()}`, node, gpu.id, at, `${where}: ${cls.summary}`, xid);
+      const jobs = await this.repo.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
+      await this.moveJobs(inc, jobs, cls, { code: 'application_fault', message: `Xid ${xid} (application fault) on ${where}: restarting the job` });
+      await this.repo.resolveIncident(inc, step('resolved', `no hardware action: ${where} stays in service${jobs.length ? `; ${jobs.length} job(s) restarted` : ''}`), new Date());
+      return;
+    }
+    const inc = await this.open(cls, `gpu:${gpu.id}`, node, gpu.id, at, `${where}: ${cls.summary}`, xid);
+    const quarantined = await this.repo.setGpuHealth(gpu.id, cls.gpuHealth!, {
+      nodeId: node.id,
+      type: 'gpu.quarantined',
+      message: `${where}: Xid ${xid}, GPU ${cls.gpuHealth} and out of scheduling`,
+      data: { gpuId: gpu.id, xid },
+    });
+    if (quarantined) await this.repo.incidentStep(inc, [step('quarantined', `${where} marked ${cls.gpuHealth}: no new work lands on it`)]);
+    const jobs = await this.repo.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
+    await this.moveJobs(inc, jobs, cls, { code: 'gpu_fault', message: `Xid ${xid} on ${where}: rescheduling on healthy GPUs` });
+    await this.queues.failover({ action: 'remediate', incidentId: inc }, `remediate-${inc}-0`);
+  }
+
+  private async nicDown(node: OpsNode, at: Date): Promise<void> {
+    const cls = classifyNicDown();
+    const inc = await this.open(cls, `nic:${node.id}`, node, null, at, `${node.name}: ${cls.summary}`);
+    const cordoned = await this.repo.setNodeState(node.id, ['ready'], { state: 'cordoned', reason: 'NIC down: no multi-node work until the link is back' }, {
+      type: 'node.cordoned',
+      message: `${node.name}: network interface down; cordoned`,
+    });
+    if (cordoned) await this.repo.incidentStep(inc, [step('cordoned', `${node.name} cordoned: its network cannot carry multi-node (NCCL) traffic`)]);
+    await this.driver.cordon(node.name).catch(() => undefined);
+    const jobs = (await this.repo.activeJobsOn({ nodeId: node.id })).filter((j) => j.nodeIds.length > 1);
+    await this.moveJobs(inc, jobs, cls, { code: 'nic_down', message: `network of node ${node.name} is down: moving the multi-node gang` });
+    await this.repo.incidentStep(inc, [step('waiting', 'waiting for the link to come back (nic-up), then validate and uncordon')], { state: 'remediating' });
+  }
+
+  /** node-up / nic-up: validate every open incident of the node now. */
+  private async recovered(node: OpsNode, kind: string): Promise<void> {
+    for (const inc of await this.repo.openIncidentsOn(node.id)) {
+      await this.repo.incidentStep(inc.id, [step('signal', `${kind} received from ${node.name}`)]);
+      await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-${kind}-${Date.now()}`);
+    }
+  }
+
+  /**
+   * A job the cluster took away (node lost, GPU fault, eviction). The fault's own event usually
+   * got there first and moved it; otherwise contain what the driver reports and requeue it.
+   */
+  private async jobLost(jobId: string, reason: string, at: number): Promise<void> {
+    const job = await this.repo.findJob(jobId);
+    if (!job || !['starting', 'running'].includes(job.state)) return;
+    // The loss is about an earlier run when the job was placed again after it (moved already).
+    if (job.allocations.some((a) => a.startedAt.getTime() > at)) return;
+    const status = await this.driver.status(jobId).catch(() => ({ state: 'unknown' as const }));
+    if (status.state === 'running') return;
+    const inv = await this.driver.discover();
+    for (const nodeId of new Set(job.allocations.map((a) => a.nodeId))) {
+      const node = await this.repo.findNode(nodeId);
+      const seen = node && inv.nodes.find((n) => n.name === node.name);
+      if (!node || !seen) continue;
+      if (seen.ready === false) return this.nodeDown(node, new Date(), 'event');
+      for (const a of job.allocations.filter((x) => x.nodeId === nodeId)) {
+        const gpu = node.gpus.find((g) => g.id === a.gpuId);
+        if (gpu && seen.gpus[gpu.index]?.health === 'unhealthy') return this.xid(node, gpu.index, 79, new Date());
+      }
+    }
+    await this.mover.move([{ ...job, nodeIds: [] }], {
+      checkpoint: false,
+      code: reason === 'evicted' ? 'evicted' : 'job_lost',
+      message: `the cluster took the job away (${reason}): rescheduling`,
+    });
+  }
+
+  // ---- remediation, validation, uncordon ---------------------------------------------------
+
+  private async remediate(incidentId: string): Promise<void> {
+    const inc = await this.repo.findIncident(incidentId);
+    if (!inc || inc.resolvedAt) return;
+    const node = inc.nodeId ? await this.repo.findNode(inc.nodeId) : null;
+    if (!node) return;
+    const gpu = inc.gpuId ? node.gpus.find((g) => g.id === inc.gpuId) : undefined;
+    await this.markMitigated(inc.id, inc.jobIds);
+    if (await this.validate(inc.id, inc.kind, node, gpu?.index)) return;
+    switch (inc.remediation) {
+      case 'wait-nic':
+        return; // nothing to do but wait for nic-up
+      case 'reset-gpu': {
+        if (!gpu) return;
+        if (inc.attempts >= 1) {
+          await this.repo.incidentStep(inc.id, [step('escalated', `the reset did not bring GPU ${gpu.index} back: rebooting ${node.name}`)], { remediation: 'reboot-node' });
+          return this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-reboot`);
+        }
+        if ((await this.repo.activeJobsOn({ nodeId: node.id, gpuId: gpu.id })).length) throw new RetryLater(`GPU ${gpu.index} of ${node.name} still holds work`);
+        await this.repo.incidentStep(inc.id, [step('remediating', `resetting GPU ${gpu.index} of ${node.name}`)], { state: 'remediating', attempts: inc.attempts + 1 });
+        if (this.driver.resetGpu) await this.driver.resetGpu(node.name, gpu.index);
+        else await this.repo.incidentStep(inc.id, [step('waiting', `the ${this.driver.name} driver cannot reset GPUs: waiting for the health source to report it healthy`)]);
+        if (!(await this.validate(inc.id, inc.kind, node, gpu.index))) {
+          await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-after-reset`, { delayMs: 200 });
+        }
+        return;
+      }
+      case 'reboot-node': {
+        if (inc.attempts >= 3) {
+          await this.repo.failIncident(inc.id, step('failed', `${node.name} did not come back after ${inc.attempts} remediation attempts: needs an operator`));
+          return;
+        }
+        if (node.state === 'ready') {
+          await this.repo.setNodeState(node.id, ['ready'], { state: 'cordoned', reason: 'cordoned for a reboot (remediation)' }, { type: 'node.cordoned', message: `${node.name}: cordoned for a reboot` });
+          await this.driver.cordon(node.name).catch(() => undefined);
+        }
+        const jobs = await this.repo.activeJobsOn({ nodeId: node.id });
+        await this.moveJobs(inc.id, jobs, { checkpoint: true } as FaultClass, { code: 'node_reboot', message: `node ${node.name} reboots to repair a GPU: moving its jobs` });
+        await this.repo.incidentStep(inc.id, [step('remediating', `rebooting ${node.name}`)], { state: 'remediating', attempts: inc.attempts + 1 });
+        if (this.driver.rebootNode) await this.driver.rebootNode(node.name);
+        else await this.repo.incidentStep(inc.id, [step('waiting', `the ${this.driver.name} driver cannot reboot nodes: waiting for the node to come back`)]);
+        if (!(await this.validate(inc.id, inc.kind, node, gpu?.index))) {
+          await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-after-reboot-${inc.attempts + 1}`, { delayMs: 500 });
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Checks the hardware against the driver; when healthy: back in service, incident resolved. */
+  private async validate(incidentId: string, kind: string, node: OpsNode, gpuIndex: number | undefined): Promise<boolean> {
+    const inv = await this.driver.discover();
+    const seen: InventoryNode | undefined = inv.nodes.find((n) => n.name === node.name);
+    if (!seen || seen.ready === false) return false;
+    if (kind === 'nic-down' && seen.networkUp === false) return false;
+    if (gpuIndex !== undefined && seen.gpus[gpuIndex]?.health === 'unhealthy') return false;
+    if (kind === 'node-down' && seen.gpus.some((g) => g.health === 'unhealthy')) return false;
+    const now = new Date();
+    const steps = [step('validated', `${node.name}${gpuIndex !== undefined ? ` GPU ${gpuIndex}` : ''} healthy according to the ${this.driver.name} driver`, now)];
+    if (gpuIndex !== undefined) {
+      const gpu = node.gpus.find((g) => g.index === gpuIndex)!;
+      await this.repo.setGpuHealth(gpu.id, 'healthy', { nodeId: node.id, type: 'gpu.healthy', message: `${node.name} GPU ${gpuIndex} back in service`, data: { gpuId: gpu.id } });
+    }
+    if (kind === 'node-down') await this.repo.setAllGpusHealthy(node.id);
+    // Uncordon unless another open incident still holds the node.
+    const others = (await this.repo.openIncidentsOn(node.id)).filter((i) => i.id !== incidentId && i.scope === 'node');
+    const fresh = await this.repo.findNode(node.id);
+    if (fresh && !others.length && ['down', 'cordoned'].includes(fresh.state) && (fresh.state === 'down' || /NIC|reboot|remediation/.test(fresh.stateReason ?? ''))) {
+      await this.repo.setNodeState(node.id, [fresh.state as 'down' | 'cordoned'], { state: 'ready', reason: null }, { type: 'node.ready', message: `${node.name} validated and uncordoned` });
+      await this.driver.uncordon(node.name).catch(() => undefined);
+      steps.push(step('uncordoned', `${node.name} back in scheduling`, now));
+    }
+    await this.repo.incidentStep(incidentId, steps);
+    const inc = await this.repo.findIncident(incidentId);
+    await this.markMitigated(incidentId, inc?.jobIds ?? []);
+    await this.repo.resolveIncident(incidentId, step('resolved', 'the loop is closed: hardware validated and back in service', now), now);
+    await this.queues.requestSchedule(`incident ${incidentId} resolved`);
+    return true;
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------
+
+  private async open(cls: FaultClass, openKey: string, node: OpsNode, gpuId: string | null, at: Date, summary: string, xid?: number): Promise<string> {
+    const { id, created } = await this.repo.openIncident(
+      { openKey, kind: cls.kind, severity: cls.severity, scope: cls.scope, remediation: cls.remediation, summary, nodeId: node.id, gpuId, xid, detectedAt: at },
+      step('detected', summary, at),
+    );
+    if (created) this.logger.warn(`incident ${id}: ${summary}`);
+    return id;
+  }
+
+  private async moveJobs(incidentId: string, jobs: ActiveJob[], cls: Pick<FaultClass, 'checkpoint'>, reason: { code: string; message: string }): Promise<void> {
+    const moved = await this.mover.move(jobs, { checkpoint: cls.checkpoint, ...reason });
+    if (!moved.length) return;
+    await this.repo.incidentJobs(incidentId, moved);
+    const gangs = moved.filter((j) => j.nodeIds.length > 1).length;
+    await this.repo.incidentStep(incidentId, [
+      step('rescheduled', `${moved.length} job(s) returned to the queue${gangs ? ` (${gangs} multi-node gang(s), moved as a whole)` : ''}${cls.checkpoint ? ', checkpointed where they still ran' : ''}; progress kept`),
+    ]);
+  }
+
+  /** Every job the fault moved runs again (or has ended): the incident is mitigated. */
+  private async markMitigated(incidentId: string, jobIds: string[]): Promise<void> {
+    const inc = await this.repo.findIncident(incidentId);
+    if (!inc || inc.mitigatedAt) return;
+    const at = await this.repo.jobsBackAt(jobIds);
+    if (at) await this.repo.incidentStep(incidentId, [step('mitigated', jobIds.length ? `all ${jobIds.length} moved job(s) running again elsewhere` : 'no workload was affected', at)], { state: inc.state === 'open' ? 'mitigated' : inc.state, mitigatedAt: at });
+  }
+}

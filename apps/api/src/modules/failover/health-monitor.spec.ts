@@ -1,0 +1,71 @@
+import type { DriverEvent } from '@gantry/driver';
+import { HealthMonitor } from './health-monitor';
+
+/** Detection: driver events become failover work; silence past the grace period is a node down. */
+describe('HealthMonitor', () => {
+  let listener: (e: DriverEvent) => void;
+  let failover: jest.Mock;
+  let monitor: HealthMonitor;
+
+  beforeEach(() => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    failover = jest.fn().mockResolvedValue(undefined);
+    const driver = { onEvent: (l: (e: DriverEvent) => void) => ((listener = l), () => undefined) };
+    const repo = { touchHeartbeats: jest.fn().mockResolvedValue(undefined) };
+    monitor = new HealthMonitor(driver as never, { failover } as never, repo as never);
+    monitor.onApplicationBootstrap();
+  });
+  afterEach(() => {
+    monitor.onApplicationShutdown();
+    jest.useRealTimers();
+  });
+
+  const beat = (nodeName: string) => listener({ type: 'heartbeat', nodeName, at: Date.now() });
+  const calls = () => failover.mock.calls.map(([p]) => p as { action: string; kind?: string; nodeName?: string; source?: string });
+
+  it('declares a node down after it misses its heartbeats past the grace period, and up when they return', async () => {
+    for (let i = 0; i < 4; i++) {
+      beat('n1');
+      beat('n2');
+      await jest.advanceTimersByTimeAsync(2000);
+    }
+    // n1 goes silent, n2 keeps beating: n1 is down after 3 intervals (6 s), not before
+    for (let i = 0; i < 2; i++) {
+      beat('n2');
+      await jest.advanceTimersByTimeAsync(2000);
+    }
+    expect(calls().filter((c) => c.kind === 'node-down')).toHaveLength(0);
+    for (let i = 0; i < 3; i++) {
+      beat('n2');
+      await jest.advanceTimersByTimeAsync(2000);
+    }
+    expect(calls().filter((c) => c.kind === 'node-down')).toEqual([expect.objectContaining({ action: 'fault', kind: 'node-down', nodeName: 'n1', source: 'heartbeat' })]);
+    // reported once, however long it stays silent
+    await jest.advanceTimersByTimeAsync(20_000);
+    expect(calls().filter((c) => c.kind === 'node-down' && c.nodeName === 'n1')).toHaveLength(1);
+    beat('n1');
+    expect(calls().filter((c) => c.kind === 'node-up')).toEqual([expect.objectContaining({ nodeName: 'n1', source: 'heartbeat' })]);
+  });
+
+  it('turns Xid and NIC events into failover faults, and cluster-caused exits into job-lost checks', () => {
+    listener({ type: 'xid', nodeName: 'n1', gpuIndex: 3, xid: 79, at: 5 });
+    listener({ type: 'nic-down', nodeName: 'n1', at: 6 });
+    listener({ type: 'job-exited', jobId: 'j1', exitCode: 137, reason: 'node-lost', at: 7 });
+    listener({ type: 'job-exited', jobId: 'j2', exitCode: 1, reason: 'failed', at: 8 });
+    expect(calls()).toEqual([
+      expect.objectContaining({ action: 'fault', kind: 'xid', nodeName: 'n1', gpuIndex: 3, xid: 79, at: 5 }),
+      expect.objectContaining({ action: 'fault', kind: 'nic-down', nodeName: 'n1' }),
+      expect.objectContaining({ action: 'job-lost', jobId: 'j1', exitReason: 'node-lost' }),
+    ]);
+  });
+
+  it('does not fail the cluster over when most nodes fall silent at once (the heartbeat path is suspect)', async () => {
+    const nodes = ['a', 'b', 'c', 'd', 'e'];
+    for (let i = 0; i < 3; i++) {
+      nodes.forEach(beat);
+      await jest.advanceTimersByTimeAsync(2000);
+    }
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(calls().filter((c) => c.kind === 'node-down')).toHaveLength(0);
+  });
+});

@@ -1,0 +1,129 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { DriverEvent } from '@gantry/driver';
+import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
+import { QueuesService } from '../../queues/queues.service';
+import { NodeOpsRepository } from '../node-manager/node-ops.repository';
+import { isFailoverExit } from './fault-classification';
+
+/** Missed heartbeats: a node is down after this many heartbeat intervals without one. */
+const MISSED_BEATS = 3;
+const MIN_GRACE_MS = 5000;
+const FLUSH_EVERY_MS = 5000;
+
+/**
+ * Detection (worker): turns the driver's health events into `failover` queue work, watches
+ * heartbeats (a node that misses them past the grace period is down), and records the last
+ * heartbeat of each node in Postgres every few seconds (one statement for all nodes).
+ */
+@Injectable()
+export class HealthMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('health');
+  private unsubscribe?: () => void;
+  private timer?: NodeJS.Timeout;
+  private readonly lastBeat = new Map<string, number>();
+  private readonly interval = new Map<string, number>();
+  private readonly silent = new Set<string>();
+  private beatsSinceFlush = new Set<string>();
+  private lastFlush = 0;
+  private lastWatch = 0;
+
+  constructor(
+    @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
+    private readonly queues: QueuesService,
+    private readonly repo: NodeOpsRepository,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.unsubscribe = this.driver.onEvent((e) => this.onEvent(e));
+    this.timer = setInterval(() => void this.watch(), 250);
+    this.timer.unref?.();
+  }
+
+  onApplicationShutdown(): void {
+    this.unsubscribe?.();
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private onEvent(e: DriverEvent): void {
+    const fail = (err: unknown) => this.logger.error(`cannot enqueue ${e.type}: ${String(err)}`);
+    switch (e.type) {
+      case 'heartbeat':
+        return this.beat(e.nodeName, e.at);
+      case 'xid':
+        this.queues.failover({ action: 'fault', kind: 'xid', nodeName: e.nodeName, gpuIndex: e.gpuIndex, xid: e.xid, at: e.at, source: 'event' }, `fault-xid-${e.nodeName}-${e.gpuIndex}-${e.xid}-${e.at}`).catch(fail);
+        return;
+      case 'node-down':
+      case 'node-up':
+      case 'nic-down':
+      case 'nic-up':
+        if (e.type === 'node-down') this.silent.add(e.nodeName);
+        this.queues.failover({ action: 'fault', kind: e.type, nodeName: e.nodeName, at: e.at, source: 'event' }, `fault-${e.type}-${e.nodeName}-${e.at}`).catch(fail);
+        return;
+      case 'job-exited':
+        // Exits the cluster caused (node lost, GPU fault, eviction) belong to failover; the
+        // fault's own event normally moves the job first, so this check comes a moment later.
+        if (isFailoverExit(e.reason)) {
+          this.queues.failover({ action: 'job-lost', jobId: e.jobId, exitReason: e.reason, at: e.at }, `lost-${e.jobId}-${e.at}`, { delayMs: 300 }).catch(fail);
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  private beat(name: string, at: number): void {
+    const prev = this.lastBeat.get(name);
+    if (prev !== undefined && at > prev) this.interval.set(name, at - prev);
+    this.lastBeat.set(name, at);
+    this.beatsSinceFlush.add(name);
+    if (this.silent.delete(name)) {
+      this.queues
+        .failover({ action: 'fault', kind: 'node-up', nodeName: name, at, source: 'heartbeat' }, `fault-node-up-${name}-hb-${at}`)
+        .catch((err: unknown) => this.logger.error(String(err)));
+    }
+  }
+
+  /**
+   * Nodes silent for longer than MISSED_BEATS of their own heartbeat interval are down. Two
+   * guards against blaming the cluster for our own trouble: after a stall of this process (the
+   * watch ran late) every node gets a fresh grace period, and when most nodes fall silent at
+   * once the monitor reports it instead of failing the whole cluster over.
+   */
+  private async watch(): Promise<void> {
+    const now = Date.now();
+    const gap = this.lastWatch > 0 ? now - this.lastWatch : 0;
+    this.lastWatch = now;
+    if (gap > 2000) {
+      this.logger.warn(`health watch ran ${gap} ms late: fresh grace period for every node`);
+      for (const name of this.lastBeat.keys()) this.lastBeat.set(name, now);
+      return;
+    }
+    const late: string[] = [];
+    for (const [name, last] of this.lastBeat) {
+      if (this.silent.has(name)) continue;
+      const grace = Math.max(MIN_GRACE_MS, MISSED_BEATS * (this.interval.get(name) ?? MIN_GRACE_MS));
+      if (now - last > grace) late.push(name);
+    }
+    const watched = this.lastBeat.size - this.silent.size;
+    if (late.length >= 4 && late.length > watched / 2) {
+      this.logger.error(`${late.length} of ${watched} nodes stopped their heartbeats at once: the heartbeat path is suspect, no failover`);
+      for (const name of late) this.lastBeat.set(name, now);
+      return;
+    }
+    for (const name of late) {
+      const last = this.lastBeat.get(name)!;
+      const grace = Math.max(MIN_GRACE_MS, MISSED_BEATS * (this.interval.get(name) ?? MIN_GRACE_MS));
+      this.silent.add(name);
+      this.logger.warn(`${name}: no heartbeat for ${now - last} ms (grace ${grace} ms): node down`);
+      await this.queues
+        .failover({ action: 'fault', kind: 'node-down', nodeName: name, at: now, source: 'heartbeat' }, `fault-node-down-${name}-hb-${now}`)
+        .catch((err: unknown) => this.logger.error(String(err)));
+    }
+    if (now - this.lastFlush >= FLUSH_EVERY_MS && this.beatsSinceFlush.size) {
+      const names = [...this.beatsSinceFlush];
+      this.beatsSinceFlush = new Set();
+      this.lastFlush = now;
+      await this.repo.touchHeartbeats(names, new Date(now)).catch((err: unknown) => this.logger.warn(`heartbeat flush: ${String(err)}`));
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { ClusterService } from '../cluster/cluster.service';
+import { MetricsRecorder, WORKER_COUNTERS, type RecordedMetrics } from './metrics.recorder';
+import { MetricsRepository } from './metrics.repository';
+
+const COUNTER_HELP: Record<(typeof WORKER_COUNTERS)[number], string> = {
+  placements: 'Jobs placed by the scheduling cycle',
+  preemptions: 'Allocations preempted to make room for other jobs',
+  failovers: 'Workloads moved off failed hardware',
+  cold_starts: 'Inference endpoint replicas started from zero',
+};
+
+/** Prometheus exposition (prom-client): gauges read at scrape time, counters and the cycle histogram from Redis. */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  private recorded?: RecordedMetrics;
+
+  constructor(
+    private readonly cluster: ClusterService,
+    private readonly repo: MetricsRepository,
+    private readonly recorder: MetricsRecorder,
+  ) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'gantry_api_' });
+    const cluster_ = this.cluster;
+    new Gauge({
+      name: 'gantry_gpus',
+      help: 'GPUs by model and state (allocated counts GPU units: MIG slices and shares as fractions)',
+      labelNames: ['model', 'state'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const r of (await cluster_.capacity()).byModel) {
+          this.set({ model: r.gpuModel, state: 'total' }, r.total);
+          this.set({ model: r.gpuModel, state: 'allocated' }, r.allocated);
+          this.set({ model: r.gpuModel, state: 'free' }, r.free);
+          this.set({ model: r.gpuModel, state: 'unhealthy' }, r.unhealthy);
+        }
+      },
+    });
+    const jobs = this.repo;
+    new Gauge({
+      name: 'gantry_queue_depth',
+      help: 'Pending jobs by team',
+      labelNames: ['tenant', 'team', 'team_id'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const r of await jobs.queueDepthByTeam()) this.set({ tenant: r.tenantSlug, team: r.teamSlug, team_id: r.teamId }, r.pending);
+      },
+    });
+    const recorded = () => this.recorded!;
+    for (const name of WORKER_COUNTERS) {
+      new Counter({
+        name: `gantry_${name}_total`,
+        help: COUNTER_HELP[name],
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          this.inc(recorded().counters[name]);
+        },
+      });
+    }
+  }
+
+  contentType(): string {
+    return this.registry.contentType;
+  }
+
+  async text(): Promise<string> {
+    this.recorded = await this.recorder.read();
+    return (await this.registry.metrics()) + histogramText('gantry_scheduling_cycle_seconds', 'Scheduling cycle latency', this.recorded.cycle);
+  }
+}
+
+/** Prometheus text of a histogram whose cumulative buckets are kept elsewhere (Redis). */
+export function histogramText(name: string, help: string, h: RecordedMetrics['cycle']): string {
+  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} histogram`];
+  for (const b of h.buckets) lines.push(`${name}_bucket{le="${b.le}"} ${b.count}`);
+  lines.push(`${name}_bucket{le="+Inf"} ${h.count}`, `${name}_sum ${h.sum}`, `${name}_count ${h.count}`);
+  return `${lines.join('\n')}\n`;
+}

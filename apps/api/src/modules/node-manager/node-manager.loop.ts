@@ -1,0 +1,119 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { planMigLayouts } from '@gantry/scheduler';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { QueuesService } from '../../queues/queues.service';
+import { ClusterRepository } from '../cluster/cluster.repository';
+import { personaToApi } from '../cluster/cluster.presenter';
+import { buildSnapshot } from '../scheduling/snapshot';
+import { migDemandOf, planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
+import { MigManagerService } from './mig-manager.service';
+import { NodeOpsRepository } from './node-ops.repository';
+
+type NodeRows = Awaited<ReturnType<ClusterRepository['allNodes']>>;
+type PendingRows = Awaited<ReturnType<NodeOpsRepository['unplacedPendingJobs']>>;
+
+/** Hysteresis of both planners, in simulated seconds (10 minutes of cluster time). */
+export const PLAN_HOLD_SIM_SECONDS = 600;
+
+/**
+ * The node manager's planning loop (worker): every GANTRY_RECONCILE_SECONDS it reads the queue's
+ * demand and proposes MIG re-partitions (the engine's MIG planner) and persona switches (look
+ * ahead for VM jobs), each as a deduplicated queue job. At boot it resumes changes in flight.
+ */
+@Injectable()
+export class NodeManagerLoop implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('node-manager');
+  private timer?: NodeJS.Timeout;
+  private running = false;
+
+  constructor(
+    private readonly repo: NodeOpsRepository,
+    private readonly cluster: ClusterRepository,
+    private readonly mig: MigManagerService,
+    private readonly queues: QueuesService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.resume().catch((e: unknown) => this.logger.warn(`resume: ${String(e)}`));
+    this.timer = setInterval(() => void this.tick(), this.config.reconcileSeconds * 1000);
+    this.timer.unref?.();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private get holdMs() {
+    return (PLAN_HOLD_SIM_SECONDS / this.config.driver.simSpeed) * 1000;
+  }
+
+  async tick(now = new Date()): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const pending = await this.repo.unplacedPendingJobs();
+      const vm = pending.some((p) => p.kind === 'vm');
+      const tried = pending.filter((p) => p.tried);
+      const rows = await this.cluster.allNodes();
+      // personas: VM demand to serve, or idle VM nodes to give back
+      if (vm || rows.some((n) => n.persona === 'vm_passthrough')) await this.planPersonas(rows, pending, now);
+      if (tried.length) await this.planMig(rows, tried, now);
+    } catch (e) {
+      this.logger.warn(`planning failed: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async planMig(rows: NodeRows, pending: PendingRows, now: Date): Promise<void> {
+    const { migDemand, wholeDemand } = migDemandOf(pending);
+    if (!migDemand.length && !wholeDemand.length) return;
+    const snapshot = buildSnapshot(rows);
+    snapshot.nodes = snapshot.nodes.filter((n) => n.persona !== 'vm-passthrough');
+    const lastChangedAtMs: Record<string, number> = {};
+    for (const n of rows) for (const g of n.gpus) if (g.migChangedAt) lastChangedAtMs[g.id] = g.migChangedAt.getTime();
+    const plan = planMigLayouts({ snapshot, migDemand, wholeDemand, lastChangedAtMs, nowMs: now.getTime(), holdMs: this.holdMs });
+    for (const c of plan.changes) {
+      const why =
+        c.action === 'disable'
+          ? 'whole-GPU demand: back to full size'
+          : `MIG demand: ${c.created.map((e) => e.profile).join(', ')} for pending jobs`;
+      await this.mig.request(c.gpuId, c.layout, why);
+    }
+    if (plan.changes.length) this.logger.log(`MIG plan: ${plan.changes.length} change(s)`);
+  }
+
+  private async planPersonas(rows: NodeRows, pending: PendingRows, now: Date): Promise<void> {
+    const nodes: PersonaNode[] = rows.map((n) => ({
+      id: n.id,
+      persona: personaToApi(n.persona),
+      state: n.state,
+      personaTarget: n.personaTarget ? personaToApi(n.personaTarget) : null,
+      gpuModel: n.gpus[0]?.model ?? null,
+      gpuCount: n.gpus.length,
+      gpusFree: n.gpus.filter((g) => g.health === 'healthy' && g.allocations.length === 0).length,
+      idle: n.gpus.every((g) => g.allocations.length === 0),
+      personaChangedAtMs: n.personaChangedAt?.getTime() ?? null,
+    }));
+    const plan = planPersonas({ nodes, vmDemand: vmDemandOf(pending), nowMs: now.getTime(), holdMs: this.holdMs });
+    for (const s of plan.switches) await this.queues.persona({ action: 'switch', nodeId: s.nodeId, persona: s.persona, reason: s.reason });
+  }
+
+  /** After a restart: MIG changes, persona switches, drains and remediations pick up where they were. */
+  private async resume(): Promise<void> {
+    for (const inc of await this.repo.openIncidents()) {
+      await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-resume-${Date.now()}`);
+    }
+    for (const g of await this.repo.gpusWithMigTarget()) {
+      await this.queues.mig({ gpuId: g.id, layout: g.migTarget as { profile: string; start: number }[], reason: 'resumed after a restart' });
+    }
+    for (const n of await this.repo.nodesInTransition()) {
+      if (n.state === 'switching' && n.personaTarget) {
+        await this.queues.persona({ action: 'switch', nodeId: n.id, persona: personaToApi(n.personaTarget), reason: 'resumed after a restart' });
+      } else if (n.state === 'draining') {
+        await this.queues.persona({ action: 'drain', nodeId: n.id, reason: 'resumed after a restart' });
+      }
+    }
+  }
+}

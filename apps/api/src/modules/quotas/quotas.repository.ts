@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, type Tx } from '@gantry/db';
+import type { QuotaEntry } from '@gantry/contracts';
+import { PrismaService } from '../../common/prisma.service';
+import type { TenantScope } from '../../common/principal';
+
+const dec = (n: number) => new Prisma.Decimal(n.toFixed(3));
+
+/** Quotas, tenant totals and usage. Every read of tenant data takes the caller's scope. */
+@Injectable()
+export class QuotasRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** The team with its tenant and quota rows, or null when the caller cannot see it. */
+  findTeam(scope: TenantScope, teamId: string) {
+    const where: Prisma.TeamWhereInput =
+      scope.kind === 'platform' ? { id: teamId } : { AND: [{ id: teamId }, { tenantId: scope.tenantId }, scope.teamId ? { id: scope.teamId } : {}] };
+    return this.prisma.client.team.findFirst({ where, include: { tenant: true, quotas: { orderBy: { gpuModel: 'asc' } } } });
+  }
+
+  findTenant(scope: TenantScope, tenantId: string) {
+    if (scope.kind === 'tenant' && scope.tenantId !== tenantId) return Promise.resolve(null);
+    return this.prisma.client.tenant.findUnique({ where: { id: tenantId } });
+  }
+
+  /**
+   * Replaces a team's quota rows. The tenant row is locked first, so two concurrent changes in
+   * one tenant are checked one after the other against the tenant total. `check` runs under the
+   * lock with the current state and throws to refuse.
+   */
+  replaceTeamQuotas(
+    tenantId: string,
+    teamId: string,
+    entries: QuotaEntry[],
+    opts: { setCeilings: boolean },
+    check: (state: { gpuTotal: number | null; teams: { teamId: string; guaranteed: number }[]; current: StoredRow[] }) => void,
+  ) {
+    return this.prisma.client.$transaction(async (tx) => {
+      const [tenant] = await tx.$queryRaw<{ gpuTotal: Prisma.Decimal | null }[]>`SELECT "gpuTotal" FROM "Tenant" WHERE id = ${tenantId} FOR UPDATE`;
+      const rows = await tx.quota.findMany({ where: { team: { tenantId } } });
+      const teams = new Map<string, number>();
+      for (const r of rows) teams.set(r.teamId, (teams.get(r.teamId) ?? 0) + Number(r.guaranteed));
+      const current = rows.filter((r) => r.teamId === teamId).map(toStored);
+      check({
+        gpuTotal: tenant?.gpuTotal == null ? null : Number(tenant.gpuTotal),
+        teams: [...teams].map(([id, guaranteed]) => ({ teamId: id, guaranteed })),
+        current,
+      });
+      const keep = entries.map((e) => e.gpuModel);
+      await tx.quota.deleteMany({ where: { teamId, gpuModel: { notIn: keep } } });
+      for (const e of entries) {
+        const before = current.find((c) => c.gpuModel === e.gpuModel);
+        // The tenant admin's values are the ceilings; a row made before ceilings existed keeps
+        // its values as ceilings the first time a team admin changes it.
+        const ceilings = opts.setCeilings
+          ? { maxGuaranteed: dec(e.guaranteed), maxLimit: dec(e.limit) }
+          : before && before.maxGuaranteed === null
+            ? { maxGuaranteed: dec(before.guaranteed), maxLimit: dec(before.maxLimit ?? before.limit) }
+            : {};
+        const data = {
+          guaranteed: dec(e.guaranteed),
+          limit: dec(e.limit),
+          gpuHourBudget: e.gpuHourBudget == null ? null : dec(e.gpuHourBudget),
+          budgetPolicy: e.budgetPolicy,
+          ...ceilings,
+        };
+        await tx.quota.upsert({ where: { teamId_gpuModel: { teamId, gpuModel: e.gpuModel } }, update: data, create: { teamId, gpuModel: e.gpuModel, ...data } });
+      }
+      return { before: current, after: await tx.quota.findMany({ where: { teamId }, orderBy: { gpuModel: 'asc' } }) };
+    });
+  }
+
+  /** Sets the tenant total under a lock of the tenant row; `check` sees the teams' guaranteed sum. */
+  setTenantTotal(tenantId: string, gpuTotal: number | null, check: (guaranteedSum: number) => void) {
+    return this.prisma.client.$transaction(async (tx: Tx) => {
+      await tx.$queryRaw`SELECT id FROM "Tenant" WHERE id = ${tenantId} FOR UPDATE`;
+      const sum = await tx.quota.aggregate({ where: { team: { tenantId } }, _sum: { guaranteed: true } });
+      const guaranteedSum = Number(sum._sum.guaranteed ?? 0);
+      check(guaranteedSum);
+      const t = await tx.tenant.update({ where: { id: tenantId }, data: { gpuTotal: gpuTotal === null ? null : dec(gpuTotal) } });
+      return { tenant: t, guaranteedSum };
+    });
+  }
+
+  async guaranteedSum(tenantId: string): Promise<number> {
+    const sum = await this.prisma.client.quota.aggregate({ where: { team: { tenantId } }, _sum: { guaranteed: true } });
+    return Number(sum._sum.guaranteed ?? 0);
+  }
+
+  /** GPUs held now by the team, per GPU model. */
+  async inUseByModel(teamId: string): Promise<Map<string, number>> {
+    const rows = await this.prisma.client.allocation.groupBy({ by: ['gpuModel'], where: { teamId, endedAt: null }, _sum: { gpuUnits: true } });
+    return new Map(rows.map((r) => [r.gpuModel, Number(r._sum.gpuUnits ?? 0)]));
+  }
+
+  pendingJobs(teamId: string) {
+    return this.prisma.client.job.findMany({ where: { teamId, state: 'pending' }, select: { resources: true, replicas: true }, take: 10_000 });
+  }
+
+  /** GPU-hours the team's allocations held inside [start, end). */
+  async gpuHours(teamId: string, start: Date, end: Date, now: Date): Promise<number> {
+    const [row] = await this.prisma.client.$queryRaw<{ h: number | null }[]>`
+      SELECT SUM("gpuUnits"::float8 * EXTRACT(EPOCH FROM (LEAST(COALESCE("endedAt", ${now}::timestamp), ${end}::timestamp) - GREATEST("startedAt", ${start}::timestamp)))) / 3600 AS h
+      FROM "Allocation"
+      WHERE "teamId" = ${teamId} AND "startedAt" < ${end}::timestamp AND ("endedAt" IS NULL OR "endedAt" > ${start}::timestamp)`;
+    return Math.max(0, Number(row?.h ?? 0));
+  }
+}
+
+export interface StoredRow {
+  gpuModel: string;
+  guaranteed: number;
+  limit: number;
+  maxGuaranteed: number | null;
+  maxLimit: number | null;
+}
+
+function toStored(r: { gpuModel: string; guaranteed: Prisma.Decimal; limit: Prisma.Decimal; maxGuaranteed: Prisma.Decimal | null; maxLimit: Prisma.Decimal | null }): StoredRow {
+  return {
+    gpuModel: r.gpuModel,
+    guaranteed: Number(r.guaranteed),
+    limit: Number(r.limit),
+    maxGuaranteed: r.maxGuaranteed == null ? null : Number(r.maxGuaranteed),
+    maxLimit: r.maxLimit == null ? null : Number(r.maxLimit),
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * One telemetry tick as a pure function: the driver's per-GPU samples, the inventory and the
+ * allocations that overlapped the tick's window become rollup deltas (capacity, allocated,
+ * busy, memory and energy GPU-seconds per node, model and holder) and each GPU's latest state
+ * (with `idleSince` for GPUs allocated but idle). No clock, no I/O.
+ */
+
+export interface TickGpu {
+  id: string;
+  nodeId: string;
+  nodeName: string;
+  index: number;
+  model: string;
+}
+
+export interface TickSample {
+  nodeName: string;
+  gpuIndex: number;
+  smPct: number;
+  memoryUsedMiB: number;
+  powerW: number;
+}
+
+export interface TickAllocation {
+  gpuId: string;
+  nodeId: string;
+  gpuModel: string;
+  tenantId: string;
+  teamId: string;
+  gpuUnits: number;
+  startedAt: Date;
+  endedAt: Date | null;
+}
+
+export interface RollupDelta {
+  nodeId: string;
+  gpuModel: string;
+  /** '' for the unallocated part. */
+  tenantId: string;
+  teamId: string;
+  capacitySeconds: number;
+  allocatedSeconds: number;
+  busySeconds: number;
+  memoryMiBSeconds: number;
+  energyJoules: number;
+}
+
+export interface LatestGpuState {
+  gpuId: string;
+  nodeId: string;
+  smPct: number;
+  memoryUsedMiB: number;
+  powerW: number;
+  idleSince: Date | null;
+}
+
+export interface TickInput {
+  /** End of the window (the tick's time). */
+  at: Date;
+  /** Window length in seconds: the window is (at - windowSeconds, at]. */
+  windowSeconds: number;
+  gpus: readonly TickGpu[];
+  samples: readonly TickSample[];
+  allocations: readonly TickAllocation[];
+  /** idleSince of the previous tick, by GPU id. */
+  previousIdleSince: ReadonlyMap<string, Date | null>;
+  idleSmPct: number;
+}
+
+export interface TickOutput {
+  deltas: RollupDelta[];
+  latest: LatestGpuState[];
+}
+
+const UNALLOCATED = '';
+
+export function computeTick(input: TickInput): TickOutput {
+  const { at, windowSeconds: dt } = input;
+  const windowStart = at.getTime() - dt * 1000;
+  const deltas = new Map<string, RollupDelta>();
+  const delta = (nodeId: string, gpuModel: string, tenantId: string, teamId: string): RollupDelta => {
+    const key = `${nodeId}\u0000${gpuModel}\u0000${tenantId}\u0000${teamId}`;
+    let d = deltas.get(key);
+    if (!d) {
+      d = { nodeId, gpuModel, tenantId, teamId, capacitySeconds: 0, allocatedSeconds: 0, busySeconds: 0, memoryMiBSeconds: 0, energyJoules: 0 };
+      deltas.set(key, d);
+    }
+    return d;
+  };
+
+  // Capacity: every GPU of the inventory, for the whole window.
+  for (const g of input.gpus) delta(g.nodeId, g.model, UNALLOCATED, UNALLOCATED).capacitySeconds += dt;
+
+  // Allocation-based GPU-seconds: each allocation's overlap with the window, in quota units.
+  const activeAt = new Map<string, TickAllocation[]>();
+  for (const a of input.allocations) {
+    const start = Math.max(windowStart, a.startedAt.getTime());
+    const end = Math.min(at.getTime(), a.endedAt?.getTime() ?? Infinity);
+    if (end > start) delta(a.nodeId, a.gpuModel, a.tenantId, a.teamId).allocatedSeconds += (a.gpuUnits * (end - start)) / 1000;
+    if (a.startedAt.getTime() <= at.getTime() && (a.endedAt === null || a.endedAt.getTime() > at.getTime())) {
+      const list = activeAt.get(a.gpuId) ?? [];
+      list.push(a);
+      activeAt.set(a.gpuId, list);
+    }
+  }
+
+  // Measured: each GPU's sample over the window, apportioned to the holders at the tick.
+  const byName = new Map(input.gpus.map((g) => [`${g.nodeName}/${g.index}`, g]));
+  const latest: LatestGpuState[] = [];
+  for (const s of input.samples) {
+    const g = byName.get(`${s.nodeName}/${s.gpuIndex}`);
+    if (!g) continue;
+    const holders = activeAt.get(g.id) ?? [];
+    const held = Math.min(1, holders.reduce((n, a) => n + a.gpuUnits, 0));
+    const busy = (s.smPct / 100) * dt;
+    const mem = s.memoryUsedMiB * dt;
+    const energy = s.powerW * dt;
+    // A holder that arrived during the window is charged only for the part it held.
+    let busyLeft = busy;
+    let memLeft = mem;
+    let energyLeft = energy;
+    if (held > 0) {
+      const total = holders.reduce((n, a) => n + a.gpuUnits, 0);
+      for (const a of holders) {
+        const share = (a.gpuUnits / total) * Math.min(1, (at.getTime() - Math.max(windowStart, a.startedAt.getTime())) / (dt * 1000));
+        const d = delta(g.nodeId, g.model, a.tenantId, a.teamId);
+        d.busySeconds += busy * share;
+        d.memoryMiBSeconds += mem * share;
+        d.energyJoules += energy * held * share;
+        busyLeft -= busy * share;
+        memLeft -= mem * share;
+        energyLeft -= energy * held * share;
+      }
+    }
+    const free = delta(g.nodeId, g.model, UNALLOCATED, UNALLOCATED);
+    free.busySeconds += Math.max(0, busyLeft);
+    free.memoryMiBSeconds += Math.max(0, memLeft);
+    free.energyJoules += Math.max(0, energyLeft);
+
+    const idle = held > 0 && s.smPct < input.idleSmPct;
+    latest.push({
+      gpuId: g.id,
+      nodeId: g.nodeId,
+      smPct: s.smPct,
+      memoryUsedMiB: s.memoryUsedMiB,
+      powerW: s.powerW,
+      idleSince: idle ? (input.previousIdleSince.get(g.id) ?? at) : null,
+    });
+  }
+  return { deltas: [...deltas.values()], latest };
+}
+
+/** Node id of the rows that sum every node (team, tenant and model reports read only those). */
+export const ALL_NODES = '';
+
+/** The per-node deltas plus their sums over every node (nodeId ''), per model and holder. */
+export function withClusterRows(deltas: readonly RollupDelta[]): RollupDelta[] {
+  const sums = new Map<string, RollupDelta>();
+  for (const d of deltas) {
+    const key = `${d.gpuModel}\u0000${d.tenantId}\u0000${d.teamId}`;
+    const s = sums.get(key) ?? { ...d, nodeId: ALL_NODES, capacitySeconds: 0, allocatedSeconds: 0, busySeconds: 0, memoryMiBSeconds: 0, energyJoules: 0 };
+    s.capacitySeconds += d.capacitySeconds;
+    s.allocatedSeconds += d.allocatedSeconds;
+    s.busySeconds += d.busySeconds;
+    s.memoryMiBSeconds += d.memoryMiBSeconds;
+    s.energyJoules += d.energyJoules;
+    sums.set(key, s);
+  }
+  return [...deltas, ...sums.values()];
+}
+
+/** Start of the bucket of `stepSeconds` that holds `at`. */
+export function bucketOf(at: Date, stepSeconds: number): Date {
+  const ms = stepSeconds * 1000;
+  return new Date(Math.floor(at.getTime() / ms) * ms);
+}

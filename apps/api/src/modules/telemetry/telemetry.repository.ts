@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../../common/prisma.service';
+import type { LatestGpuState, RollupDelta, TickAllocation, TickGpu, TickSample } from './telemetry-tick';
+
+/**
+ * Telemetry storage: raw per-GPU samples (short retention), the latest state of each GPU and
+ * usage rollups (1 minute and 1 hour). Written by the worker's `telemetry` queue only; the
+ * rows carry tenantId/teamId, and reads with a tenant scope live in UtilizationRepository.
+ */
+@Injectable()
+export class TelemetryRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async inventory(): Promise<TickGpu[]> {
+    const rows = await this.prisma.client.gpu.findMany({
+      select: { id: true, nodeId: true, index: true, model: true, node: { select: { name: true } } },
+    });
+    return rows.map((g) => ({ id: g.id, nodeId: g.nodeId, nodeName: g.node.name, index: g.index, model: g.model }));
+  }
+
+  /** Allocations that overlap (from, to]: still active, or ended after `from`. */
+  async allocationsOverlapping(from: Date, to: Date): Promise<TickAllocation[]> {
+    const rows = await this.prisma.client.allocation.findMany({
+      where: { AND: [{ startedAt: { lte: to } }, { OR: [{ endedAt: null }, { endedAt: { gt: from } }] }] },
+      select: { gpuId: true, nodeId: true, gpuModel: true, tenantId: true, teamId: true, gpuUnits: true, startedAt: true, endedAt: true },
+    });
+    return rows.map((a) => ({ ...a, gpuUnits: Number(a.gpuUnits) }));
+  }
+
+  async previousIdleSince(): Promise<Map<string, Date | null>> {
+    const rows = await this.prisma.client.gpuTelemetry.findMany({ where: { idleSince: { not: null } }, select: { gpuId: true, idleSince: true } });
+    return new Map(rows.map((r) => [r.gpuId, r.idleSince]));
+  }
+
+  /**
+   * Writes one tick in one transaction. Returns false (and writes nothing) when the tick was
+   * already written: a retried job does not count twice.
+   */
+  async writeTick(t: {
+    at: Date;
+    samples: { gpuId: string; sample: TickSample }[];
+    latest: LatestGpuState[];
+    deltas: RollupDelta[];
+    buckets: { stepSeconds: number; bucket: Date }[];
+  }): Promise<boolean> {
+    return this.prisma.client.$transaction(async (tx) => {
+      const marker = await tx.$executeRaw`
+        INSERT INTO "GpuSample" ("gpuId", "at", "smPct", "memoryUsedMiB", "powerW")
+        SELECT * FROM unnest(${t.samples.map((s) => s.gpuId)}::text[], array_fill(${t.at}::timestamp(3), ARRAY[${t.samples.length}::int]),
+          ${t.samples.map((s) => s.sample.smPct)}::float8[], ${t.samples.map((s) => s.sample.memoryUsedMiB)}::int[],
+          ${t.samples.map((s) => s.sample.powerW)}::float8[])
+        ON CONFLICT DO NOTHING`;
+      if (t.samples.length > 0 && marker === 0) return false;
+
+      if (t.latest.length) {
+        await tx.$executeRaw`
+          INSERT INTO "GpuTelemetry" ("gpuId", "nodeId", "at", "smPct", "memoryUsedMiB", "powerW", "idleSince")
+          SELECT u.g, u.n, ${t.at}::timestamp(3), u.s, u.m, u.p, u.i FROM unnest(
+            ${t.latest.map((l) => l.gpuId)}::text[], ${t.latest.map((l) => l.nodeId)}::text[], ${t.latest.map((l) => l.smPct)}::float8[],
+            ${t.latest.map((l) => l.memoryUsedMiB)}::int[], ${t.latest.map((l) => l.powerW)}::float8[],
+            ${t.latest.map((l) => l.idleSince?.toISOString() ?? null)}::timestamp(3)[]) AS u(g, n, s, m, p, i)
+          ON CONFLICT ("gpuId") DO UPDATE SET "nodeId" = excluded."nodeId", "at" = excluded."at", "smPct" = excluded."smPct",
+            "memoryUsedMiB" = excluded."memoryUsedMiB", "powerW" = excluded."powerW", "idleSince" = excluded."idleSince"`;
+      }
+
+      for (const b of t.buckets) {
+        if (!t.deltas.length) continue;
+        const col = <K extends keyof RollupDelta>(k: K) => t.deltas.map((d) => d[k]);
+        await tx.$executeRaw`
+          INSERT INTO "UsageRollup" ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId",
+            "capacitySeconds", "allocatedSeconds", "busySeconds", "memoryMiBSeconds", "energyJoules")
+          SELECT ${b.stepSeconds}::int, ${b.bucket}::timestamp(3), u.* FROM unnest(
+            ${col('nodeId')}::text[], ${col('gpuModel')}::text[], ${col('tenantId')}::text[], ${col('teamId')}::text[],
+            ${col('capacitySeconds')}::float8[], ${col('allocatedSeconds')}::float8[], ${col('busySeconds')}::float8[],
+            ${col('memoryMiBSeconds')}::float8[], ${col('energyJoules')}::float8[]) AS u
+          ON CONFLICT ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId") DO UPDATE SET
+            "capacitySeconds" = "UsageRollup"."capacitySeconds" + excluded."capacitySeconds",
+            "allocatedSeconds" = "UsageRollup"."allocatedSeconds" + excluded."allocatedSeconds",
+            "busySeconds" = "UsageRollup"."busySeconds" + excluded."busySeconds",
+            "memoryMiBSeconds" = "UsageRollup"."memoryMiBSeconds" + excluded."memoryMiBSeconds",
+            "energyJoules" = "UsageRollup"."energyJoules" + excluded."energyJoules"`;
+      }
+      return true;
+    });
+  }
+
+  /** Drops raw samples and rollups older than their retention. */
+  async prune(cutoffs: { raw: Date; minute: Date; hour: Date }): Promise<number> {
+    const db = this.prisma.client;
+    const [raw, minute, hour] = await Promise.all([
+      db.gpuSample.deleteMany({ where: { at: { lt: cutoffs.raw } } }),
+      db.usageRollup.deleteMany({ where: { AND: [{ stepSeconds: 60 }, { bucket: { lt: cutoffs.minute } }] } }),
+      db.usageRollup.deleteMany({ where: { AND: [{ stepSeconds: { in: [3600, 86400] } }, { bucket: { lt: cutoffs.hour } }] } }),
+    ]);
+    return raw.count + minute.count + hour.count;
+  }
+}

@@ -1,0 +1,74 @@
+'use client';
+
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { PERSONAS, type Node, type Persona } from '@gantry/contracts';
+import { describeError } from '@/lib/api';
+import { nodeKeys } from '@/lib/queries/nodes';
+import { runNodeAction, switchPersona, type NodeAction } from '@/lib/queries/node-actions';
+import { useClient } from '@/lib/session';
+
+const LABEL: Record<NodeAction, { verb: string; doing: string; className: string }> = {
+  cordon: { verb: 'Cordon', doing: 'Cordoning…', className: 'btn-outline' },
+  drain: { verb: 'Drain', doing: 'Draining…', className: 'btn-danger-outline' },
+  uncordon: { verb: 'Uncordon', doing: 'Uncordoning…', className: 'btn-primary' },
+};
+
+/** What the node's state allows: cordon and drain a ready node, uncordon a cordoned one. */
+export function nodeActionsFor(node: Pick<Node, 'state'>): NodeAction[] {
+  if (node.state === 'ready') return ['cordon', 'drain'];
+  if (node.state === 'cordoned') return ['uncordon', 'drain'];
+  return [];
+}
+
+/** Cordon / drain / uncordon and the persona switch of a node (operators with cluster:admin). */
+export function NodeActions({ node }: { node: Node }) {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  const [persona, setPersona] = useState<Persona>(node.persona);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: nodeKeys.all });
+  const action = useMutation({ mutationFn: (a: NodeAction) => runNodeAction(client, node.id, a), onSettled: refresh });
+  const swap = useMutation({ mutationFn: (p: Persona) => switchPersona(client, node.id, p), onSettled: refresh });
+  const busy = action.isPending || swap.isPending;
+  const canSwitch = node.state === 'ready' || node.state === 'cordoned';
+  return (
+    <div className="node-actions" data-testid="node-actions">
+      {nodeActionsFor(node).map((a) => (
+        <button key={a} type="button" className={`btn btn-sm ${LABEL[a].className}`} data-testid={`node-${a}`} disabled={busy} onClick={() => action.mutate(a)}>
+          {action.isPending && action.variables === a ? LABEL[a].doing : LABEL[a].verb}
+        </button>
+      ))}
+      <span className="persona-switch">
+        <select
+          className="select-sm"
+          aria-label="Persona"
+          data-testid="node-persona-select"
+          value={persona}
+          disabled={!canSwitch || busy}
+          onChange={(e) => setPersona(e.target.value as Persona)}
+        >
+          {PERSONAS.map((p) => (
+            <option key={p} value={p}>
+              {p}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          className="btn btn-sm btn-outline"
+          data-testid="node-persona-switch"
+          disabled={!canSwitch || busy || persona === node.persona}
+          onClick={() => swap.mutate(persona)}
+          title="Drain the node, reconfigure its GPU stack (minutes), then take work again"
+        >
+          {swap.isPending ? 'Switching…' : 'Switch persona'}
+        </button>
+      </span>
+      {(action.isError || swap.isError) && (
+        <span className="form-error small" role="alert" data-testid="node-action-error">
+          {describeError(action.error ?? swap.error)}
+        </span>
+      )}
+    </div>
+  );
+}

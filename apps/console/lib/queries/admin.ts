@@ -1,0 +1,30 @@
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import type { GantryClient } from '../api';
+import { listAll } from './paginate';
+
+/** Quotas, usage, API keys and the audit log (issue 3 pages). */
+export const adminKeys = {
+  quotas: (teamId: string) => ['quotas', teamId] as const,
+  usage: (teamId: string) => ['usage', teamId] as const,
+  apiKeys: ['api-keys'] as const,
+  audit: (action: string) => ['audit', action] as const,
+};
+
+export const quotasQuery = (client: GantryClient, teamId: string) =>
+  queryOptions({ queryKey: adminKeys.quotas(teamId), queryFn: () => client.quotas.get(teamId), staleTime: 5_000 });
+
+/** Usage moves with the queue: poll every 5 s. */
+export const usageQuery = (client: GantryClient, teamId: string) =>
+  queryOptions({ queryKey: adminKeys.usage(teamId), queryFn: () => client.quotas.usage(teamId), refetchInterval: 5_000 });
+
+export const apiKeysQuery = (client: GantryClient) =>
+  queryOptions({ queryKey: adminKeys.apiKeys, queryFn: () => listAll((cursor) => client.apiKeys.list({ limit: 500, cursor }), 5) });
+
+export const auditQuery = (client: GantryClient, action: string) =>
+  queryOptions({
+    queryKey: adminKeys.audit(action),
+    queryFn: () => client.audit.list({ limit: 200, action: action || undefined }),
+    refetchInterval: 10_000,
+    // Typing in the filter keeps the last rows on screen until the new ones arrive.
+    placeholderData: keepPreviousData,
+  });

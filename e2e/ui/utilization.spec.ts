@@ -1,0 +1,123 @@
+import { expect, test, type Page } from '@playwright/test';
+import { client, demoKey, until } from '../support';
+
+/**
+ * Utilization views (issue 6): the Overview dashboard, the GPU heatmap and the team report,
+ * fed by the worker's telemetry sampling of the simulated cluster.
+ */
+const adminKey = () => {
+  const k = process.env.E2E_ADMIN_KEY;
+  if (!k) throw new Error('E2E_ADMIN_KEY is not set: run through scripts/e2e.sh');
+  return k;
+};
+
+async function signIn(page: Page, key: string) {
+  await page.goto('/login');
+  await page.getByTestId('login-api-key').fill(key);
+  await page.getByTestId('login-submit').click();
+  await expect(page.getByTestId('nav-utilization')).toBeVisible();
+}
+
+test.describe('utilization views', () => {
+  const inferenceKey = () => demoKey('member, team Inference');
+  let jobId: string;
+
+  test.beforeAll(async () => {
+    const api = client(inferenceKey());
+    const me = await api.me();
+    const job = await api.jobs.create({
+      teamId: me.teamId!,
+      name: 'e2e-util-train',
+      kind: 'training',
+      resources: { gpus: 4, gpuModel: 'A100-80GB' },
+    });
+    jobId = job.id;
+    await until(async () => (await api.jobs.get(job.id)).state === 'running');
+    // The telemetry tick (every 15 s by default) has sampled the running job and rolled it up.
+    await until(async () => {
+      const r = await api.utilization.report({ groupBy: 'team', step: '5m', from: new Date(Date.now() - 3600_000).toISOString() });
+      return r.series.some((s) => s.label === 'Inference' && s.totals.allocatedGpuHours > 0);
+    }, 45_000);
+  });
+
+  test.afterAll(async () => {
+    if (jobId) await client(inferenceKey()).jobs.cancel(jobId);
+  });
+
+  test('the overview shows capacity, allocated and used by model, the 24 h trend, teams against quota and idle allocations', async ({ page }) => {
+    await signIn(page, inferenceKey());
+    await page.getByTestId('nav-overview').click();
+    await expect(page.getByTestId('overview-model-chart').locator('.recharts-bar-rectangle').first()).toBeVisible();
+    const a100 = page.locator('[data-testid="model-usage"][data-gpu-model="A100-80GB"]');
+    await expect(a100).toContainText(/used of/);
+    await expect.poll(async () => Number(await a100.getAttribute('data-used'))).toBeGreaterThanOrEqual(3);
+    const trend = page.getByTestId('overview-trend-chart');
+    await expect(trend.locator('.recharts-surface').first()).toBeVisible();
+    await expect(trend).toHaveAttribute('data-points', /^(9[6-7])$/);
+    await expect(trend.locator('.recharts-area')).toHaveCount(2);
+    const team = page.locator('[data-testid="team-usage-row"][data-team-name="Inference"]');
+    await expect(team.getByTestId('team-usage-now')).toHaveText(/^4/);
+    await expect(team.getByTestId('team-usage-quota')).toContainText('64');
+    await expect(page.getByTestId('idle-allocations')).toBeVisible();
+    await page.screenshot({ path: 'test-results/utilization-overview.png', fullPage: true });
+  });
+
+  test('the heatmap draws every GPU on a canvas, explains a cell on hover and opens its node', async ({ page }) => {
+    await signIn(page, inferenceKey());
+    await page.getByTestId('nav-heatmap').click();
+    const canvas = page.getByTestId('heatmap-canvas');
+    await expect(canvas).toHaveAttribute('data-gpu-count', '256');
+    await expect(canvas).toHaveAttribute('data-node-count', '32');
+    await expect.poll(async () => Number(await canvas.getAttribute('data-sampled-count'))).toBe(256);
+    await expect(canvas).toHaveAttribute('data-render-ms', /\d/);
+    await canvas.hover({ position: { x: 5, y: 5 } });
+    await expect(page.getByTestId('heatmap-tooltip')).toContainText(/GPU 0/);
+    await expect(page.getByTestId('heatmap-tooltip')).toContainText(/SM/);
+    await page.getByTestId('heatmap-metric').selectOption('allocated');
+    await expect(canvas).toHaveAttribute('data-metric', 'allocated');
+    await page.screenshot({ path: 'test-results/utilization-heatmap.png', fullPage: true });
+    await canvas.click({ position: { x: 5, y: 5 } });
+    await expect(page.getByTestId('node-detail')).toBeVisible();
+  });
+
+  test('the team report shows GPU-hours and cost, regroups, and exports CSV', async ({ page }) => {
+    await signIn(page, inferenceKey());
+    await page.getByTestId('nav-utilization').click();
+    const row = page.locator('[data-testid="utilization-row"][data-label="Inference"]');
+    await expect(row).toBeVisible();
+    await expect.poll(async () => Number(await row.getByTestId('utilization-gpu-hours').textContent())).toBeGreaterThan(0);
+    await expect(row.getByTestId('utilization-cost')).toContainText('$');
+    await expect(page.getByTestId('utilization-chart').locator('.recharts-area').first()).toBeVisible();
+    await expect(page.getByTestId('utilization-prices')).toContainText('A100-80GB');
+    await page.screenshot({ path: 'test-results/utilization-report.png', fullPage: true });
+
+    const download = page.waitForEvent('download');
+    await page.getByTestId('utilization-export').click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe('gantry-utilization-team-24h.csv');
+    const text = await (await file.createReadStream()).toArray();
+    const csv = Buffer.concat(text as Buffer[]).toString('utf8');
+    expect(csv.split('\n')[0]).toMatch(/^team,label,bucket_start,/);
+    expect(csv).toContain(',Inference,');
+
+    await page.getByTestId('utilization-group-by').selectOption('gpuModel');
+    await expect(page.locator('[data-testid="utilization-row"][data-key="A100-80GB"]')).toBeVisible();
+  });
+
+  test('another tenant sees none of this usage', async ({ page }) => {
+    await signIn(page, demoKey('Globex Labs'));
+    await page.getByTestId('nav-utilization').click();
+    await expect(page.locator('[data-testid="utilization-row"][data-label="Vision"]')).toBeVisible();
+    await expect(page.locator('[data-testid="utilization-row"][data-label="Inference"]')).toHaveCount(0);
+    await page.getByTestId('utilization-group-by').selectOption('tenant');
+    await expect(page.getByTestId('utilization-table').or(page.getByText('No usage in this range.'))).toBeVisible();
+    await expect(page.locator('[data-testid="utilization-row"][data-label="Acme AI"]')).toHaveCount(0);
+  });
+
+  test('the operator sees every tenant', async ({ page }) => {
+    await signIn(page, adminKey());
+    await page.getByTestId('nav-utilization').click();
+    await page.getByTestId('utilization-group-by').selectOption('tenant');
+    await expect(page.locator('[data-testid="utilization-row"][data-label="Acme AI"]')).toBeVisible();
+  });
+});

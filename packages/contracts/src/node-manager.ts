@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { ZGpuHealth, ZNodeState, ZPersona } from './cluster';
+
+/**
+ * Node manager (issue 4): operator actions on nodes and GPUs, MIG layouts, personas,
+ * the topology tree, incidents and simulated faults.
+ */
+
+export const ZMigLayoutEntry = z.object({ profile: z.string().min(1).max(32), start: z.number().int().min(0).max(7) }).strict();
+export type MigLayoutEntry = z.infer<typeof ZMigLayoutEntry>;
+
+/** `PUT /v1/gpus/:id/mig`: the GPU's whole layout; [] turns MIG off. */
+export const ZMigLayoutRequest = z.object({ layout: z.array(ZMigLayoutEntry).max(7) }).strict();
+export type MigLayoutRequest = z.infer<typeof ZMigLayoutRequest>;
+
+/** Answer of `PUT /v1/gpus/:id/mig` (202): the change is queued and applied in the background. */
+export const ZMigChangeAccepted = z.object({
+  gpuId: z.string(),
+  nodeId: z.string(),
+  state: z.enum(['applying', 'unchanged']),
+  layout: z.array(ZMigLayoutEntry),
+});
+export type MigChangeAccepted = z.infer<typeof ZMigChangeAccepted>;
+
+export const ZPersonaRequest = z.object({ persona: ZPersona }).strict();
+export type PersonaRequest = z.infer<typeof ZPersonaRequest>;
+
+export const ZNodeActionRequest = z.object({ reason: z.string().trim().min(1).max(200).optional() }).strict();
+export type NodeActionRequest = z.infer<typeof ZNodeActionRequest>;
+
+/** Answer of the node actions (cordon, uncordon, drain, persona). */
+export const ZNodeActionResult = z.object({
+  nodeId: z.string(),
+  name: z.string(),
+  state: ZNodeState,
+  persona: ZPersona,
+  personaTarget: ZPersona.nullable(),
+  stateReason: z.string().nullable(),
+});
+export type NodeActionResult = z.infer<typeof ZNodeActionResult>;
+
+/** `GET /v1/topology`: spines -> leaves -> nodes, with GPU counts. */
+export const ZTopologyNode = z.object({
+  id: z.string(),
+  name: z.string(),
+  persona: ZPersona,
+  state: ZNodeState,
+  gpuModel: z.string().nullable(),
+  gpuCount: z.number().int(),
+  gpusAllocated: z.number(),
+  gpusUnhealthy: z.number().int(),
+});
+export const ZTopology = z.object({
+  spines: z.array(
+    z.object({
+      name: z.string(),
+      leaves: z.array(z.object({ name: z.string(), nodes: z.array(ZTopologyNode) })),
+    }),
+  ),
+  totals: z.object({ spines: z.number().int(), leaves: z.number().int(), nodes: z.number().int(), gpus: z.number().int() }),
+});
+export type Topology = z.infer<typeof ZTopology>;
+
+export const FAULT_KINDS = ['xid', 'nic-down', 'node-down', 'recover'] as const;
+/** `POST /v1/sim/faults` (simulated driver only). */
+export const ZFaultRequest = z
+  .object({
+    nodeId: z.string().min(1).max(100),
+    gpuIndex: z.number().int().min(0).max(63).optional(),
+    kind: z.enum(FAULT_KINDS),
+    xid: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict()
+  .refine((f) => f.kind !== 'xid' || f.gpuIndex !== undefined, { message: 'an xid fault needs gpuIndex', path: ['gpuIndex'] });
+export type FaultRequest = z.infer<typeof ZFaultRequest>;
+export const ZFaultAccepted = z.object({ accepted: z.literal(true), nodeId: z.string(), nodeName: z.string(), kind: z.enum(FAULT_KINDS) });
+export type FaultAccepted = z.infer<typeof ZFaultAccepted>;
+
+export const INCIDENT_STATES = ['open', 'mitigated', 'remediating', 'resolved', 'failed'] as const;
+export const ZIncidentState = z.enum(INCIDENT_STATES);
+export const ZIncidentStep = z.object({ at: z.string(), step: z.string(), message: z.string() });
+export type IncidentStep = z.infer<typeof ZIncidentStep>;
+
+export const ZIncident = z.object({
+  id: z.string(),
+  kind: z.string(),
+  severity: z.string(),
+  state: ZIncidentState,
+  /** What was quarantined: `none` (the job restarted only), `gpu` or `node`. */
+  scope: z.enum(['none', 'gpu', 'node']),
+  remediation: z.string(),
+  summary: z.string(),
+  xid: z.number().int().nullable(),
+  nodeId: z.string().nullable(),
+  nodeName: z.string().nullable(),
+  gpuId: z.string().nullable(),
+  gpuIndex: z.number().int().nullable(),
+  gpuHealth: ZGpuHealth.nullable(),
+  /** Jobs the fault moved (only the caller's tenant's jobs are listed). */
+  jobIds: z.array(z.string()),
+  jobsAffected: z.number().int(),
+  timeline: z.array(ZIncidentStep),
+  detectedAt: z.string(),
+  /** Every affected workload running again elsewhere. */
+  mitigatedAt: z.string().nullable(),
+  resolvedAt: z.string().nullable(),
+  /** Time to recover in seconds (detection -> resolved); null while open. */
+  mttrSeconds: z.number().nullable(),
+});
+export type Incident = z.infer<typeof ZIncident>;
+
+export const ZIncidentListQuery = z.object({
+  state: ZIncidentState.optional(),
+  nodeId: z.string().max(100).optional(),
+});
