@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from './config/config';
 import { ErrorEnvelopeFilter } from './common/error.filter';
+import { IdempotencyInterceptor } from './common/idempotency.interceptor';
 import { PrismaService } from './common/prisma.service';
 import { RedisService } from './common/redis.service';
 import { QueuesService } from './queues/queues.service';
@@ -109,6 +110,7 @@ export class HttpModule {
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
         AuthService,
         SessionsService,

@@ -72,6 +72,9 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     // the tenant sees its own job in the incident
     const mine = (await sys.http().get('/v1/incidents').set('Authorization', acme.auth)).body.items.find((i: { id: string }) => i.id === inc.id);
     expect(mine.jobIds).toEqual([id]);
+    // the operator's Prometheus counter moved
+    const metrics = (await sys.http().get('/metrics')).text;
+    expect(Number(/^gantry_failovers_total (\d+)/m.exec(metrics)?.[1] ?? 0)).toBeGreaterThanOrEqual(1);
   });
 
   it('an application Xid (13) restarts the job only and quarantines nothing', async () => {

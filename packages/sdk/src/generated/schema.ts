@@ -950,7 +950,10 @@ export interface operations {
     TenantsController_createTenant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description a retry with the same key returns the first answer */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1210,7 +1213,10 @@ export interface operations {
     TenantsController_createTeam: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description a retry with the same key returns the first answer */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 tenantId: string;
             };
@@ -4261,7 +4267,10 @@ export interface operations {
     EndpointsController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description a retry with the same key returns the first answer */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5975,7 +5984,10 @@ export interface operations {
     UsersController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description a retry with the same key returns the first answer */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };

@@ -24,6 +24,7 @@ import { Route } from '../../common/openapi.decorators';
 import type { Principal } from '../../common/principal';
 import { Caller, RequireScopes } from '../auth/auth.decorators';
 import { EndpointsService } from './endpoints.service';
+import { Idempotent } from '../../common/idempotency.interceptor';
 
 const ZEndpointsQuery = ZPageQuery.extend({ teamId: z.string().min(1).max(64).optional() });
 
@@ -32,6 +33,7 @@ const ZEndpointsQuery = ZPageQuery.extend({ teamId: z.string().min(1).max(64).op
 export class EndpointsController {
   constructor(private readonly endpoints: EndpointsService) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(201)
   @RequireScopes('endpoints:write')

@@ -24,6 +24,7 @@ import { replicaGpuUnits } from '../jobs/job-units';
 import { EndpointsRepository, type EndpointRow } from './endpoints.repository';
 import { presentEndpoint, presentEndpointDetail } from './endpoints.presenter';
 import { EndpointTraffic } from './endpoint-traffic';
+import { MetricsRecorder } from '../metrics/metrics.recorder';
 
 /** How long the activator holds a request at zero before answering 503. */
 const ACTIVATOR_TIMEOUT_MS = 60_000;
@@ -40,6 +41,7 @@ export class EndpointsService {
     private readonly traffic: EndpointTraffic,
     private readonly queues: QueuesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: MetricsRecorder,
   ) {}
 
   async create(p: Principal, body: EndpointCreateParsed): Promise<Endpoint> {
@@ -142,7 +144,10 @@ export class EndpointsService {
         if (rep) {
           const readyAt = new Date();
           await this.endpoints.touch(scope, id, readyAt);
-          if (leader && scope.kind === 'tenant') await this.endpoints.recordColdStart(scope, id, { startedAt: new Date(t0), readyAt, warm });
+          if (leader && scope.kind === 'tenant') {
+            await this.endpoints.recordColdStart(scope, id, { startedAt: new Date(t0), readyAt, warm });
+            await this.metrics.inc('cold_starts');
+          }
           return this.answer(row, rep.replica, body, true, readyAt.getTime() - t0);
         }
         if (Date.now() - t0 > ACTIVATOR_TIMEOUT_MS) {

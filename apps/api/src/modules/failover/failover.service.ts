@@ -6,6 +6,7 @@ import type { QueuePayload } from '../../queues/queue-names';
 import { NodeOpsRepository, type ActiveJob, type OpsNode } from '../node-manager/node-ops.repository';
 import { JobMover } from './job-mover';
 import { classifyNicDown, classifyNodeDown, classifyXid, type FaultClass } from './fault-classification';
+import { MetricsRecorder } from '../metrics/metrics.recorder';
 
 type FaultPayload = QueuePayload<'failover'>;
 
@@ -30,6 +31,7 @@ export class FailoverService {
     private readonly queues: QueuesService,
     private readonly mover: JobMover,
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
+    private readonly metrics: MetricsRecorder,
   ) {}
 
   async handle(p: FaultPayload): Promise<void> {
@@ -258,7 +260,10 @@ export class FailoverService {
       { openKey, kind: cls.kind, severity: cls.severity, scope: cls.scope, remediation: cls.remediation, summary, nodeId: node.id, gpuId, xid, detectedAt: at },
       step('detected', summary, at),
     );
-    if (created) this.logger.warn(`incident ${id}: ${summary}`);
+    if (created) {
+      this.logger.warn(`incident ${id}: ${summary}`);
+      await this.metrics.inc('failovers');
+    }
     return id;
   }
 

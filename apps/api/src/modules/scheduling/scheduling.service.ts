@@ -15,6 +15,8 @@ export interface CycleReport {
   pending: number;
   placed: number;
   conflicts: number;
+  /** Jobs this cycle sent to checkpoint-and-requeue to make room. */
+  preempted: number;
   ms: number;
 }
 
@@ -32,13 +34,16 @@ export class SchedulingService {
     private readonly endpoints: EndpointWorkSource,
   ) {}
 
+  private preemptedThisCycle = 0;
+
   async cycle(): Promise<CycleReport> {
     const t0 = performance.now();
+    this.preemptedThisCycle = 0;
     // 1. snapshot
     // Endpoint replicas are a second source of pending work (one unit per missing replica).
     const [nodes, jobs, replicas] = await Promise.all([this.cluster.allNodes(), this.repo.pendingJobs(), this.endpoints.pending()]);
     const pending: PendingRow[] = [...jobs, ...(replicas as unknown as PendingRow[])];
-    if (!pending.length) return { pending: 0, placed: 0, conflicts: 0, ms: performance.now() - t0 };
+    if (!pending.length) return { pending: 0, placed: 0, conflicts: 0, preempted: 0, ms: performance.now() - t0 };
     const snapshot = buildSnapshot(nodes);
     // 2. order: priority, then age (the engine orders again, with fair share, among admitted jobs)
     const ordered = [...pending].sort(
@@ -89,7 +94,7 @@ export class SchedulingService {
     await this.repo.setReasons(reasons.filter((u) => !this.endpoints.owns(u.jobId)));
     await this.endpoints.explain(reasons);
     if (conflicts) await this.queues.requestSchedule('placement conflicts');
-    const report = { pending: pending.length, placed, conflicts, ms: Math.round(performance.now() - t0) };
+    const report = { pending: pending.length, placed, conflicts, preempted: this.preemptedThisCycle, ms: Math.round(performance.now() - t0) };
     if (placed || conflicts) this.logger.log(`cycle: ${placed} placed, ${conflicts} conflicts, ${pending.length} pending, ${report.ms} ms`);
     return report;
   }
@@ -217,6 +222,7 @@ export class SchedulingService {
           freeing.push(v.job);
           candidates.splice(candidates.indexOf(v.job), 1);
           done++;
+          this.preemptedThisCycle++;
           await this.queues.lifecycle({ action: 'suspend', jobId: v.job.id });
         }
       }

@@ -6,6 +6,7 @@ import { Route } from '../../common/openapi.decorators';
 import type { Principal } from '../../common/principal';
 import { Caller, RequireScopes } from '../auth/auth.decorators';
 import { TenantsService } from './tenants.service';
+import { Idempotent } from '../../common/idempotency.interceptor';
 
 @ApiTags('tenants')
 @Controller('v1')
@@ -18,6 +19,7 @@ export class TenantsController {
     return this.tenants.me(p);
   }
 
+  @Idempotent()
   @Post('tenants')
   @HttpCode(201)
   @RequireScopes('tenants:admin')
@@ -38,6 +40,7 @@ export class TenantsController {
     return this.tenants.getTenant(p, id);
   }
 
+  @Idempotent()
   @Post('tenants/:tenantId/teams')
   @HttpCode(201)
   @Route({ summary: 'Create a team (tenant admin)', body: ZTeamCreate, ok: ZTeam, status: 201, errors: [400, 401, 403, 404, 409] })

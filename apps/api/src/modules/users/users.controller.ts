@@ -6,12 +6,14 @@ import { Route } from '../../common/openapi.decorators';
 import type { Principal } from '../../common/principal';
 import { Caller } from '../auth/auth.decorators';
 import { UsersService } from './users.service';
+import { Idempotent } from '../../common/idempotency.interceptor';
 
 @ApiTags('users')
 @Controller('v1/users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(201)
   @Route({ summary: 'Create a console user (tenant admin; a team admin for its team)', body: ZUserCreate, ok: ZUser, status: 201, errors: [400, 401, 403, 404, 409] })
