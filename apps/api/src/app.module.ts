@@ -19,6 +19,12 @@ import { TenantsController } from './modules/tenants/tenants.controller';
 import { TenantsService } from './modules/tenants/tenants.service';
 import { TenantsRepository } from './modules/tenants/tenants.repository';
 import { JobsController } from './modules/jobs/jobs.controller';
+import { TeamJobsController } from './modules/jobs/team-jobs.controller';
+import { SchedulesController } from './modules/schedules/schedules.controller';
+import { SchedulesService } from './modules/schedules/schedules.service';
+import { SchedulesRepository } from './modules/schedules/schedules.repository';
+import { SchedulesProcessor } from './queues/schedules.processor';
+import { SchedulesScheduler } from './queues/schedules.scheduler';
 import { JobsService } from './modules/jobs/jobs.service';
 import { JobsRepository } from './modules/jobs/jobs.repository';
 import { JobRequestValidator } from './modules/jobs/job-request.validator';
@@ -106,7 +112,7 @@ export class HttpModule {
     return {
       module: HttpModule,
       imports: [CoreModule.forRoot(config)],
-      controllers: [HealthController, TenantsController, ApiKeysController, JobsController, ClusterController, NodeManagerController, UtilizationController, MetricsController, EventsStreamController, EndpointsController, SimTrafficController, QuotasController, AuthController, UsersController, AuditController],
+      controllers: [HealthController, TenantsController, ApiKeysController, JobsController, TeamJobsController, SchedulesController, ClusterController, NodeManagerController, UtilizationController, MetricsController, EventsStreamController, EndpointsController, SimTrafficController, QuotasController, AuthController, UsersController, AuditController],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
@@ -130,6 +136,8 @@ export class HttpModule {
         JobsService,
         JobsRepository,
         JobRequestValidator,
+        SchedulesService,
+        SchedulesRepository,
         EndpointsService,
         EndpointsRepository,
         EndpointTraffic,
@@ -182,11 +190,19 @@ export class WorkerModule {
         TelemetryService,
         TelemetryProcessor,
         TelemetryScheduler,
+        TenantsRepository,
+        JobsRepository,
+        JobRequestValidator,
+        JobsService,
+        SchedulesRepository,
+        SchedulesService,
+        SchedulesProcessor,
+        SchedulesScheduler,
         EventsFeedRepository,
         EventsPublisher,
         {
           provide: QUEUE_PROCESSORS,
-          inject: [ScheduleProcessor, LifecycleProcessor, TelemetryProcessor, MigProcessor, PersonaProcessor, FailoverProcessor, AutoscaleProcessor],
+          inject: [ScheduleProcessor, LifecycleProcessor, TelemetryProcessor, MigProcessor, PersonaProcessor, FailoverProcessor, AutoscaleProcessor, SchedulesProcessor],
           useFactory: (...processors: QueueProcessor[]) => processors,
         },
         WorkerHost,

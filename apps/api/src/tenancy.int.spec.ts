@@ -23,9 +23,11 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     const ep = await sys.http().post('/v1/endpoints').set('Authorization', a.auth).send({ teamId: a.team.id, name: 'a-endpoint', model: 'llama-3-8b', resources: { gpus: 1 } });
     const key = await createApiKey(sys.db, { name: 'a key', role: 'member', tenantId: a.tenant.id, teamId: a.team.id, scopes: ['jobs:read'] });
     const user = await createUser(sys.db, { email: 'a-user@walk.example', name: 'A user', role: 'member', tenantId: a.tenant.id, teamId: a.team.id });
+    const schedule = await sys.http().post(`/v1/teams/${a.team.id}/schedules`).set('Authorization', a.auth).send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
     expect(job.status).toBe(201);
     expect(ep.status).toBe(201);
-    ids = { job: job.body.id, endpoint: ep.body.id, team: a.team.id, tenant: a.tenant.id, key: key.id, user: user.id };
+    expect(schedule.status).toBe(201);
+    ids = { job: job.body.id, endpoint: ep.body.id, team: a.team.id, tenant: a.tenant.id, key: key.id, user: user.id, schedule: schedule.body.id };
   });
   afterAll(async () => sys?.close());
 
@@ -36,6 +38,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     [/^\/v1\/teams\/\{id\}/, 'team'],
     [/^\/v1\/tenants\/\{(id|tenantId)\}/, 'tenant'],
     [/^\/v1\/api-keys\/\{id\}/, 'key'],
+    [/^\/v1\/schedules\/\{id\}/, 'schedule'],
   ];
   /** Shared hardware and the simulator: not tenant data (reads filter other tenants' job ids). */
   const CLUSTER_WIDE = [/^\/v1\/nodes\//, /^\/v1\/gpus\//];
@@ -47,6 +50,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     'patch /v1/endpoints/{id}': { maxReplicas: 2 },
     'post /v1/endpoints/{id}/scale': { replicas: 1 },
     'post /v1/endpoints/{id}/invoke': { input: 'hello' },
+    'post /v1/teams/{id}/schedules': { action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' },
   };
   /** Streams (SSE) are checked by their own specs. */
   const SKIP_LISTS = new Set(['/v1/events/stream']);
@@ -80,6 +84,8 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     expect((await sys.db.job.findUniqueOrThrow({ where: { id: ids.job } })).state).not.toBe('cancelled');
     expect((await sys.db.apiKey.findUniqueOrThrow({ where: { id: ids.key } })).revokedAt).toBeNull();
     expect(await sys.db.quota.findFirst({ where: { teamId: ids.team, limit: 1 } })).toBeNull();
+    expect(await sys.db.suspendSchedule.count({ where: { id: ids.schedule } })).toBe(1);
+    expect(await sys.db.suspendSchedule.count({ where: { teamId: ids.team } })).toBe(1);
   });
 
   it('never lists A’s objects on any list route', async () => {

@@ -9,3 +9,4 @@ export * from './quotas';
 export * from './users';
 export * from './audit';
 export * from './endpoints';
+export * from './schedules';

@@ -141,3 +141,11 @@ export const ZJobListQuery = z.object({
   teamId: z.string().max(64).optional(),
   state: ZJobState.optional(),
 });
+
+/** `POST /v1/teams/:id/suspend`: the team's jobs that were suspended (or are checkpointing). */
+export const ZTeamSuspendResult = z.object({ suspended: z.number().int(), jobIds: z.array(z.string()) });
+export type TeamSuspendResult = z.infer<typeof ZTeamSuspendResult>;
+
+/** `POST /v1/teams/:id/resume`: the team's suspended jobs that were requeued. */
+export const ZTeamResumeResult = z.object({ resumed: z.number().int(), jobIds: z.array(z.string()) });
+export type TeamResumeResult = z.infer<typeof ZTeamResumeResult>;

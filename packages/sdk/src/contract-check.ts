@@ -7,6 +7,7 @@ import type { AuditEntry, LoginResult, QuotasPut, TeamQuotas, TeamUsage as TeamU
 import type { FaultAccepted, FaultRequest, Incident, MigChangeAccepted, NodeActionResult, Topology } from '@gantry/contracts';
 import type { Endpoint, EndpointCreate, EndpointDetail, EndpointInvokeResult, Capacity, Gpu, Job, JobCreate, JobDetail, Me, Node, NodeDetail, Page, Team, Tenant } from '@gantry/contracts';
 import type { GpuHeatmap, IdleAllocations, UtilizationReport } from '@gantry/contracts';
+import type { Schedule, ScheduleCreate, ScheduleList, TeamResumeResult, TeamSuspendResult } from '@gantry/contracts';
 import type { RequestOf, ResponseOf } from './openapi-types';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -47,3 +48,9 @@ same<Same<ResponseOf<'/v1/auth/login', 'post'>, LoginResult>>(true);
 same<Same<ResponseOf<'/v1/users', 'get'>, Page<User>>>(true);
 same<Same<ResponseOf<'/v1/users', 'post'>, User>>(true);
 same<Same<ResponseOf<'/v1/audit', 'get'>, Page<AuditEntry>>>(true);
+// Issue 5: a whole team suspended or resumed in one action.
+same<Same<ResponseOf<'/v1/teams/{id}/suspend', 'post'>, TeamSuspendResult>>(true);
+same<Same<ResponseOf<'/v1/teams/{id}/resume', 'post'>, TeamResumeResult>>(true);
+same<Same<ResponseOf<'/v1/teams/{id}/schedules', 'get'>, ScheduleList>>(true);
+same<Same<ResponseOf<'/v1/teams/{id}/schedules', 'post'>, Schedule>>(true);
+same<RequestOf<'/v1/teams/{id}/schedules', 'post'> extends object ? (ScheduleCreate extends RequestOf<'/v1/teams/{id}/schedules', 'post'> ? true : false) : false>(true);

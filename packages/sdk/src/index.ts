@@ -1,4 +1,9 @@
 import type {
+  Schedule,
+  ScheduleCreate,
+  ScheduleList,
+  TeamResumeResult,
+  TeamSuspendResult,
   ApiKey,
   ApiKeyCreate,
   ApiKeyCreated,
@@ -110,6 +115,18 @@ export class GantryClient {
       this.request<Page<Team>>('GET', `/v1/tenants/${enc(tenantId)}/teams`, { query: q }),
     get: (id: string) => this.request<Team>('GET', `/v1/teams/${enc(id)}`),
     create: (tenantId: string, body: TeamCreate) => this.request<Team>('POST', `/v1/tenants/${enc(tenantId)}/teams`, { body }),
+    /** Suspends every suspendable active job of the team (training, notebook, vm, cluster). */
+    suspend: (teamId: string) => this.request<TeamSuspendResult>('POST', `/v1/teams/${enc(teamId)}/suspend`),
+    /** Queues every suspended job of the team again; admission follows quota and priority. */
+    resume: (teamId: string) => this.request<TeamResumeResult>('POST', `/v1/teams/${enc(teamId)}/resume`),
+  };
+
+  /** Suspend and resume windows: a 5-field cron in an IANA time zone, for a team or one of its jobs. */
+  schedules = {
+    list: (teamId: string) => this.request<ScheduleList>('GET', `/v1/teams/${enc(teamId)}/schedules`),
+    /** 400 names the field for a bad cron or an unknown time zone. */
+    create: (teamId: string, body: ScheduleCreate) => this.request<Schedule>('POST', `/v1/teams/${enc(teamId)}/schedules`, { body }),
+    remove: (id: string) => this.request<void>('DELETE', `/v1/schedules/${enc(id)}`),
   };
 
   apiKeys = {

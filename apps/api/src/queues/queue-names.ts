@@ -42,6 +42,8 @@ export const QUEUES = {
     action: z.enum(['tick', 'start']),
     replicaId: z.string().optional(),
   }),
+  /** Repeatable `tick` (every 30 s): run the suspend and resume windows that are due. */
+  schedules: z.object({}).passthrough(),
 } as const;
 
 export type QueueName = keyof typeof QUEUES;

@@ -50,10 +50,38 @@ export const idleAllocationsQuery = (client: GantryClient) =>
     refetchInterval: 15_000,
   });
 
+/**
+ * A heatmap request started before the page could render (see `prefetchHeatmap`): the
+ * signed-in shell renders pages only once `/v1/me` has answered, so the page's own request
+ * would start after it. Taken once by the first heatmap fetch with the same key.
+ */
+let prefetched: { apiKey: string; at: number; answer: ReturnType<GantryClient['utilization']['gpus']> } | null = null;
+/** A prefetch older than this is not used (the heatmap refreshes every 10 s anyway). */
+const PREFETCH_MAX_AGE_MS = 10_000;
+
+/**
+ * Starts `GET /v1/utilization/gpus` now, in parallel with `/v1/me`, when a key is known.
+ * Called when the heatmap page's module loads in the browser; the page's query uses the answer.
+ */
+export function prefetchHeatmap(apiKey: string | null, makeClientFor: (apiKey: string) => GantryClient): void {
+  if (!apiKey || (prefetched && prefetched.apiKey === apiKey && Date.now() - prefetched.at < PREFETCH_MAX_AGE_MS)) return;
+  const answer = makeClientFor(apiKey).utilization.gpus();
+  // A failed prefetch is not reported here: the page's query asks again and shows the error.
+  answer.catch(() => undefined);
+  prefetched = { apiKey, at: Date.now(), answer };
+}
+
+function takePrefetchedHeatmap(apiKey: string | null) {
+  const p = prefetched;
+  if (!p || apiKey === null || p.apiKey !== apiKey) return null;
+  prefetched = null;
+  return Date.now() - p.at > PREFETCH_MAX_AGE_MS ? null : p.answer;
+}
+
 /** Live per-GPU samples of the whole cluster (column-oriented). */
-export const heatmapQuery = (client: GantryClient) =>
+export const heatmapQuery = (client: GantryClient, apiKey: string | null = null) =>
   queryOptions({
     queryKey: utilizationKeys.heatmap(),
-    queryFn: () => client.utilization.gpus(),
+    queryFn: () => takePrefetchedHeatmap(apiKey)?.catch(() => client.utilization.gpus()) ?? client.utilization.gpus(),
     refetchInterval: 10_000,
   });

@@ -155,6 +155,26 @@ export class JobsRepository {
     );
   }
 
+  /** Ids of a team's jobs that a team suspend acts on: suspendable kinds, pending, starting or running. */
+  async suspendableIdsOfTeam(scope: TenantScope, teamId: string): Promise<string[]> {
+    const rows = await this.prisma.client.job.findMany({
+      where: { AND: [tenantWhere(scope), { teamId }, { kind: { in: [...SUSPENDABLE_KINDS] } }, { state: { in: ['pending', 'starting', 'running'] } }] },
+      orderBy: { createdAt: 'asc' },
+      select: { id: true },
+    });
+    return rows.map((r) => r.id);
+  }
+
+  /** Ids of a team's suspended jobs, oldest first. */
+  async suspendedIdsOfTeam(scope: TenantScope, teamId: string): Promise<string[]> {
+    const rows = await this.prisma.client.job.findMany({
+      where: { AND: [tenantWhere(scope), { teamId }, { state: 'suspended' }] },
+      orderBy: { createdAt: 'asc' },
+      select: { id: true },
+    });
+    return rows.map((r) => r.id);
+  }
+
   /** A state change guarded by the job's version, with its event, in one transaction. */
   private transition(
     scope: TenantScope,

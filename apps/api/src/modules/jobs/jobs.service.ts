@@ -83,10 +83,62 @@ export class JobsService {
     if (!(SUSPENDABLE_KINDS as readonly string[]).includes(found.kind)) {
       throw new DomainError('invalid_state', `a ${found.kind} job cannot be suspended (only ${SUSPENDABLE_KINDS.join(', ')})`);
     }
-    const r = await this.jobs.suspend(scope, id);
+    const r = await this.suspendOne(scope, id);
     if (!r.changed) throw new DomainError('invalid_state', `job ${id} is ${r.job?.state ?? found.state} and cannot be suspended`);
-    if (r.to === 'suspending') await this.queues.lifecycle({ action: 'suspend', jobId: id });
     return this.present(scope, (await this.jobs.find(scope, id))!);
+  }
+
+  /** Suspends every suspendable active job of a team (404 for a team outside the caller's scope). */
+  async suspendTeam(p: Principal, teamId: string): Promise<{ suspended: number; jobIds: string[] }> {
+    const scope = scopeOf(p);
+    if (!(await this.teams.findTeam(scope, teamId))) throw notFound('team', teamId);
+    return this.suspendTeamIn(scope, teamId);
+  }
+
+  /** Team suspend for a scope already checked (also used by suspend schedules). */
+  async suspendTeamIn(scope: TenantScope, teamId: string): Promise<{ suspended: number; jobIds: string[] }> {
+    const jobIds: string[] = [];
+    for (const id of await this.jobs.suspendableIdsOfTeam(scope, teamId)) {
+      if ((await this.suspendOne(scope, id)).changed) jobIds.push(id);
+    }
+    return { suspended: jobIds.length, jobIds };
+  }
+
+  /** Resumes every suspended job of a team; admission (quota, priority) is the scheduler's as for any pending job. */
+  async resumeTeam(p: Principal, teamId: string): Promise<{ resumed: number; jobIds: string[] }> {
+    const scope = scopeOf(p);
+    if (!(await this.teams.findTeam(scope, teamId))) throw notFound('team', teamId);
+    return this.resumeTeamIn(scope, teamId);
+  }
+
+  async resumeTeamIn(scope: TenantScope, teamId: string): Promise<{ resumed: number; jobIds: string[] }> {
+    const jobIds: string[] = [];
+    for (const id of await this.jobs.suspendedIdsOfTeam(scope, teamId)) {
+      if ((await this.jobs.resume(scope, id)).changed) jobIds.push(id);
+    }
+    if (jobIds.length) await this.queues.requestSchedule(`team ${teamId} resumed (${jobIds.length} job(s))`);
+    return { resumed: jobIds.length, jobIds };
+  }
+
+  /** One job's suspend for a scope already checked, without errors (suspend schedules): true when it changed. */
+  async suspendJobIn(scope: TenantScope, id: string): Promise<boolean> {
+    const found = await this.jobs.find(scope, id);
+    if (!found || !(SUSPENDABLE_KINDS as readonly string[]).includes(found.kind)) return false;
+    return (await this.suspendOne(scope, id)).changed;
+  }
+
+  /** One job's resume for a scope already checked, without errors (suspend schedules): true when it changed. */
+  async resumeJobIn(scope: TenantScope, id: string): Promise<boolean> {
+    const r = await this.jobs.resume(scope, id);
+    if (r.changed) await this.queues.requestSchedule(`job ${id} resumed`);
+    return r.changed;
+  }
+
+  /** The suspend transition and, for a placed job, the checkpoint request to the worker. */
+  private async suspendOne(scope: TenantScope, id: string) {
+    const r = await this.jobs.suspend(scope, id);
+    if (r.to === 'suspending') await this.queues.lifecycle({ action: 'suspend', jobId: id });
+    return r;
   }
 
   async resume(p: Principal, id: string): Promise<Job> {

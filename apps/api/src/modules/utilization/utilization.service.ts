@@ -119,10 +119,17 @@ export class UtilizationService {
     const out = [...series].map(([key, acc]) => {
       const tot = zero();
       const points: UtilizationPoint[] = new Array(nPoints);
+      // Up to 100 series x 720 points: one object per point, no intermediate Sums/totals.
       for (let k = 0; k < nPoints; k++) {
-        const s: Sums = { c: acc.c[k]!, a: acc.a[k]!, b: acc.b[k]!, m: acc.m[k]!, e: acc.e[k]!, cost: acc.cost[k]!, est: acc.est[k]! };
-        add(tot, s);
-        points[k] = this.point(s, times[k]!, w.stepSeconds, seesCapacity);
+        const c = acc.c[k]!, a = acc.a[k]!, b = acc.b[k]!, m = acc.m[k]!, e = acc.e[k]!, cost = acc.cost[k]!;
+        tot.c += c;
+        tot.a += a;
+        tot.b += b;
+        tot.m += m;
+        tot.e += e;
+        tot.cost += cost;
+        tot.est += acc.est[k]!;
+        points[k] = point(c, a, b, m, e, cost, times[k]!, w.stepSeconds, seesCapacity);
       }
       add(all, tot);
       return {
@@ -234,21 +241,22 @@ export class UtilizationService {
       cost: Math.round(s.cost * 100) / 100,
     };
   }
+}
 
-  private point(s: Sums, t: string, stepSeconds: number, seesCapacity: boolean): UtilizationPoint {
-    const tot = this.totals(s, seesCapacity);
-    return {
-      t,
-      capacityGpuHours: tot.capacityGpuHours,
-      allocatedGpuHours: tot.allocatedGpuHours,
-      busyGpuHours: tot.busyGpuHours,
-      allocationRatio: tot.allocationRatio,
-      smRatio: tot.smRatio,
-      memoryUsedMiB: Math.round(s.m / stepSeconds),
-      energyKWh: tot.energyKWh,
-      cost: tot.cost,
-    };
-  }
+/** One answer point from its sums; the same figures as `totals` gives for them. */
+export function point(c: number, a: number, b: number, m: number, e: number, cost: number, t: string, stepSeconds: number, seesCapacity: boolean): UtilizationPoint {
+  const base = seesCapacity ? c : a;
+  return {
+    t,
+    capacityGpuHours: seesCapacity ? r4(c / 3600) : null,
+    allocatedGpuHours: r4(a / 3600),
+    busyGpuHours: r4(b / 3600),
+    allocationRatio: seesCapacity ? (c > 0 ? r4(a / c) : 0) : null,
+    smRatio: base > 0 ? r4(Math.min(1, b / base)) : null,
+    memoryUsedMiB: Math.round(m / stepSeconds),
+    energyKWh: r4(e / 3.6e6),
+    cost: Math.round(cost * 100) / 100,
+  };
 }
 
 function add(into: Sums, s: Sums): void {

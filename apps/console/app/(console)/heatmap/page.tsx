@@ -7,13 +7,20 @@ import { PageHeader } from '@/components/page-header';
 import { ErrorPanel, Loading } from '@/components/states';
 import { HEATMAP_METRICS, HeatmapCanvas, HeatmapLegend, type HeatmapMetric } from '@/components/utilization/heatmap-canvas';
 import { formatTime } from '@/lib/format';
-import { heatmapQuery } from '@/lib/queries/utilization';
-import { useClient } from '@/lib/session';
+import { makeClient } from '@/lib/api';
+import { heatmapQuery, prefetchHeatmap } from '@/lib/queries/utilization';
+import { useClient, useSession } from '@/lib/session';
+import { getApiKey } from '@/lib/storage';
+
+// The shell renders this page only after `/v1/me` has answered: ask for the GPUs now, as the
+// page's code loads in the browser, so both requests run at the same time.
+if (typeof window !== 'undefined') prefetchHeatmap(getApiKey(), makeClient);
 
 export default function HeatmapPage() {
   const client = useClient();
+  const { apiKey } = useSession();
   const router = useRouter();
-  const heat = useQuery(heatmapQuery(client));
+  const heat = useQuery(heatmapQuery(client, apiKey));
   const [metric, setMetric] = useState<HeatmapMetric>('sm');
 
   return (
