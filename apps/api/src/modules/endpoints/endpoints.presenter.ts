@@ -1,6 +1,7 @@
 import type { ColdStartStats, Endpoint, EndpointDetail, JobResources } from '@gantry/contracts';
 import type { EndpointRow } from './endpoints.repository';
 import type { AutoscalerState } from './endpoint-traffic';
+import { presentResources } from '../jobs/jobs.presenter';
 
 /** Nearest-rank percentile of ascending values. */
 export function percentile(sortedAsc: number[], p: number): number | null {
@@ -26,14 +27,7 @@ export function presentEndpoint(row: EndpointRow, coldStarts: { durationMs: numb
     teamId: row.teamId,
     name: row.name,
     model: row.model,
-    resources: {
-      ...(r.gpus !== undefined ? { gpus: r.gpus } : {}),
-      ...(r.migProfile !== undefined ? { migProfile: r.migProfile } : {}),
-      ...(r.gpuFraction !== undefined ? { gpuFraction: r.gpuFraction } : {}),
-      ...(r.gpuModel !== undefined ? { gpuModel: r.gpuModel } : {}),
-      cpuMilli: r.cpuMilli,
-      memoryMiB: r.memoryMiB,
-    },
+    resources: presentResources(r),
     minReplicas: row.minReplicas,
     maxReplicas: row.maxReplicas,
     targetConcurrency: row.targetConcurrency,

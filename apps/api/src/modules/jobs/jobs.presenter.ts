@@ -1,6 +1,18 @@
 import type { Job, JobDetail, JobResources, Placement, Reason } from '@gantry/contracts';
 import type { JobRow } from './jobs.repository';
 
+/** Per-replica resources as answered (jobs and endpoint replicas alike): only what was asked. */
+export function presentResources(r: JobResources): Job['resources'] {
+  return {
+    ...(r.gpus !== undefined ? { gpus: r.gpus } : {}),
+    ...(r.migProfile !== undefined ? { migProfile: r.migProfile } : {}),
+    ...(r.gpuFraction !== undefined ? { gpuFraction: r.gpuFraction } : {}),
+    ...(r.gpuModel !== undefined ? { gpuModel: r.gpuModel } : {}),
+    cpuMilli: r.cpuMilli,
+    memoryMiB: r.memoryMiB,
+  };
+}
+
 /** Groups a job's active allocations into per-replica placements. */
 export function placementOf(row: JobRow): Placement[] {
   const byReplica = new Map<number, Placement>();
@@ -36,14 +48,7 @@ export function presentJob(row: JobRow, ctx: { now: Date; simSpeed: number; queu
     state: row.state,
     priority: row.priority,
     replicas: row.replicas,
-    resources: {
-      ...(r.gpus !== undefined ? { gpus: r.gpus } : {}),
-      ...(r.migProfile !== undefined ? { migProfile: r.migProfile } : {}),
-      ...(r.gpuFraction !== undefined ? { gpuFraction: r.gpuFraction } : {}),
-      ...(r.gpuModel !== undefined ? { gpuModel: r.gpuModel } : {}),
-      cpuMilli: r.cpuMilli,
-      memoryMiB: r.memoryMiB,
-    },
+    resources: presentResources(r),
     topology: { level: row.topologyLevel as Job['topology']['level'], required: row.topologyRequired },
     preemptible: row.preemptible,
     placement: placementOf(row),
