@@ -5,8 +5,9 @@
  * The last line of output is one JSON object.
  */
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { runOpenb, type Policy } from './openb';
+import { repoRoot } from './scratch-db';
 import { runThroughput } from './throughput';
 import { parseSeeds } from './seeds';
 import { coldStartsCommand } from './cold-starts';
@@ -24,15 +25,6 @@ function args(argv: string[]): { cmd: string; opts: Record<string, string> } {
     else (opts[a.slice(2)] = next), i++;
   }
   return { cmd, opts };
-}
-
-function repoRoot(): string {
-  let dir = __dirname;
-  for (let i = 0; i < 6; i++) {
-    if (existsSync(resolve(dir, 'pnpm-workspace.yaml'))) return dir;
-    dir = dirname(dir);
-  }
-  return resolve(__dirname, '../../..');
 }
 
 function pathArg(p: string): string {

@@ -9,10 +9,7 @@
  * Boots the real worker (WorkerModule: failover, scheduling cycle, lifecycle, BullMQ on the
  * machine's Redis) in-process against a scratch database made and dropped for the run.
  */
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { dirname, resolve } from 'node:path';
-import { existsSync } from 'node:fs';
+import { scratchDatabase } from './scratch-db';
 import { startBenchWorker } from '@gantry/api/dist/bench/worker-harness';
 import { createTeam, createTenant } from '@gantry/db';
 import { generateTopology, SimulatedDriver } from '@gantry/driver';
@@ -38,15 +35,6 @@ export interface FailoverReport {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 
-function repoRoot(): string {
-  let dir = __dirname;
-  for (let i = 0; i < 6; i++) {
-    if (existsSync(resolve(dir, 'pnpm-workspace.yaml'))) return dir;
-    dir = dirname(dir);
-  }
-  return resolve(__dirname, '../../..');
-}
-
 async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number, every = 20): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -58,15 +46,8 @@ async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: num
 }
 
 export async function runFailover(o: { trials: number }, log: (s: string) => void): Promise<FailoverReport> {
-  const prismaDir = resolve(repoRoot(), 'prisma');
-  const id = `${process.pid}_${randomBytes(3).toString('hex')}`;
-  const url = new URL(process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres');
-  url.pathname = `/gantry_bench_failover_${id}`;
-  const env = { ...process.env, DATABASE_URL: url.toString(), CHECKPOINT_DISABLE: '1' };
-  const prisma = (args: string[]) => execFileSync(args[0]!, args.slice(1), { cwd: prismaDir, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  prisma(['node', 'scripts/database.cjs', 'create']);
-  prisma([resolve(prismaDir, 'node_modules/.bin/prisma'), 'migrate', 'deploy']);
-  log(`scratch database ${url.pathname.slice(1)} migrated`);
+  const scratch = scratchDatabase('failover', log);
+  const { id } = scratch;
 
   const topology = generateTopology({ spines: 5, leavesPerSpine: 10, nodesPerLeaf: 20, gpusPerNode: 8, models: ['H100-80GB', 'A100-80GB'] });
   const driver = new SimulatedDriver({
@@ -79,7 +60,7 @@ export async function runFailover(o: { trials: number }, log: (s: string) => voi
   try {
     w = await startBenchWorker({
       driver,
-      env: { DATABASE_URL: url.toString(), GANTRY_QUEUE_PREFIX: `gantry-bench-${id}`, GANTRY_SIM_SPEED: '1', GANTRY_RECONCILE_SECONDS: '5' },
+      env: { DATABASE_URL: scratch.url, GANTRY_QUEUE_PREFIX: `gantry-bench-${id}`, GANTRY_SIM_SPEED: '1', GANTRY_RECONCILE_SECONDS: '5' },
     });
     const db = w.db;
     const gpus = await until(async () => {
@@ -145,11 +126,7 @@ export async function runFailover(o: { trials: number }, log: (s: string) => voi
   } finally {
     await w?.close();
     await driver.close();
-    try {
-      prisma(['node', 'scripts/database.cjs', 'drop']);
-    } catch {
-      log(`could not drop ${url.pathname.slice(1)}`);
-    }
+    scratch.drop();
   }
 }
 

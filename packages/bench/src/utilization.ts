@@ -9,10 +9,7 @@
  *
  * The scratch database is dropped at the end.
  */
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { scratchDatabase } from './scratch-db';
 import { parseConfig } from '@gantry/api/dist/config/config';
 import { PrismaService } from '@gantry/api/dist/common/prisma.service';
 import { UtilizationRepository } from '@gantry/api/dist/modules/utilization/utilization.repository';
@@ -35,30 +32,13 @@ export interface UtilizationBenchReport {
   pass: boolean;
 }
 
-function repoRoot(): string {
-  let dir = __dirname;
-  for (let i = 0; i < 6; i++) {
-    if (existsSync(resolve(dir, 'pnpm-workspace.yaml'))) return dir;
-    dir = dirname(dir);
-  }
-  return resolve(__dirname, '../../..');
-}
-
 const TENANTS = 20;
 const TEAMS_PER_TENANT = 5;
 
 export async function runUtilizationBench(o: { runs: number; days: number; nodes: number; keep?: boolean }, log: (s: string) => void): Promise<UtilizationBenchReport> {
-  const prismaDir = resolve(repoRoot(), 'prisma');
-  const id = `${process.pid}_${randomBytes(3).toString('hex')}`;
-  const url = new URL(process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres');
-  url.pathname = `/gantry_bench_util_${id}`;
-  const env = { ...process.env, DATABASE_URL: url.toString(), CHECKPOINT_DISABLE: '1' };
-  const prisma = (args: string[]) => execFileSync(args[0]!, args.slice(1), { cwd: prismaDir, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  prisma(['node', 'scripts/database.cjs', 'create']);
-  prisma([resolve(prismaDir, 'node_modules/.bin/prisma'), 'migrate', 'deploy']);
-  log(`scratch database ${url.pathname.slice(1)} migrated`);
+  const scratch = scratchDatabase('util', log);
 
-  const config = parseConfig({ ...process.env, DATABASE_URL: url.toString() });
+  const config = parseConfig({ ...process.env, DATABASE_URL: scratch.url });
   const ps = new PrismaService(config);
   const db = ps.client;
   try {
@@ -178,12 +158,8 @@ export async function runUtilizationBench(o: { runs: number; days: number; nodes
     };
   } finally {
     await ps.onModuleDestroy();
-    if (o.keep) log(`kept ${url.toString()} (--keep): drop it with DATABASE_URL=... node prisma/scripts/database.cjs drop`);
-    else try {
-      prisma(['node', 'scripts/database.cjs', 'drop']);
-    } catch {
-      log(`could not drop ${url.pathname.slice(1)}`);
-    }
+    if (o.keep) log(`kept ${scratch.url} (--keep): drop it with DATABASE_URL=... node prisma/scripts/database.cjs drop`);
+    else scratch.drop();
   }
 }
 
