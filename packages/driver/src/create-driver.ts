@@ -3,10 +3,11 @@ import { KubernetesDriver } from './kubernetes/kubernetes-driver';
 import { demoTopology } from './simulated/generate-topology';
 import { SimulatedDriver, type SimulatedDelays } from './simulated/simulated-driver';
 import { loadTopologyFile } from './simulated/topology-file';
+import { RemoteDriver } from './remote/remote-driver';
 import type { ClusterDriver } from './types';
 
 export interface DriverConfig {
-  driver: 'simulated' | 'kubernetes';
+  driver: 'simulated' | 'kubernetes' | 'remote';
   /** Topology file of the simulated cluster; default: the demo cluster. */
   simCluster?: string;
   /** Simulated seconds per real second; default 1. */
@@ -19,6 +20,8 @@ export interface DriverConfig {
   kubeconfig?: string;
   /** Namespace of workload pods on Kubernetes; default `gantry`. */
   kubeNamespace?: string;
+  /** Cluster host of the `remote` driver (packages/driver/src/remote/serve.ts). */
+  remoteUrl?: string;
 }
 
 export function createDriver(config: DriverConfig): ClusterDriver {
@@ -32,9 +35,12 @@ export function createDriver(config: DriverConfig): ClusterDriver {
       });
     case 'kubernetes':
       return new KubernetesDriver({ kubeconfigPath: config.kubeconfig, namespace: config.kubeNamespace });
+    case 'remote':
+      if (!config.remoteUrl) throw new Error('the remote driver needs the URL of its cluster host (GANTRY_DRIVER_URL)');
+      return new RemoteDriver({ url: config.remoteUrl });
     default: {
       const unknown: never = config.driver;
-      throw new Error(`unknown cluster driver ${String(unknown)}: expected simulated or kubernetes`);
+      throw new Error(`unknown cluster driver ${String(unknown)}: expected simulated, kubernetes or remote`);
     }
   }
 }

@@ -32,6 +32,10 @@ export { APPLICATION_XIDS, PROCESS_FATAL_XIDS, xidEffect, type XidEffect } from 
 export * from './simulated/mig-geometry';
 export * from './simulated/mig-layout';
 
+// A cluster served by another process (several workers, one simulated cluster)
+export { serveDriver, type ClusterHost } from './remote/cluster-host';
+export { RemoteDriver, RemoteDriverError, type RemoteDriverOptions } from './remote/remote-driver';
+
 // Kubernetes
 export {
   KubernetesDriver,

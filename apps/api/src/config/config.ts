@@ -6,7 +6,9 @@ const ZEnv = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(4000),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/gantry'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
-  GANTRY_DRIVER: z.enum(['simulated', 'kubernetes']).default('simulated'),
+  GANTRY_DRIVER: z.enum(['simulated', 'kubernetes', 'remote']).default('simulated'),
+  /** Cluster host of GANTRY_DRIVER=remote (a simulated cluster served by its own process). */
+  GANTRY_DRIVER_URL: z.string().url().optional(),
   GANTRY_SIM_CLUSTER: z.string().optional(),
   GANTRY_SIM_SPEED: z.coerce.number().positive().max(10_000).default(1),
   GANTRY_KUBECONFIG: z.string().optional(),
@@ -44,7 +46,15 @@ export interface AppConfig {
   databaseUrl: string;
   redis: { host: string; port: number; password?: string; db: number };
   queuePrefix: string;
-  driver: { kind: 'simulated' | 'kubernetes'; simCluster?: string; simSpeed: number; kubeconfig?: string };
+  driver: {
+    kind: 'simulated' | 'kubernetes' | 'remote';
+    /** True when the cluster is simulated (embedded or served by a cluster host): faults and traffic can be injected. */
+    simulated: boolean;
+    simCluster?: string;
+    simSpeed: number;
+    kubeconfig?: string;
+    remoteUrl?: string;
+  };
   bootstrapAdminKey?: string;
   reconcileSeconds: number;
   logLevel: Env['GANTRY_LOG_LEVEL'];
@@ -99,6 +109,8 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     queuePrefix: e.GANTRY_QUEUE_PREFIX,
     driver: {
       kind: e.GANTRY_DRIVER,
+      simulated: e.GANTRY_DRIVER !== 'kubernetes',
+      remoteUrl: e.GANTRY_DRIVER_URL,
       simCluster: e.GANTRY_SIM_CLUSTER,
       simSpeed: e.GANTRY_SIM_SPEED,
       kubeconfig: e.GANTRY_KUBECONFIG,

@@ -14,6 +14,7 @@ export const driverProvider: Provider = {
       simCluster: config.driver.simCluster,
       simSpeed: config.driver.simSpeed,
       kubeconfig: config.driver.kubeconfig,
+      remoteUrl: config.driver.remoteUrl,
     }),
 };
 

@@ -163,7 +163,7 @@ export class EndpointsService {
 
   /** Simulated traffic (simulated driver only): the autoscaler sees `rps` for `durationSeconds`. */
   async simTraffic(p: Principal, body: SimTraffic): Promise<SimTrafficAccepted> {
-    if (this.config.driver.kind !== 'simulated') throw new DomainError('invalid_state', 'simulated traffic needs the simulated driver');
+    if (!this.config.driver.simulated) throw new DomainError('invalid_state', 'simulated traffic needs the simulated driver');
     const scope = scopeOf(p);
     await this.mustFind(scope, body.endpointId);
     const fromMs = Date.now();

@@ -108,7 +108,7 @@ export class NodeManagerService {
     if (n.persona === target) return result(n);
     if (n.state !== 'ready' && n.state !== 'cordoned') throw new DomainError('invalid_state', `node ${n.name} is ${n.state}: its persona cannot change now`);
     const now = new Date();
-    const seconds = this.config.driver.kind === 'simulated' ? DEFAULT_SIMULATED_DELAYS.personaSwitchSeconds / this.config.driver.simSpeed : 240;
+    const seconds = this.config.driver.simulated ? DEFAULT_SIMULATED_DELAYS.personaSwitchSeconds / this.config.driver.simSpeed : 240;
     const eta = new Date(now.getTime() + seconds * 1000);
     await this.repo.setNodeState(
       n.id,
@@ -189,7 +189,7 @@ export class NodeManagerService {
   }
 
   async injectFault(p: Principal, body: FaultRequest): Promise<FaultAccepted> {
-    if (this.config.driver.kind !== 'simulated') throw new DomainError('invalid_state', 'faults can only be injected into the simulated cluster (GANTRY_DRIVER=simulated)');
+    if (!this.config.driver.simulated) throw new DomainError('invalid_state', 'faults can only be injected into the simulated cluster (GANTRY_DRIVER=simulated or remote)');
     const n = await this.node(body.nodeId);
     if (body.gpuIndex !== undefined && !n.gpus.some((g) => g.index === body.gpuIndex)) {
       throw new DomainError('validation_failed', `gpuIndex: node ${n.name} has no GPU ${body.gpuIndex}`, [{ field: 'gpuIndex', problem: `0..${n.gpus.length - 1}` }]);
