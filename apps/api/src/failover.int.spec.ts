@@ -1,4 +1,5 @@
 import { BOOTSTRAP_ADMIN_KEY, eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
+import { checkInvariants } from './invariants';
 
 /**
  * The failover loop end to end on the simulated cluster (speed 50): fault injected through the
@@ -55,6 +56,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
       const j = await getJob(id);
       return j.state === 'running' && j.placement[0].gpus[0].gpuId !== gpuId ? j : undefined;
     }, 20_000);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
     expect(moved.events.map((e: { type: string }) => e.type)).toContain('job.rescheduled');
     const done = await eventually(async () => {
       const j = await getJob(id);
@@ -75,6 +77,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     // the operator's Prometheus counter moved
     const metrics = (await sys.http().get('/metrics')).text;
     expect(Number(/^gantry_failovers_total (\d+)/m.exec(metrics)?.[1] ?? 0)).toBeGreaterThanOrEqual(1);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });
 
   it('an application Xid (13) restarts the job only and quarantines nothing', async () => {
@@ -96,6 +99,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     const rescheduled = done.events.filter((e: { type: string }) => e.type === 'job.rescheduled');
     expect(rescheduled).toHaveLength(1);
     expect(rescheduled[0].message).toMatch(/application fault/);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });
 
   it('node-down moves a gang as a whole, then the node is rebooted, validated and uncordoned', async () => {
@@ -111,6 +115,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
       const j = await getJob(id);
       return j.state === 'running' && j.placement.every((p: { nodeId: string }) => p.nodeId !== down) ? j : undefined;
     }, 20_000);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
     expect(moved.placement).toHaveLength(2);
     // the whole gang restarted together: one reschedule, every replica on fresh allocations
     expect(moved.events.filter((e: { type: string }) => e.type === 'job.rescheduled')).toHaveLength(1);
@@ -128,6 +133,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
       return ['succeeded', 'failed'].includes(j.state) ? j : undefined;
     }, 30_000);
     expect(done.state).toBe('succeeded');
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });
 
   it('NIC down cordons the node for multi-node work: its gang moves; recovery uncordons and resolves', async () => {
@@ -139,6 +145,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
       const j = await getJob(id);
       return j.state === 'running' && j.placement.every((p: { nodeId: string }) => p.nodeId !== nodeId) ? j : undefined;
     }, 20_000);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
     expect(moved.events.find((e: { type: string }) => e.type === 'job.rescheduled').message).toMatch(/network/);
     const node = await sys.db.node.findUniqueOrThrow({ where: { id: nodeId } });
     expect(node).toMatchObject({ state: 'cordoned' });
@@ -150,5 +157,6 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     expect(inc.timeline.map((s) => s.step)).toEqual(expect.arrayContaining(['detected', 'cordoned', 'rescheduled', 'validated', 'uncordoned', 'resolved']));
     expect((await sys.db.node.findUniqueOrThrow({ where: { id: nodeId } })).state).toBe('ready');
     await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', acme.auth);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });
 });

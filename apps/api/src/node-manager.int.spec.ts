@@ -1,4 +1,5 @@
 import { BOOTSTRAP_ADMIN_KEY, eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
+import { checkInvariants } from './invariants';
 
 /** Operator actions, the MIG manager and persona switches end to end on the simulated cluster (speed 50). */
 describe('node manager (real Postgres and Redis, simulated cluster)', () => {
@@ -44,6 +45,7 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
       const j = await getJob(id);
       return j.state === 'running' && j.placement[0].nodeId !== nodeId ? j : undefined;
     }, 30_000);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
     const resched = moved.events.find((e: { type: string }) => e.type === 'job.rescheduled');
     expect(resched.message).toMatch(/drained.*checkpoint/);
     await eventually(async () => (await node(nodeId)).state === 'cordoned', 30_000);
@@ -53,6 +55,7 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
     expect(un.status).toBe(200);
     expect(un.body.state).toBe('ready');
     await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', acme.auth);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });
 
   it('refuses an invalid MIG layout with a 400 naming the broken rule', async () => {
@@ -102,6 +105,7 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
     expect(g).toMatchObject({ schedulable: false, migTarget: [], mode: 'mig' });
     await new Promise((r) => setTimeout(r, 1500));
     expect((await getJob(small)).state).toBe('running');
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
 
     // the small job never restarted; when the slices are idle, the GPU goes back to full size
     const done = await state(small, 'succeeded', 30_000);
@@ -116,6 +120,7 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
       expect((await sys.http().put(`/v1/gpus/${other.id}/mig`).set('Authorization', admin).send({ layout: [] })).status).toBe(202);
     }
     await eventually(async () => (await sys.db.gpu.count({ where: { OR: [{ mode: 'mig' }, { schedulable: false }] } })) === 0, 20_000);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });
 
   it('switches an idle node to vm-passthrough for a pending VM job, shows progress, then gives it back', async () => {
@@ -127,6 +132,7 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
     expect(switching.transition).toMatchObject({ kind: 'persona-switch', persona: 'vm-passthrough' });
     expect(switching.transition.etaAt).toEqual(expect.any(String));
     expect((await getJob(id)).state).toBe('pending'); // the node takes no work while switching
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
 
     const run = await state(id, 'running', 30_000);
     expect(run.placement[0].nodeId).toBe(switching.id);
@@ -137,6 +143,7 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
     await eventually(async () => (await node(switching.id)).persona === 'container' && (await node(switching.id)).state === 'ready', 40_000, 500);
     const events = await sys.db.event.findMany({ where: { nodeId: switching.id, type: 'node.persona.switched' } });
     expect(events.length).toBe(2);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });
 
   it('an operator switches a persona with PUT /v1/nodes/:id/persona; the topology shows it', async () => {
@@ -155,5 +162,6 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
     // leave the cluster as found (integration specs share one database)
     expect((await sys.http().put(`/v1/nodes/${target.id}/persona`).set('Authorization', admin).send({ persona: 'container' })).status).toBe(202);
     await eventually(async () => (await node(target.id)).persona === 'container' && (await node(target.id)).state === 'ready', 20_000);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });
 });

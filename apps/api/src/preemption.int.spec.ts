@@ -1,5 +1,6 @@
 import { createApiKey, createTeam } from '@gantry/db';
 import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
+import { checkInvariants } from './invariants';
 
 /**
  * Borrowing and reclaim (Kueue cohort semantics) and priority preemption within a team, end to
@@ -97,7 +98,9 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
     expect(waiting.queuePosition).toBeGreaterThanOrEqual(1);
     // The job within A's guaranteed share was never touched.
     expect((await get(a1, a.auth)).state).toBe('running');
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
     for (const [id, auth] of [[a1, a.auth], [a2, a.auth], [b1, b.auth]] as const) await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', auth);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });
 
   it('preempts lower-priority work of the same team for a higher-priority job, never the other way', async () => {
@@ -117,7 +120,9 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
     await new Promise((r) => setTimeout(r, 2000));
     expect((await get(peer, b.auth)).state).toBe('pending');
     expect(await sys.db.job.count({ where: { teamId: b.team.id, state: 'running' } })).toBe(2);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
     for (const id of [low1, low2, high, peer]) await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', b.auth);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });
 
   it('shows queue positions in fair-share order: the team using less goes first, then age', async () => {

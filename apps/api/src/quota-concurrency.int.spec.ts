@@ -1,5 +1,6 @@
 import { SchedulingRepository, type NewAllocation } from './modules/scheduling/scheduling.repository';
 import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
+import { checkInvariants } from './invariants';
 
 /**
  * "200 concurrent submissions against one team never take it over its limit", proved twice:
@@ -44,9 +45,10 @@ describe('team limit under 200 concurrent submissions (real Postgres)', () => {
     );
     expect(results.filter(Boolean)).toHaveLength(10);
     expect(await activeUnits(t.team.id)).toBe(10);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
     // Clean up: these jobs never reach the driver.
     await sys.db.allocation.updateMany({ where: { teamId: t.team.id, endedAt: null }, data: { endedAt: new Date(), activeSlot: null } });
-    await sys.db.job.updateMany({ where: { teamId: t.team.id }, data: { state: 'cancelled' } });
+    await sys.db.job.updateMany({ where: { teamId: t.team.id }, data: { state: 'cancelled', finishedAt: new Date() } });
   });
 
   it('never runs a team over its limit when 200 jobs are submitted at once through the API', async () => {
@@ -75,6 +77,7 @@ describe('team limit under 200 concurrent submissions (real Postgres)', () => {
     expect(await sys.db.job.count({ where: { teamId: t.team.id, state: { in: ['starting', 'running'] } } })).toBe(12);
     const waiting = await sys.db.job.findFirstOrThrow({ where: { teamId: t.team.id, state: 'pending' } });
     expect((waiting.reasons as { code: string }[])[0]?.code).toBe('quota_limit');
-    await sys.db.job.updateMany({ where: { teamId: t.team.id, state: 'pending' }, data: { state: 'cancelled' } });
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
+    await sys.db.job.updateMany({ where: { teamId: t.team.id, state: 'pending' }, data: { state: 'cancelled', finishedAt: new Date() } });
   });
 });

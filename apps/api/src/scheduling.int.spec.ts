@@ -1,5 +1,7 @@
+import { Prisma } from '@gantry/db';
 import { SchedulingRepository, type NewAllocation } from './modules/scheduling/scheduling.repository';
 import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
+import { ClusterRepository } from './modules/cluster/cluster.repository';
 
 /** The commit step's guard: one GPU slot can never be held twice, whoever races for it. */
 describe('placement commits (real Postgres)', () => {
@@ -64,5 +66,61 @@ describe('placement commits (real Postgres)', () => {
     const ok = await repo.commitPlacement(job!, [{ replica: 0, nodeId: gpu.nodeId, gpuId: gpu.id, gpuModel: gpu.model, milli: 1000, gpuUnits: 1, cpuMilli: 0, memoryMiB: 0 }], 'stale');
     expect(ok).toBe(false);
     expect(await sys.db.allocation.count({ where: { jobId: job!.id } })).toBe(0);
+  });
+  const whole = (gpu: { id: string; nodeId: string; model: string }): NewAllocation => ({ replica: 0, nodeId: gpu.nodeId, gpuId: gpu.id, gpuModel: gpu.model, milli: 1000, gpuUnits: 1, cpuMilli: 0, memoryMiB: 0 });
+
+  it('refuses a GPU taken out of scheduling (a MIG change began) after the snapshot', async () => {
+    const [job] = await pendingJobs(1);
+    const gpu = await sys.db.gpu.findFirstOrThrow({ where: { mode: 'whole', migCapable: true, schedulable: true, allocations: { none: { endedAt: null } } } });
+    // What the MIG manager does when it starts a re-partition: the GPU leaves scheduling first.
+    await sys.db.gpu.update({ where: { id: gpu.id }, data: { schedulable: false, migTarget: [{ profile: '3g.40gb', start: 0 }], migRequestedAt: new Date() } });
+    try {
+      expect(await repo.commitPlacement(job!, [whole(gpu)], 'stale snapshot')).toBe(false);
+      expect(await sys.db.allocation.count({ where: { gpuId: gpu.id, endedAt: null } })).toBe(0);
+      expect((await sys.db.job.findUniqueOrThrow({ where: { id: job!.id } })).state).toBe('pending');
+    } finally {
+      await sys.db.gpu.update({ where: { id: gpu.id }, data: { schedulable: true, migTarget: Prisma.DbNull, migRequestedAt: null } });
+    }
+  });
+
+  it('refuses a whole GPU that became MIG and a MIG slice that no longer exists', async () => {
+    const [a, b] = await pendingJobs(2);
+    const gpu = await sys.db.gpu.findFirstOrThrow({ where: { mode: 'whole', migCapable: true, schedulable: true, allocations: { none: { endedAt: null } } }, orderBy: { id: 'desc' } });
+    await sys.db.gpu.update({ where: { id: gpu.id }, data: { mode: 'mig', instances: { create: [{ profile: '3g.40gb', start: 4, size: 4 }] } } });
+    try {
+      expect(await repo.commitPlacement(a!, [whole(gpu)], 'whole on a MIG GPU')).toBe(false);
+      const slice = (start: number): NewAllocation => ({ ...whole(gpu), migProfile: '3g.40gb', migStart: start, gpuUnits: 3 / 7 });
+      expect(await repo.commitPlacement(b!, [slice(0)], 'a slice that is not there')).toBe(false);
+      expect(await repo.commitPlacement(b!, [slice(4)], 'the slice that is there')).toBe(true);
+      expect(await sys.db.allocation.findMany({ where: { gpuId: gpu.id, endedAt: null }, select: { jobId: true, migStart: true } })).toEqual([{ jobId: b!.id, migStart: 4 }]);
+      await sys.db.allocation.updateMany({ where: { jobId: b!.id }, data: { endedAt: new Date(), activeSlot: null } });
+      await sys.db.job.update({ where: { id: b!.id }, data: { state: 'cancelled', finishedAt: new Date() } });
+    } finally {
+      await sys.db.gpuInstance.deleteMany({ where: { gpuId: gpu.id } });
+      await sys.db.gpu.update({ where: { id: gpu.id }, data: { mode: 'whole' } });
+    }
+  });
+
+  it('never gives one GPU whole to one job and a share of it to another, however they race', async () => {
+    const gpus = await sys.db.gpu.findMany({ where: { mode: 'whole', schedulable: true, allocations: { none: { endedAt: null } } }, take: 10, orderBy: { id: 'asc' } });
+    const jobs = await pendingJobs(gpus.length * 2);
+    const results = await Promise.all(
+      gpus.flatMap((gpu, i) => [
+        repo.commitPlacement(jobs[2 * i]!, [whole(gpu)], 'whole'),
+        repo.commitPlacement(jobs[2 * i + 1]!, [{ ...whole(gpu), milli: 500, gpuUnits: 0.5, makeShared: true }], 'share'),
+      ]),
+    );
+    for (let i = 0; i < gpus.length; i++) expect([results[2 * i], results[2 * i + 1]].filter(Boolean)).toHaveLength(1);
+    const held = await sys.db.allocation.groupBy({ by: ['gpuId'], where: { gpuId: { in: gpus.map((g) => g.id) }, endedAt: null }, _count: true });
+    expect(held.map((h) => h._count)).toEqual(gpus.map(() => 1));
+  });
+
+  it('adds a new node once when several workers sync the same inventory at once', async () => {
+    const cluster = sys.worker.get(ClusterRepository);
+    const gpus = Array.from({ length: 8 }, (_, index) => ({ index, model: 'H100-80GB', memoryMiB: 81920, nvlinkDomain: 0, migCapable: true, migLayout: [] }));
+    const inv = { nodes: [0, 1, 2].map((i) => ({ name: `late-node-${i}`, leaf: 'late-leaf', spine: 'late-spine', cpuMilli: 96000, memoryMiB: 1 << 20, persona: 'container' as const, labels: {}, gpus })) };
+    const results = await Promise.all([cluster.syncInventory(inv), cluster.syncInventory(inv), cluster.syncInventory(inv)]);
+    expect(results.reduce((s, r) => s + r.nodesAdded, 0)).toBe(3);
+    expect(await sys.db.gpu.count({ where: { node: { name: { startsWith: 'late-node-' } } } })).toBe(24);
   });
 });

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'headers_too_large'
   | 'unavailable'
   | 'internal';
 
@@ -26,6 +27,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   unavailable: 503,
   internal: 500,
 };

@@ -8,7 +8,7 @@ export class PrismaService implements OnModuleDestroy {
   readonly client: PrismaClient;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.client = createPrismaClient(config.databaseUrl, { max: 10 });
+    this.client = createPrismaClient(config.databaseUrl, { max: config.dbPoolSize });
   }
 
   async onModuleDestroy(): Promise<void> {

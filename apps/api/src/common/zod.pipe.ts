@@ -16,7 +16,7 @@ export class ZodPipe<T extends z.ZodType> implements PipeTransform<unknown, z.ou
 
 export function parseOr400<T extends z.ZodType>(schema: T, value: unknown, where: 'body' | 'query' = 'body'): z.output<T> {
   if (where === 'body' && (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value))) {
-    throw new DomainError('validation_failed', 'request body must be a JSON object', [{ problem: 'expected a JSON object' }]);
+    throw new DomainError('validation_failed', 'request body must be a JSON object', [{ field: '(body)', problem: 'expected a JSON object' }]);
   }
   const result = schema.safeParse(value);
   if (result.success) return result.data;

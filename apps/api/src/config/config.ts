@@ -6,6 +6,8 @@ const ZEnv = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(4000),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/gantry'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /** Postgres connections of this process (each API and worker process has its own pool). */
+  GANTRY_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   GANTRY_DRIVER: z.enum(['simulated', 'kubernetes', 'remote']).default('simulated'),
   /** Cluster host of GANTRY_DRIVER=remote (a simulated cluster served by its own process). */
   GANTRY_DRIVER_URL: z.string().url().optional(),
@@ -44,6 +46,7 @@ export interface AppConfig {
   mode: 'http' | 'worker';
   port: number;
   databaseUrl: string;
+  dbPoolSize: number;
   redis: { host: string; port: number; password?: string; db: number };
   queuePrefix: string;
   driver: {
@@ -100,6 +103,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mode: e.GANTRY_MODE,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
+    dbPoolSize: e.GANTRY_DB_POOL_SIZE,
     redis: {
       host: r.hostname,
       port: Number(r.port || 6379),

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { timingSafeEqual } from 'node:crypto';
 import { apiKeyPrefix, hashApiKey } from '@gantry/db';
 import { SCOPES, type Scope } from '@gantry/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DomainError } from '../../common/errors';
+import { safeEqual } from '../../common/safe-equal';
 import type { Principal } from '../../common/principal';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { roleToApi } from './roles';
@@ -13,13 +13,13 @@ const TOUCH_EVERY_MS = 60_000;
 @Injectable()
 export class AuthService {
   private readonly logger = new Logger('auth');
-  private readonly bootstrapHash?: Buffer;
+  private readonly bootstrapHash?: string;
 
   constructor(
     private readonly keys: ApiKeysRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    if (config.bootstrapAdminKey) this.bootstrapHash = Buffer.from(hashApiKey(config.bootstrapAdminKey), 'hex');
+    if (config.bootstrapAdminKey) this.bootstrapHash = hashApiKey(config.bootstrapAdminKey);
   }
 
   /** Resolves an `Authorization` header to a principal, or throws 401. */
@@ -28,8 +28,10 @@ export class AuthService {
     if (!m) throw new DomainError('unauthenticated', 'missing API key: send "Authorization: Bearer gk_..."');
     const key = m[1]!;
     if (!apiKeyPrefix(key)) throw new DomainError('unauthenticated', 'invalid API key');
+    // Other keys are found by the sha256 of the whole key (a unique index lookup, never a
+    // comparison of the secret); the bootstrap key, which has no row, is compared in constant time.
     const hash = hashApiKey(key);
-    if (this.bootstrapHash && timingSafeEqual(this.bootstrapHash, Buffer.from(hash, 'hex'))) {
+    if (this.bootstrapHash && safeEqual(this.bootstrapHash, hash)) {
       return { keyId: 'bootstrap', name: 'bootstrap platform admin', role: 'platform-admin', scopes: SCOPES, tenantId: null, teamId: null, via: 'api-key' };
     }
     const row = await this.keys.findByHash(hash);

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { LoginResult } from '@gantry/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DomainError } from '../../common/errors';
+import { safeEqual } from '../../common/safe-equal';
 import type { Principal } from '../../common/principal';
 import { presentUser } from '../users/users.presenter';
 import { roleToApi } from './roles';
@@ -49,9 +50,7 @@ export class SessionsService {
     if (!s || s.revokedAt) throw new DomainError('unauthenticated', 'this session has ended; sign in again');
     if (s.expiresAt <= now) throw new DomainError('unauthenticated', 'this session has expired; sign in again');
     if (!SAFE_METHODS.has(method.toUpperCase())) {
-      const a = Buffer.from(csrfHeader ?? '');
-      const b = Buffer.from(s.csrfToken);
-      if (a.length !== b.length || !timingSafeEqual(a, b)) {
+      if (!safeEqual(csrfHeader ?? '', s.csrfToken)) {
         throw new DomainError('forbidden', 'missing or wrong X-CSRF-Token: a change made with a session cookie must carry the CSRF token');
       }
     }

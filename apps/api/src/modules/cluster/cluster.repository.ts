@@ -114,8 +114,15 @@ export class ClusterRepository {
     const known = new Set((await db.node.findMany({ select: { name: true } })).map((n) => n.name));
     const fresh = inv.nodes.filter((n) => !known.has(n.name));
     let gpusAdded = 0;
-    for (const chunk of chunks(fresh, 100)) {
+    let nodesAdded = 0;
+    for (const candidates of chunks(fresh, 100)) {
       await db.$transaction(async (tx) => {
+        // Several workers boot at once: one adds a node and its GPUs, the others skip it.
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('inventory-sync'))`;
+        const present = new Set((await tx.node.findMany({ where: { name: { in: candidates.map((n) => n.name) } }, select: { name: true } })).map((n) => n.name));
+        const chunk = candidates.filter((n) => !present.has(n.name));
+        if (!chunk.length) return;
+        nodesAdded += chunk.length;
         await tx.node.createMany({
           data: chunk.map((n) => ({
             name: n.name,
@@ -153,7 +160,7 @@ export class ClusterRepository {
         }
       }, { timeout: 60_000 }); // 100 nodes x 8 GPUs per transaction: slow disks or a busy machine need more than the 5 s default
     }
-    return { nodesAdded: fresh.length, gpusAdded };
+    return { nodesAdded, gpusAdded };
   }
 }
 

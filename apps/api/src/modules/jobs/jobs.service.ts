@@ -36,7 +36,9 @@ export class JobsService {
     try {
       const row = await this.jobs.create(scope, body, { idempotencyKey, keyId: p.keyId });
       await this.queues.requestSchedule(`job ${row.id} submitted`);
-      return { job: await this.present(scope, row), replayed: false };
+      // No queue position in the answer: computing it orders the tenant's whole queue, too much
+      // for every submission under load; GET /v1/jobs/:id reports it once the scheduler has seen the job.
+      return { job: presentJob(row, { now: new Date(), simSpeed: this.config.driver.simSpeed }), replayed: false };
     } catch (e) {
       if (idempotencyKey && isUniqueViolation(e)) {
         const earlier = await this.jobs.findByIdempotencyKey(scope, idempotencyKey);

@@ -3,6 +3,7 @@ import { Prisma, type Tx } from '@gantry/db';
 import type { Reason } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { isUniqueViolation } from '../../common/prisma-errors';
+import { crashPoint } from '../../common/crash-points';
 import { EventsRepository } from '../events/events.repository';
 
 export interface NewAllocation {
@@ -156,6 +157,7 @@ export class SchedulingRepository {
         if (moved.count !== 1) return false;
         await takeGpuSlots(tx, { tenantId: job.tenantId, teamId: job.teamId, jobId: job.id }, allocs);
         await this.events.append(tx, { tenantId: job.tenantId, jobId: job.id, type: 'job.placed', message: summary });
+        crashPoint('placement.commit');
         return true;
       });
     } catch (e) {
@@ -222,13 +224,33 @@ export async function takeGpuSlots(
   owner: { tenantId: string; teamId: string; jobId?: string; endpointId?: string },
   allocs: NewAllocation[],
 ): Promise<void> {
+  // Every GPU of the placement, locked in id order: a MIG change or another commit on the same
+  // GPU waits for this transaction, and this one sees what they committed (schedulable, mode).
+  const gpuIds = [...new Set(allocs.map((a) => a.gpuId))].sort();
+  const locked = await tx.$queryRaw<{ id: string; mode: string; schedulable: boolean }[]>`
+    SELECT id, mode::text AS mode, schedulable FROM "Gpu" WHERE id IN (${Prisma.join(gpuIds)}) ORDER BY id FOR UPDATE`;
+  const gpus = new Map(locked.map((g) => [g.id, g]));
+  const migAllocs = allocs.filter((a) => a.migProfile);
+  const slices = migAllocs.length
+    ? await tx.gpuInstance.findMany({ where: { gpuId: { in: [...new Set(migAllocs.map((a) => a.gpuId))] } }, select: { gpuId: true, profile: true, start: true } })
+    : [];
+  for (const a of allocs) {
+    const g = gpus.get(a.gpuId);
+    // A GPU taken out of scheduling since the snapshot (a MIG change, a fault) or whose mode
+    // changed meanwhile cannot take this slot: the driver would refuse it.
+    if (!g || !g.schedulable) throw new Abort();
+    if (a.migProfile) {
+      if (g.mode !== 'mig' || !slices.some((s) => s.gpuId === a.gpuId && s.profile === a.migProfile && s.start === a.migStart)) throw new Abort();
+    } else if (a.milli >= 1000 && g.mode !== 'whole') throw new Abort();
+  }
   for (const a of allocs.filter((x) => x.milli < 1000 && !x.migProfile)) {
-    // Shares: lock the GPU row, then check the sum under the lock.
-    const [gpu] = await tx.$queryRaw<{ mode: string }[]>`SELECT mode::text AS mode FROM "Gpu" WHERE id = ${a.gpuId} FOR UPDATE`;
+    // Shares: the GPU row is locked; check the sum under the lock.
+    const gpu = gpus.get(a.gpuId);
     if (a.makeShared) {
       const busy = await tx.allocation.count({ where: { gpuId: a.gpuId, endedAt: null } });
       if (gpu?.mode !== 'whole' || busy > 0) throw new Abort();
       await tx.gpu.update({ where: { id: a.gpuId }, data: { mode: 'shared', version: { increment: 1 } } });
+      gpu.mode = 'shared';
     } else if (gpu?.mode !== 'shared') throw new Abort();
     const used = await tx.allocation.aggregate({ where: { gpuId: a.gpuId, endedAt: null }, _sum: { milli: true } });
     if ((used._sum.milli ?? 0) + a.milli > 1000) throw new Abort();
