@@ -2,6 +2,8 @@
 /**
  * pnpm --silent bench openb [--pods <csv>] [--nodes <csv>] --policy <random|best-fit|fgd|gantry> --seeds 42-51 [--json]
  * pnpm --silent bench throughput [--nodes 10000] [--jobs N] [--json]
+ * pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--json]
+ * pnpm --silent bench crash [--kills 50] [--json]
  * The last line of output is one JSON object.
  */
 import { existsSync } from 'node:fs';
@@ -13,6 +15,8 @@ import { parseSeeds } from './seeds';
 import { coldStartsCommand } from './cold-starts';
 import { failoverCommand } from './failover';
 import { utilizationCommand } from './utilization';
+import { loadCommand } from './load';
+import { crashCommand } from './crash';
 
 function args(argv: string[]): { cmd: string; opts: Record<string, string> } {
   const [cmd = 'help', ...rest] = argv;
@@ -63,6 +67,8 @@ function main(): number {
   }
   if (cmd === 'failover') return failoverCommand(opts, log), 0;
   if (cmd === 'utilization') return utilizationCommand(opts, log), 0;
+  if (cmd === 'load') return loadCommand(opts, log), 0;
+  if (cmd === 'crash') return crashCommand(opts, log), 0;
   if (cmd === 'cold-starts') {
     coldStartsCommand(opts, log);
     return 0;

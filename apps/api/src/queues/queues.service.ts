@@ -43,8 +43,26 @@ export class QueuesService implements OnModuleDestroy {
     return (await this.redis.client.getset(this.dirtyKey, '0')) === '1';
   }
 
-  /** One lifecycle action per job and action: a duplicate enqueue is a no-op. */
+  /**
+   * A failed job kept for inspection (removeOnFail) still owns its id, and BullMQ ignores an
+   * add with a taken id: without this, a start that failed its attempts (Postgres restarting,
+   * a worker killed twice mid-job) could never be enqueued again, even by the reconciler.
+   */
+  private async dropFailed(name: QueueName, id: string): Promise<void> {
+    const q = this.queue(name);
+    const existing = await q.getJob(id);
+    if (existing && (await existing.isFailed())) await existing.remove().catch(() => undefined);
+  }
+
+  /** Data of the jobs of a queue still to run (waiting, delayed, active): what the reconciler must not duplicate. */
+  async liveJobData<Q extends QueueName>(name: Q): Promise<QueuePayload<Q>[]> {
+    const jobs = await this.queue(name).getJobs(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
+    return jobs.filter((j) => !!j).map((j) => j.data as QueuePayload<Q>);
+  }
+
+  /** One lifecycle action per job and action: a duplicate enqueue is a no-op (a failed earlier one is replaced). */
   async lifecycle(payload: QueuePayload<'lifecycle'>): Promise<void> {
+    await this.dropFailed('lifecycle', `${payload.action}-${payload.jobId}`);
     await this.queue('lifecycle').add(payload.action, payload, {
       jobId: `${payload.action}-${payload.jobId}`,
       removeOnComplete: true,
@@ -82,6 +100,7 @@ export class QueuesService implements OnModuleDestroy {
 
   /** Failover work; `dedupId` names the fact (an event at a time, a job lost, an incident step). */
   async failover(payload: QueuePayload<'failover'>, dedupId: string, opts: { delayMs?: number; attempts?: number } = {}): Promise<void> {
+    await this.dropFailed('failover', dedupId.replace(/[:\s]/g, '_'));
     await this.queue('failover').add(payload.action, payload, {
       jobId: dedupId.replace(/[:\s]/g, '_'),
       removeOnComplete: true,
@@ -94,6 +113,7 @@ export class QueuesService implements OnModuleDestroy {
 
   /** Endpoint work: one start per replica (a duplicate enqueue while one waits is a no-op). */
   async autoscale(payload: QueuePayload<'autoscale'>): Promise<void> {
+    if (payload.replicaId) await this.dropFailed('autoscale', `${payload.action}-${payload.replicaId}`);
     await this.queue('autoscale').add(payload.action, payload, {
       ...(payload.replicaId ? { jobId: `${payload.action}-${payload.replicaId}` } : {}),
       removeOnComplete: true,

@@ -4,6 +4,10 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { QUEUE_NAMES } from './queue-names';
 import { QUEUE_PROCESSORS, type QueueProcessor } from './processor';
 
+/** Lock of an active job (renewed while it runs) and how often stalled jobs are looked for. */
+export const STALL_LOCK_MS = 10_000;
+export const STALL_CHECK_MS = 5_000;
+
 /**
  * Consumer side: one BullMQ worker per queue. Boot fails when a queue has no processor or
  * two, so that no queue silently fills up.
@@ -26,6 +30,14 @@ export class WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown
         connection,
         prefix: this.config.queuePrefix,
         concurrency: p.concurrency,
+        // A worker killed mid-job (kill -9, OOM, a lost node) holds its jobs until the lock
+        // expires; the `schedule` job is deduplicated, so no cycle runs meanwhile. Short locks
+        // (renewed every lockDuration / 2 while the job runs) and frequent stalled checks hand
+        // them to a live worker within seconds; a job stalled more than maxStalledCount times
+        // fails, and the reconcilers re-derive its work from Postgres.
+        lockDuration: STALL_LOCK_MS,
+        stalledInterval: STALL_CHECK_MS,
+        maxStalledCount: 5,
       });
       w.on('failed', (job, err) => this.logger.warn(`${p.queue} ${job?.name ?? ''} ${job?.id ?? ''} failed: ${err.message}`));
       w.on('error', (err) => this.logger.error(`${p.queue}: ${err.message}`));

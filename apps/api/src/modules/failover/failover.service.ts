@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { FaultInjection, InventoryNode } from '@gantry/driver';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
+import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
 import { NodeOpsRepository, type ActiveJob, type OpsNode } from '../node-manager/node-ops.repository';
 import { JobMover } from './job-mover';
@@ -89,7 +90,9 @@ export class FailoverService {
     );
     if (cordoned) await this.repo.incidentStep(inc, [step('cordoned', `${node.name} taken out of scheduling (state down)`)]);
     await this.driver.cordon(node.name).catch(() => undefined);
+    crashPoint('failover.cordoned');
     await this.moveJobs(inc, await this.repo.activeJobsOn({ nodeId: node.id }), cls, { code: 'node_down', message: `node ${node.name} went down: rescheduling on healthy nodes` });
+    crashPoint('failover.requeued');
     await this.queues.failover({ action: 'remediate', incidentId: inc }, `remediate-${inc}-0`);
   }
 
@@ -114,8 +117,10 @@ export class FailoverService {
       data: { gpuId: gpu.id, xid },
     });
     if (quarantined) await this.repo.incidentStep(inc, [step('quarantined', `${where} marked ${cls.gpuHealth}: no new work lands on it`)]);
+    crashPoint('failover.cordoned');
     const jobs = await this.repo.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
     await this.moveJobs(inc, jobs, cls, { code: 'gpu_fault', message: `Xid ${xid} on ${where}: rescheduling on healthy GPUs` });
+    crashPoint('failover.requeued');
     await this.queues.failover({ action: 'remediate', incidentId: inc }, `remediate-${inc}-0`);
   }
 
@@ -189,10 +194,15 @@ export class FailoverService {
           await this.repo.incidentStep(inc.id, [step('escalated', `the reset did not bring GPU ${gpu.index} back: rebooting ${node.name}`)], { remediation: 'reboot-node' });
           return this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-reboot`);
         }
+        // Jobs still on the GPU: the fault step that should have moved them died (worker killed
+        // after the quarantine, its queue job lost with Redis): move them now, then reset.
+        const left = await this.repo.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
+        if (left.length) await this.moveJobs(inc.id, left, { checkpoint: false }, { code: 'gpu_fault', message: `GPU ${gpu.index} of ${node.name} is quarantined: rescheduling on healthy GPUs` });
         if ((await this.repo.activeJobsOn({ nodeId: node.id, gpuId: gpu.id })).length) throw new RetryLater(`GPU ${gpu.index} of ${node.name} still holds work`);
         await this.repo.incidentStep(inc.id, [step('remediating', `resetting GPU ${gpu.index} of ${node.name}`)], { state: 'remediating', attempts: inc.attempts + 1 });
         if (this.driver.resetGpu) await this.driver.resetGpu(node.name, gpu.index);
         else await this.repo.incidentStep(inc.id, [step('waiting', `the ${this.driver.name} driver cannot reset GPUs: waiting for the health source to report it healthy`)]);
+        crashPoint('failover.remediating');
         if (!(await this.validate(inc.id, inc.kind, node, gpu.index))) {
           await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-after-reset`, { delayMs: 200 });
         }
@@ -212,6 +222,7 @@ export class FailoverService {
         await this.repo.incidentStep(inc.id, [step('remediating', `rebooting ${node.name}`)], { state: 'remediating', attempts: inc.attempts + 1 });
         if (this.driver.rebootNode) await this.driver.rebootNode(node.name);
         else await this.repo.incidentStep(inc.id, [step('waiting', `the ${this.driver.name} driver cannot reboot nodes: waiting for the node to come back`)]);
+        crashPoint('failover.remediating');
         if (!(await this.validate(inc.id, inc.kind, node, gpu?.index))) {
           await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-after-reboot-${inc.attempts + 1}`, { delayMs: 500 });
         }

@@ -130,6 +130,23 @@ export class LifecycleRepository {
     return true;
   }
 
+  /**
+   * starting -> pending when the cluster refused the placement: GPUs released in the same
+   * transaction, reason recorded. Version-guarded: a job moved or placed again meanwhile is left alone.
+   */
+  requeueRefused(job: { id: string; tenantId: string; version: number }, message: string, now: Date): Promise<boolean> {
+    return this.prisma.client.$transaction(async (tx) => {
+      const r = await tx.job.updateMany({
+        where: { id: job.id, state: 'starting', version: job.version },
+        data: { state: 'pending', runningSince: null, version: { increment: 1 }, reasons: [{ code: 'start_refused', message }] },
+      });
+      if (r.count !== 1) return false;
+      const released = await releaseAllocations(tx, job.id, now);
+      await this.events.append(tx, { tenantId: job.tenantId, jobId: job.id, type: 'job.requeued', message: `${message}; ${released} GPU allocation(s) released` });
+      return true;
+    });
+  }
+
   /** Jobs the cluster should be running: the reconciler compares them with the driver. */
   activeJobs() {
     return this.prisma.client.job.findMany({

@@ -3,6 +3,7 @@ import type { ReplicaSpec, StartRequest } from '@gantry/driver';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
+import { crashPoint } from '../../common/crash-points';
 import { LifecycleRepository } from './lifecycle.repository';
 import { isFailoverExit } from '../failover/fault-classification';
 
@@ -23,7 +24,22 @@ export class LifecycleService {
   async start(jobId: string): Promise<void> {
     const job = await this.repo.findWithAllocations(jobId);
     if (!job || job.state !== 'starting') return;
-    await this.driver.start(startRequest(job, job.progressSeconds));
+    try {
+      await this.driver.start(startRequest(job, job.progressSeconds));
+    } catch (e) {
+      // The cluster refuses this placement (a GPU quarantined, a node down or switching persona,
+      // a MIG slice gone since the cycle's snapshot): retrying the same GPUs can never work and
+      // would hold them forever. Give them back; the next cycle places the job elsewhere.
+      const why = e instanceof Error ? e.message : String(e);
+      await this.driver.stop(jobId).catch(() => undefined);
+      if (await this.repo.requeueRefused(job, `the cluster refused the placement (${why}); placing it again`, new Date())) {
+        this.logger.warn(`job ${jobId}: start refused (${why}); requeued`);
+        await this.queues.requestSchedule(`job ${jobId} start refused`);
+        return;
+      }
+      throw e;
+    }
+    crashPoint('lifecycle.started');
     const now = new Date();
     if (!(await this.repo.markRunning(job, now))) {
       // Cancelled while starting: make sure nothing keeps running.
@@ -47,6 +63,7 @@ export class LifecycleService {
     let checkpoint: { checkpoint: string | null; progressSeconds: number };
     if (status.state === 'running') {
       checkpoint = await this.driver.suspend(jobId);
+      crashPoint('suspend.checkpointed');
     } else {
       const ran = job.runningSince ? ((now.getTime() - job.runningSince.getTime()) / 1000) * this.config.driver.simSpeed : 0;
       checkpoint = { checkpoint: job.checkpoint, progressSeconds: Math.min(job.durationSeconds ?? Infinity, job.progressSeconds + (status.state === 'unknown' ? ran : 0)) };

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { migProfile, validateMigLayout } from '@gantry/scheduler';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
+import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
 import { RetryLater } from '../failover/failover.service';
 import { NodeOpsRepository } from './node-ops.repository';
@@ -60,7 +61,9 @@ export class MigManagerService {
     }
     const current = gpu.instances.map((i) => ({ profile: i.profile, start: i.start }));
     if (layoutKey(current) !== layoutKey(p.layout) || (gpu.mode === 'mig') !== p.layout.length > 0) {
+      crashPoint('mig.requested');
       await this.driver.applyMigLayout(gpu.node.name, gpu.index, p.layout);
+      crashPoint('mig.applied');
       const seen = (await this.driver.discover()).nodes.find((n) => n.name === gpu.node.name)?.gpus[gpu.index];
       if (!seen || layoutKey(seen.migLayout) !== layoutKey(p.layout)) throw new Error(`GPU ${gpu.index} of ${gpu.node.name}: the driver reports another layout after the change`);
     }

@@ -15,6 +15,9 @@ type PendingRows = Awaited<ReturnType<NodeOpsRepository['unplacedPendingJobs']>>
 /** Hysteresis of both planners, in simulated seconds (10 minutes of cluster time). */
 export const PLAN_HOLD_SIM_SECONDS = 600;
 
+/** A change in flight with no queue job for this long is re-enqueued (its job was lost). */
+export const ORPHAN_AFTER_MS = 5000;
+
 /**
  * The node manager's planning loop (worker): every GANTRY_RECONCILE_SECONDS it reads the queue's
  * demand and proposes MIG re-partitions (the engine's MIG planner) and persona switches (look
@@ -52,6 +55,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, OnApplicationShu
     if (this.running) return;
     this.running = true;
     try {
+      await this.rederive(now);
       const pending = await this.repo.unplacedPendingJobs();
       const vm = pending.some((p) => p.kind === 'vm');
       const tried = pending.filter((p) => p.tried);
@@ -98,6 +102,49 @@ export class NodeManagerLoop implements OnApplicationBootstrap, OnApplicationShu
     }));
     const plan = planPersonas({ nodes, vmDemand: vmDemandOf(pending), nowMs: now.getTime(), holdMs: this.holdMs });
     for (const s of plan.switches) await this.queues.persona({ action: 'switch', nodeId: s.nodeId, persona: s.persona, reason: s.reason });
+  }
+
+  /**
+   * The queue work of changes in flight, re-derived from Postgres: a MIG change, persona switch,
+   * drain or open incident whose queue job is gone (Redis lost or restarted empty, a job that
+   * failed its attempts) is enqueued again. Only when no job for it waits or runs, and only for
+   * changes older than ORPHAN_AFTER_MS (a request being enqueued right now is not an orphan).
+   */
+  async rederive(now = new Date()): Promise<number> {
+    const old = (d: Date | null | undefined) => !d || now.getTime() - d.getTime() > ORPHAN_AFTER_MS;
+    let n = 0;
+    const [gpus, nodes, incidents] = await Promise.all([this.repo.gpusWithMigTarget(), this.repo.nodesInTransition(), this.repo.openIncidents()]);
+    if (gpus.length) {
+      const live = new Set((await this.queues.liveJobData('mig')).map((d) => d.gpuId));
+      for (const g of gpus.filter((x) => !live.has(x.id) && old(x.migRequestedAt))) {
+        n++;
+        await this.queues.mig({ gpuId: g.id, layout: g.migTarget as { profile: string; start: number }[], reason: 're-derived: its queue job was lost' });
+      }
+    }
+    if (nodes.length) {
+      const live = new Set((await this.queues.liveJobData('persona')).map((d) => d.nodeId));
+      for (const node of nodes.filter((x) => !live.has(x.id) && old(x.transitionStartedAt))) {
+        n++;
+        if (node.state === 'switching' && node.personaTarget) {
+          await this.queues.persona({ action: 'switch', nodeId: node.id, persona: personaToApi(node.personaTarget), reason: 're-derived: its queue job was lost' });
+        } else if (node.state === 'draining') {
+          await this.queues.persona({ action: 'drain', nodeId: node.id, reason: 're-derived: its queue job was lost' });
+        }
+      }
+    }
+    if (incidents.length) {
+      const liveJobs = await this.queues.liveJobData('failover');
+      // a fault still being handled has no incident id yet: leave its node alone
+      const live = new Set(liveJobs.map((d) => d.incidentId).filter(Boolean));
+      const faultingNames = new Set(liveJobs.filter((d) => d.action === 'fault').map((d) => d.nodeName ?? ''));
+      const faulting = new Set((faultingNames.size ? await this.repo.nodeNames() : []).filter((x) => faultingNames.has(x.name)).map((x) => x.id));
+      for (const inc of incidents.filter((x) => !live.has(x.id) && old(x.detectedAt) && !(x.nodeId && faulting.has(x.nodeId)))) {
+        n++;
+        await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-rederived-${now.getTime()}`);
+      }
+    }
+    if (n) this.logger.warn(`re-derived ${n} lost node-manager job(s) from the database`);
+    return n;
   }
 
   /** After a restart: MIG changes, persona switches, drains and remediations pick up where they were. */

@@ -411,17 +411,17 @@ export class NodeOpsRepository {
 
   /** GPUs with a MIG change in flight (the reconciler re-enqueues them after a restart). */
   gpusWithMigTarget() {
-    return this.db.gpu.findMany({ where: { migTarget: { not: Prisma.DbNull } }, select: { id: true, migTarget: true } });
+    return this.db.gpu.findMany({ where: { migTarget: { not: Prisma.DbNull } }, select: { id: true, migTarget: true, migRequestedAt: true } });
   }
 
   /** Nodes in the middle of a switch or drain (re-enqueued after a restart). */
   nodesInTransition() {
-    return this.db.node.findMany({ where: { state: { in: ['switching', 'draining'] } }, select: { id: true, state: true, personaTarget: true } });
+    return this.db.node.findMany({ where: { state: { in: ['switching', 'draining'] } }, select: { id: true, state: true, personaTarget: true, transitionStartedAt: true } });
   }
 
   /** Open incidents whose loop is not closed (re-enqueued after a restart). */
   openIncidents() {
-    return this.db.incident.findMany({ where: { resolvedAt: null, state: { not: 'failed' } }, select: { id: true } });
+    return this.db.incident.findMany({ where: { resolvedAt: null, state: { not: 'failed' } }, select: { id: true, detectedAt: true, nodeId: true } });
   }
 
   appendEvent(e: NewEvent) {

@@ -3,6 +3,7 @@ import type { Persona } from '@gantry/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
+import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
 import { JobMover } from '../failover/job-mover';
 import { NodeOpsRepository, type OpsNode } from './node-ops.repository';
@@ -91,13 +92,21 @@ export class PersonaService {
     await this.mover.move(jobs, { checkpoint: true, code: 'persona_switch', message: `node ${node.name} switches to the ${persona} persona: rescheduling elsewhere` });
     if ((await this.repo.countActiveAllocationsOnNode(node.id)) > 0) throw new Error(`node ${node.name} still holds work`);
     if (persona === 'vm-passthrough') {
-      // VMs take whole GPUs: MIG goes off first (the slices are idle: the node is drained).
-      for (const gpu of node.gpus.filter((g) => g.mode === 'mig')) {
-        await this.driver.applyMigLayout(node.name, gpu.index, []);
+      // VMs take whole GPUs: MIG goes off first (the slices are idle: the node is drained). The
+      // driver's layout counts, not only the database's: a worker killed after the driver
+      // applied a layout and before the database recorded it leaves the two apart. MIG changes
+      // still in flight on the node are dropped (committing "off" clears their target).
+      const seen = (await this.driver.discover()).nodes.find((n) => n.name === node.name);
+      for (const gpu of node.gpus) {
+        const actual = seen?.gpus[gpu.index]?.migLayout ?? [];
+        if (gpu.mode !== 'mig' && !actual.length && gpu.migTarget === null) continue;
+        if (actual.length) await this.driver.applyMigLayout(node.name, gpu.index, []);
         await this.repo.commitMigLayout(gpu.id, [], new Date());
       }
     }
+    crashPoint('persona.requested');
     await this.driver.setPersona(node.name, persona);
+    crashPoint('persona.switched');
     const ok = await this.repo.setNodeState(
       node.id,
       ['switching'],

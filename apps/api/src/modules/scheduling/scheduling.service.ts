@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { PRIORITY_VALUE, type JobResources, type Reason } from '@gantry/contracts';
 import { migProfile, runCycle, type CycleDecision, type NodeState, type ReplicaPlacement } from '@gantry/scheduler';
 import { QueuesService } from '../../queues/queues.service';
+import { crashPoint } from '../../common/crash-points';
 import { ClusterRepository } from '../cluster/cluster.repository';
 import { replicaGpuUnits } from '../jobs/job-units';
 import { EndpointWorkSource } from '../endpoints/endpoint-work.source';
@@ -79,6 +80,7 @@ export class SchedulingService {
         : await this.repo.commitPlacement(job, toAllocations(job, d.replicas, nodesById), describe(d.replicas, nodesById, borrowing.has(job.id)), q.guard(job));
       if (ok) {
         placed++;
+        crashPoint('placement.committed');
         if (!isReplica) await this.queues.lifecycle({ action: 'start', jobId: job.id });
       } else {
         conflicts++;

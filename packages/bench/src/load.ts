@@ -1,0 +1,248 @@
+/**
+ * Load (issue 7): `clients` concurrent HTTP clients (autocannon connections) submit `jobs` mixed
+ * jobs through the API to a system of separate processes (cluster host with a simulated cluster,
+ * API, two workers sharing it); the invariant checker runs every few seconds while the jobs are
+ * placed, run and finish, and once more when all is quiet.
+ *
+ *   pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--json]
+ *
+ * Reported: submission throughput and latency (autocannon), submission -> running latency
+ * (Job.createdAt -> Job.startedAt, includes waiting for free GPUs), invariant violations.
+ */
+import autocannon from 'autocannon';
+import { createApiKey, createPrismaClient, createTeam, createTenant } from '@gantry/db';
+import { generateTopology } from '@gantry/driver';
+import { checkInvariants, type InvariantViolation } from '@gantry/api/dist/invariants';
+import { startSystemProcesses } from './processes';
+import { Rng } from './rng';
+import { scratchDatabase } from './scratch-db';
+
+export interface LoadOptions {
+  jobs: number;
+  clients: number;
+  workers: number;
+  seed: number;
+}
+
+export interface LoadReport {
+  bench: 'load';
+  jobs: number;
+  clients: number;
+  workers: number;
+  gpus: number;
+  submission: { accepted: number; rejected: Record<string, number>; retriedAfter503: number; errors: number; timeouts: number; seconds: number; perSecond: number; p50Ms: number; p99Ms: number; maxMs: number };
+  toRunning: { jobs: number; p50Ms: number; p99Ms: number; maxMs: number };
+  drained: { seconds: number; succeeded: number; failed: number; cancelled: number; notTerminal: number };
+  lost: number;
+  invariantChecks: number;
+  invariantCheckP50Ms: number;
+  violations: InvariantViolation[];
+  pass: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : -1);
+
+/** The job mix: mostly single GPUs, with multi-GPU, MIG slices, shares and leaf-bound gangs. */
+export function loadJob(i: number, teamId: string, rng: Rng): Record<string, unknown> {
+  const r = rng.next();
+  const durationSeconds = 20 + rng.int(100);
+  const priority = ['normal', 'normal', 'normal', 'high', 'low'][rng.int(5)];
+  const preemptible = rng.next() < 0.25;
+  const base = { teamId, name: `load-${i}`, kind: 'batch', priority, preemptible, simulation: { durationSeconds } };
+  if (r < 0.45) return { ...base, resources: { gpus: 1 } };
+  if (r < 0.55) return { ...base, kind: 'training', resources: { gpus: [2, 4, 8][rng.int(3)] } };
+  if (r < 0.57) return { ...base, kind: 'training', preemptible: true, replicas: 2, resources: { gpus: 8, gpuModel: 'H100-80GB' }, topology: { level: 'leaf', required: true } };
+  if (r < 0.77) return { ...base, kind: 'notebook', resources: { migProfile: ['1g.10gb', '2g.20gb', '3g.40gb'][rng.int(3)], gpuModel: 'H100-80GB' } };
+  return { ...base, kind: 'notebook', resources: { gpuFraction: [0.25, 0.5][rng.int(2)] } };
+}
+
+export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise<LoadReport> {
+  const scratch = scratchDatabase('load', log);
+  const topology = generateTopology({ spines: 1, leavesPerSpine: 4, nodesPerLeaf: 16, gpusPerNode: 8, models: ['H100-80GB', 'A100-80GB'] });
+  const db = createPrismaClient(scratch.url, { max: 4 });
+  const sys = await startSystemProcesses({
+    databaseUrl: scratch.url,
+    id: scratch.id,
+    topology,
+    simSpeed: 20,
+    simDelays: { startSeconds: 2, migApplySeconds: 10, suspendSeconds: 2 },
+    workers: o.workers,
+    log,
+  });
+  try {
+    const gpus = await until(async () => ((await db.gpu.count()) >= 512 ? db.gpu.count() : undefined), 120_000);
+    // 5 tenants x 4 teams; one key per client, spread over the teams
+    const teams: { id: string; keys: string[] }[] = [];
+    for (let t = 0; t < 5; t++) {
+      const tenant = await createTenant(db, { name: `load ${t}`, slug: `load-${t}` });
+      for (let k = 0; k < 4; k++) {
+        const team = await createTeam(db, tenant.id, { name: `team ${k}`, slug: `team-${k}`, quota: { guaranteed: 24, limit: 96 } });
+        teams.push({ id: team.id, keys: [] });
+      }
+    }
+    const keys: { key: string; teamId: string }[] = [];
+    for (let c = 0; c < o.clients; c++) {
+      const team = teams[c % teams.length]!;
+      const k = await createApiKey(db, { name: `client ${c}`, role: 'member', tenantId: (await db.team.findUniqueOrThrow({ where: { id: team.id } })).tenantId, teamId: team.id, scopes: ['jobs:read', 'jobs:write'] });
+      keys.push({ key: k.key, teamId: team.id });
+    }
+    log(`${gpus} GPUs, ${teams.length} teams, ${keys.length} client keys; submitting ${o.jobs} jobs with ${o.clients} concurrent clients`);
+
+    // invariants, every few seconds while the system works
+    const violations = new Map<string, InvariantViolation>();
+    const checkMs: number[] = [];
+    let checking = true;
+    const checker = (async () => {
+      while (checking) {
+        const t0 = Date.now();
+        const r = await checkInvariants(db);
+        checkMs.push(Date.now() - t0);
+        for (const v of r.violations) violations.set(`${v.rule} ${v.subject}`, v);
+        await sleep(3000);
+      }
+    })();
+
+    const rng = new Rng(o.seed);
+    const bodies = Array.from({ length: o.jobs }, (_, i) => ({ key: keys[i % keys.length]!, body: loadJob(i, keys[i % keys.length]!.teamId, rng) }));
+    const ids: string[] = [];
+    const rejected: Record<string, number> = {};
+    let retried = 0;
+    const latencies: { p50: number; p99: number; max: number }[] = [];
+    let errors = 0;
+    let timeouts = 0;
+    const t0 = Date.now();
+    // Clients honour 503 + Retry-After (database busy): what was refused is sent again, up to 5 rounds.
+    let todo = bodies;
+    for (let round = 0; round < 5 && todo.length; round++) {
+      if (round > 0) {
+        retried += todo.length;
+        await sleep(1000);
+      }
+      let next = 0;
+      const again: typeof bodies = [];
+      const batch = todo;
+      const result = await autocannon({
+        url: sys.apiUrl,
+        connections: Math.min(o.clients, batch.length),
+        amount: batch.length,
+        timeout: 60,
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/jobs',
+            setupRequest: (req, ctx: object) => {
+              const context = ctx as Record<string, unknown>;
+              const b = batch[next++ % batch.length]!;
+              context.body = b;
+              return { ...req, headers: { 'content-type': 'application/json', authorization: `Bearer ${b.key.key}` }, body: JSON.stringify(b.body) };
+            },
+            onResponse: (status, body, ctx: object) => {
+              const context = ctx as Record<string, unknown>;
+              if (status === 201) return void ids.push((JSON.parse(body) as { id: string }).id);
+              if (status === 503) return void again.push(context.body as (typeof bodies)[number]);
+              let code = 'unparsable';
+              try {
+                code = (JSON.parse(body) as { error?: { code?: string } }).error?.code ?? '?';
+              } catch {
+                // counted as unparsable
+              }
+              rejected[`${status} ${code}`] = (rejected[`${status} ${code}`] ?? 0) + 1;
+            },
+          },
+        ],
+      });
+      latencies.push({ p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max });
+      errors += result.errors;
+      timeouts += result.timeouts;
+      todo = again;
+    }
+    if (todo.length) rejected['503 unavailable (after 5 rounds)'] = todo.length;
+    const result = { latency: latencies[0]!, errors, timeouts };
+    const submitSeconds = (Date.now() - t0) / 1000;
+    log(`submitted: ${ids.length} accepted in ${submitSeconds.toFixed(1)} s (${Math.round(ids.length / submitSeconds)}/s), latency p50 ${result.latency.p50} ms p99 ${result.latency.p99} ms (first round); ${retried} retried after 503; rejected ${JSON.stringify(rejected)}`);
+
+    // wait until every accepted job has ended
+    const drainStart = Date.now();
+    let last = '';
+    await until(async () => {
+      const open = await db.job.count({ where: { state: { in: ['pending', 'starting', 'running', 'suspending'] } } });
+      const line = `${open} jobs not finished`;
+      if (line !== last && (Date.now() - drainStart) % 10_000 < 2000) log(line);
+      last = line;
+      return open === 0;
+    }, 20 * 60_000, 1000).catch(() => log('jobs still open after 20 minutes'));
+    const drainSeconds = (Date.now() - drainStart) / 1000;
+    checking = false;
+    await checker;
+    await sleep(2000);
+    const final = await checkInvariants(db, { settled: true, graceSeconds: 2 });
+    for (const v of final.violations) violations.set(`${v.rule} ${v.subject}`, v);
+
+    const rows = await db.job.findMany({ select: { id: true, state: true, createdAt: true, startedAt: true } });
+    const byId = new Set(rows.map((r) => r.id));
+    const lost = ids.filter((id) => !byId.has(id)).length;
+    const waits = rows.filter((r) => r.startedAt).map((r) => r.startedAt!.getTime() - r.createdAt.getTime()).sort((a, b) => a - b);
+    const count = (s: string) => rows.filter((r) => r.state === s).length;
+    const sortedChecks = [...checkMs].sort((a, b) => a - b);
+    const report: LoadReport = {
+      bench: 'load',
+      jobs: o.jobs,
+      clients: o.clients,
+      workers: o.workers,
+      gpus,
+      submission: {
+        accepted: ids.length,
+        rejected,
+        retriedAfter503: retried,
+        errors: result.errors,
+        timeouts: result.timeouts,
+        seconds: Math.round(submitSeconds * 10) / 10,
+        perSecond: Math.round(ids.length / submitSeconds),
+        p50Ms: result.latency.p50,
+        p99Ms: result.latency.p99,
+        maxMs: result.latency.max,
+      },
+      toRunning: { jobs: waits.length, p50Ms: pct(waits, 50), p99Ms: pct(waits, 99), maxMs: waits[waits.length - 1] ?? -1 },
+      drained: { seconds: Math.round(drainSeconds), succeeded: count('succeeded'), failed: count('failed'), cancelled: count('cancelled'), notTerminal: rows.length - count('succeeded') - count('failed') - count('cancelled') },
+      lost,
+      invariantChecks: checkMs.length + 1,
+      invariantCheckP50Ms: pct(sortedChecks, 50),
+      violations: [...violations.values()],
+      pass: false,
+    };
+    report.pass = report.violations.length === 0 && lost === 0 && report.submission.accepted === o.jobs && report.drained.notTerminal === 0;
+    return report;
+  } finally {
+    await sys.stop();
+    await db.$disconnect();
+    scratch.drop();
+  }
+}
+
+async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number, every = 200): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`not met within ${ms} ms`);
+    await sleep(every);
+  }
+}
+
+/** `bench load`: progress on stderr, one JSON line on stdout. */
+export function loadCommand(opts: Record<string, string>, log: (s: string) => void): void {
+  runLoad({ jobs: Number(opts.jobs ?? 10000), clients: Number(opts.clients ?? 200), workers: Number(opts.workers ?? 2), seed: Number(opts.seed ?? 42) }, log).then(
+    (r) => {
+      if (opts.json !== 'true') {
+        log(`load: ${r.submission.accepted}/${r.jobs} accepted by ${r.clients} clients at ${r.submission.perSecond}/s (p50 ${r.submission.p50Ms} ms, p99 ${r.submission.p99Ms} ms); submission -> running p50 ${r.toRunning.p50Ms} ms, p99 ${r.toRunning.p99Ms} ms; ${r.violations.length} invariant violations in ${r.invariantChecks} checks; lost ${r.lost}: ${r.pass ? 'PASS' : 'FAIL'}`);
+      }
+      process.stdout.write(JSON.stringify(r) + '\n');
+      process.exit(r.pass ? 0 : 1);
+    },
+    (e: unknown) => {
+      process.stderr.write(`load bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exit(1);
+    },
+  );
+}

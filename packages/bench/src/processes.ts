@@ -1,0 +1,154 @@
+/**
+ * The whole system as separate processes, for benchmarks that need real process boundaries
+ * (load with two workers, kill -9 crash loops): a cluster host serving one simulated cluster,
+ * the API and N workers (GANTRY_DRIVER=remote), all on one scratch database and queue prefix.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { formatTopologyJson, type SimulatedDelays, type Topology } from '@gantry/driver';
+import { repoRoot } from './scratch-db';
+
+export const BENCH_ADMIN_KEY = 'gk_benchadmin_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';
+
+export interface SystemOptions {
+  /** Scratch database URL and a unique id (queue prefix, log folder). */
+  databaseUrl: string;
+  id: string;
+  topology: Topology;
+  simSpeed: number;
+  simDelays?: Partial<SimulatedDelays>;
+  /** Extra environment of the API and the workers. */
+  env?: Record<string, string>;
+  log: (s: string) => void;
+}
+
+/** One managed child process; its output goes to a log file. */
+export class ManagedProcess {
+  child?: ChildProcess;
+  exits = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly args: string[],
+    private readonly env: Record<string, string>,
+    private readonly logFile: string,
+  ) {}
+
+  start(extraEnv: Record<string, string> = {}): void {
+    const out = createWriteStream(this.logFile, { flags: 'a' });
+    const child = spawn(process.execPath, this.args, { env: { ...process.env, ...this.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.pipe(out);
+    child.stderr!.pipe(out);
+    child.on('exit', () => this.exits++);
+    this.child = child;
+  }
+
+  get running(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** kill -9 and wait for the exit. */
+  async kill9(): Promise<void> {
+    const c = this.child;
+    if (!c || !this.running) return;
+    const exited = new Promise<void>((r) => c.once('exit', () => r()));
+    c.kill('SIGKILL');
+    await exited;
+  }
+
+  async stop(): Promise<void> {
+    const c = this.child;
+    if (!c || !this.running) return;
+    const exited = new Promise<void>((r) => c.once('exit', () => r()));
+    c.kill('SIGTERM');
+    const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(t);
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolvePort(port));
+    });
+  });
+}
+
+export async function waitForHttp(url: string, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > end) throw new Error(`${url} not up within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export interface RunningSystem {
+  apiUrl: string;
+  clusterUrl: string;
+  logDir: string;
+  cluster: ManagedProcess;
+  api: ManagedProcess;
+  workers: ManagedProcess[];
+  stop(): Promise<void>;
+}
+
+/** Starts the cluster host, the API and `workers` workers; resolves once the API answers. */
+export async function startSystemProcesses(o: SystemOptions & { workers: number }): Promise<RunningSystem> {
+  const root = repoRoot();
+  const logDir = resolve(root, '.bench-logs', o.id);
+  mkdirSync(logDir, { recursive: true });
+  const topologyFile = resolve(logDir, 'topology.json');
+  writeFileSync(topologyFile, formatTopologyJson(o.topology));
+  const [clusterPort, apiPort] = [await freePort(), await freePort()];
+  const clusterUrl = `http://127.0.0.1:${clusterPort}`;
+  const apiMain = resolve(root, 'apps/api/dist/main.js');
+  const cluster = new ManagedProcess('cluster', [resolve(root, 'packages/driver/dist/remote/serve.js'), '--port', String(clusterPort)], {
+    GANTRY_SIM_CLUSTER: topologyFile,
+    GANTRY_SIM_SPEED: String(o.simSpeed),
+    ...(o.simDelays ? { GANTRY_SIM_DELAYS: JSON.stringify(o.simDelays) } : {}),
+  }, resolve(logDir, 'cluster.log'));
+  const common = {
+    DATABASE_URL: o.databaseUrl,
+    GANTRY_QUEUE_PREFIX: `gantry-bench-${o.id}`,
+    GANTRY_DRIVER: 'remote',
+    GANTRY_DRIVER_URL: clusterUrl,
+    GANTRY_SIM_SPEED: String(o.simSpeed),
+    GANTRY_BOOTSTRAP_ADMIN_KEY: BENCH_ADMIN_KEY,
+    GANTRY_LOG_LEVEL: 'warn',
+    ...o.env,
+  };
+  const api = new ManagedProcess('api', [apiMain], { ...common, GANTRY_MODE: 'http', PORT: String(apiPort) }, resolve(logDir, 'api.log'));
+  const workers = Array.from({ length: o.workers }, (_, i) => new ManagedProcess(`worker-${i + 1}`, [apiMain], { ...common, GANTRY_MODE: 'worker' }, resolve(logDir, `worker-${i + 1}.log`)));
+  cluster.start();
+  await waitForHttp(`${clusterUrl}/info`, 30_000);
+  api.start();
+  for (const w of workers) w.start();
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  await waitForHttp(`${apiUrl}/healthz`, 60_000);
+  o.log(`system up: api ${apiUrl}, cluster host ${clusterUrl}, ${workers.length} workers (logs in ${logDir})`);
+  return {
+    apiUrl,
+    clusterUrl,
+    logDir,
+    cluster,
+    api,
+    workers,
+    async stop() {
+      await Promise.all([api.stop(), ...workers.map((w) => w.stop())]);
+      await cluster.stop();
+    },
+  };
+}
