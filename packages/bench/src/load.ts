@@ -32,6 +32,8 @@ export interface LoadReport {
   gpus: number;
   submission: { accepted: number; rejected: Record<string, number>; retriedAfter503: number; errors: number; timeouts: number; seconds: number; perSecond: number; p50Ms: number; p99Ms: number; maxMs: number };
   toRunning: { jobs: number; p50Ms: number; p99Ms: number; maxMs: number };
+  /** Jobs started per second between the first and the last start (the scheduler's and workers' pace). */
+  startsPerSecond: number;
   drained: { seconds: number; succeeded: number; failed: number; cancelled: number; notTerminal: number };
   lost: number;
   invariantChecks: number;
@@ -204,6 +206,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
         maxMs: result.latency.max,
       },
       toRunning: { jobs: waits.length, p50Ms: pct(waits, 50), p99Ms: pct(waits, 99), maxMs: waits[waits.length - 1] ?? -1 },
+      startsPerSecond: startsPerSecond(rows),
       drained: { seconds: Math.round(drainSeconds), succeeded: count('succeeded'), failed: count('failed'), cancelled: count('cancelled'), notTerminal: rows.length - count('succeeded') - count('failed') - count('cancelled') },
       lost,
       invariantChecks: checkMs.length + 1,
@@ -218,6 +221,13 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     await db.$disconnect();
     scratch.drop();
   }
+}
+
+function startsPerSecond(rows: { startedAt: Date | null }[]): number {
+  const starts = rows.filter((r) => r.startedAt).map((r) => r.startedAt!.getTime());
+  if (starts.length < 2) return 0;
+  const span = (Math.max(...starts) - Math.min(...starts)) / 1000;
+  return span > 0 ? Math.round(starts.length / span) : 0;
 }
 
 async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number, every = 200): Promise<T> {
@@ -235,7 +245,7 @@ export function loadCommand(opts: Record<string, string>, log: (s: string) => vo
   runLoad({ jobs: Number(opts.jobs ?? 10000), clients: Number(opts.clients ?? 200), workers: Number(opts.workers ?? 2), seed: Number(opts.seed ?? 42) }, log).then(
     (r) => {
       if (opts.json !== 'true') {
-        log(`load: ${r.submission.accepted}/${r.jobs} accepted by ${r.clients} clients at ${r.submission.perSecond}/s (p50 ${r.submission.p50Ms} ms, p99 ${r.submission.p99Ms} ms); submission -> running p50 ${r.toRunning.p50Ms} ms, p99 ${r.toRunning.p99Ms} ms; ${r.violations.length} invariant violations in ${r.invariantChecks} checks; lost ${r.lost}: ${r.pass ? 'PASS' : 'FAIL'}`);
+        log(`load: ${r.submission.accepted}/${r.jobs} accepted by ${r.clients} clients at ${r.submission.perSecond}/s (p50 ${r.submission.p50Ms} ms, p99 ${r.submission.p99Ms} ms); submission -> running p50 ${r.toRunning.p50Ms} ms, p99 ${r.toRunning.p99Ms} ms; ${r.startsPerSecond} starts/s; ${r.violations.length} invariant violations in ${r.invariantChecks} checks; lost ${r.lost}: ${r.pass ? 'PASS' : 'FAIL'}`);
       }
       process.stdout.write(JSON.stringify(r) + '\n');
       process.exit(r.pass ? 0 : 1);

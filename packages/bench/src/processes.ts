@@ -38,7 +38,7 @@ export class ManagedProcess {
 
   start(extraEnv: Record<string, string> = {}): void {
     const out = createWriteStream(this.logFile, { flags: 'a' });
-    const child = spawn(process.execPath, this.args, { env: { ...process.env, ...this.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(process.env.GANTRY_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...this.args], { env: { ...process.env, ...this.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.pipe(out);
     child.stderr!.pipe(out);
     child.on('exit', () => this.exits++);
