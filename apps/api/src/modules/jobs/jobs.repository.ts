@@ -28,36 +28,32 @@ export class JobsRepository {
     private readonly events: EventsRepository,
   ) {}
 
-  /** Creates a pending job and its "submitted" event in one transaction. */
-  create(scope: TenantScope & { kind: 'tenant' }, job: JobCreateParsed, meta: { idempotencyKey?: string; keyId: string }) {
-    return this.prisma.client.$transaction(async (tx) => {
-      const row = await tx.job.create({
-        data: {
-          tenantId: scope.tenantId,
-          teamId: job.teamId,
-          name: job.name,
-          kind: job.kind,
-          priority: job.priority,
-          replicas: job.replicas,
-          resources: job.resources as Prisma.InputJsonValue,
-          topologyLevel: job.topology.level,
-          topologyRequired: job.topology.required,
-          preemptible: job.preemptible,
-          durationSeconds: job.simulation?.durationSeconds ?? null,
-          idempotencyKey: meta.idempotencyKey ?? null,
-          createdByKeyId: meta.keyId,
-          reasons: [{ code: 'queued', message: 'waiting for the next scheduling cycle' }],
-        },
-        include: jobWithPlacement,
-      });
-      await this.events.append(tx, {
+  /**
+   * Creates a pending job and its "submitted" event in one statement (a nested write, atomic
+   * without an interactive transaction: a third of the round trips of the hot submission path).
+   * A new job holds no GPUs: its placement is empty.
+   */
+  async create(scope: TenantScope & { kind: 'tenant' }, job: JobCreateParsed, meta: { idempotencyKey?: string; keyId: string }): Promise<JobRow> {
+    const row = await this.prisma.client.job.create({
+      data: {
         tenantId: scope.tenantId,
-        jobId: row.id,
-        type: 'job.submitted',
-        message: `submitted ${job.replicas} replica(s)`,
-      });
-      return row;
+        teamId: job.teamId,
+        name: job.name,
+        kind: job.kind,
+        priority: job.priority,
+        replicas: job.replicas,
+        resources: job.resources as Prisma.InputJsonValue,
+        topologyLevel: job.topology.level,
+        topologyRequired: job.topology.required,
+        preemptible: job.preemptible,
+        durationSeconds: job.simulation?.durationSeconds ?? null,
+        idempotencyKey: meta.idempotencyKey ?? null,
+        createdByKeyId: meta.keyId,
+        reasons: [{ code: 'queued', message: 'waiting for the next scheduling cycle' }],
+        events: { create: { tenantId: scope.tenantId, type: 'job.submitted', message: `submitted ${job.replicas} replica(s)`, data: {} } },
+      },
     });
+    return { ...row, allocations: [] };
   }
 
   findByIdempotencyKey(scope: TenantScope & { kind: 'tenant' }, key: string) {
