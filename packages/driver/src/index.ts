@@ -28,7 +28,7 @@ export { loadTopologyFile, formatTopologyJson } from './simulated/topology-file'
 export { GPU_MODEL_SPECS, type GpuModelSpec } from './simulated/gpu-models';
 export { APPLICATION_XIDS, PROCESS_FATAL_XIDS, xidEffect, type XidEffect } from './simulated/xid';
 
-// MIG geometry and layout rules (to move to @gantry/scheduler)
+// MIG geometry (derived from @gantry/scheduler's table) and the rules the simulated GPUs enforce
 export * from './simulated/mig-geometry';
 export * from './simulated/mig-layout';
 
