@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from './config/config';
 import { ErrorEnvelopeFilter } from './common/error.filter';
 import { IdempotencyInterceptor } from './common/idempotency.interceptor';
+import { IdempotencyRepository } from './common/idempotency.repository';
 import { PrismaService } from './common/prisma.service';
 import { RedisService } from './common/redis.service';
 import { QueuesService } from './queues/queues.service';
@@ -118,6 +119,7 @@ export class HttpModule {
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
+        IdempotencyRepository,
         AuthService,
         SessionsService,
         SessionsRepository,
