@@ -24,3 +24,26 @@ describe('LifecycleService.start refused by the cluster', () => {
     expect(calls).toEqual(wantCalls);
   });
 });
+
+/** A suspend in flight when the cluster takes the job away keeps the job (suspended with its progress), not a failure. */
+describe('LifecycleService.suspend when the job exits meanwhile', () => {
+  const job = { id: 'j2', tenantId: 't1', version: 5, state: 'suspending', kind: 'training', progressSeconds: 120, durationSeconds: 600, checkpoint: 'ckpt-1', runningSince: null, allocations: [] };
+
+  it.each([
+    ['its node was lost: suspended with the progress recorded so far', { state: 'exited', exitCode: 137, progressSeconds: 150, reason: 'node-lost' }, ['markSuspended j2 ckpt-1 120', 'requestSchedule']],
+    ['a GPU fault took it: suspended too', { state: 'exited', exitCode: 137, progressSeconds: 150, reason: 'gpu-fault' }, ['markSuspended j2 ckpt-1 120', 'requestSchedule']],
+    ['it completed on its own: finished', { state: 'exited', exitCode: 0, progressSeconds: 600, reason: 'completed' }, ['finish j2 0', 'requestSchedule']],
+  ])('%s', async (_what, status, wantCalls) => {
+    const calls: string[] = [];
+    const repo = {
+      findWithAllocations: async () => job,
+      markSuspended: async (id: string, c: { checkpoint: string | null; progressSeconds: number }) => (calls.push(`markSuspended ${id} ${c.checkpoint} ${c.progressSeconds}`), true),
+      finish: async (id: string, code: number) => (calls.push(`finish ${id} ${code}`), true),
+    };
+    const driver = { status: async () => status, suspend: async () => { throw new Error('not running'); } };
+    const queues = { requestSchedule: async () => void calls.push('requestSchedule') };
+    const svc = new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never);
+    await svc.suspend('j2');
+    expect(calls).toEqual(wantCalls);
+  });
+});

@@ -59,7 +59,9 @@ export class LifecycleService {
     const job = await this.repo.findWithAllocations(jobId);
     if (!job || job.state !== 'suspending') return;
     const status = await this.driver.status(jobId);
-    if (status.state === 'exited') return this.exited(jobId, status.exitCode ?? 0);
+    // A job that ended on its own is finished; one the cluster took away while the suspend was in
+    // flight (node lost, GPU fault, eviction) is suspended with the progress recorded so far.
+    if (status.state === 'exited' && !isFailoverExit(status.reason)) return this.exited(jobId, status.exitCode ?? 0);
     let checkpoint: { checkpoint: string | null; progressSeconds: number };
     if (status.state === 'running') {
       checkpoint = await this.driver.suspend(jobId);
