@@ -85,6 +85,11 @@ import { UtilizationController } from './modules/utilization/utilization.control
 import { UtilizationService } from './modules/utilization/utilization.service';
 import { UtilizationRepository } from './modules/utilization/utilization.repository';
 import { MetricsController } from './modules/metrics/metrics.controller';
+import { IntegrityController } from './modules/integrity/integrity.controller';
+import { IntegrityMonitor } from './modules/integrity/integrity.monitor';
+import { IntegrityRepository } from './modules/integrity/integrity.repository';
+import { IntegrityService } from './modules/integrity/integrity.service';
+import { IntegrityStore } from './modules/integrity/integrity.store';
 import { MetricsService } from './modules/metrics/metrics.service';
 import { MetricsRepository } from './modules/metrics/metrics.repository';
 import { MetricsRecorder } from './modules/metrics/metrics.recorder';
@@ -113,7 +118,7 @@ export class HttpModule {
     return {
       module: HttpModule,
       imports: [CoreModule.forRoot(config)],
-      controllers: [HealthController, TenantsController, ApiKeysController, JobsController, TeamJobsController, SchedulesController, ClusterController, NodeManagerController, UtilizationController, MetricsController, EventsStreamController, EndpointsController, SimTrafficController, QuotasController, AuthController, UsersController, AuditController],
+      controllers: [HealthController, TenantsController, ApiKeysController, JobsController, TeamJobsController, SchedulesController, ClusterController, NodeManagerController, UtilizationController, MetricsController, IntegrityController, EventsStreamController, EndpointsController, SimTrafficController, QuotasController, AuthController, UsersController, AuditController],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
@@ -150,6 +155,9 @@ export class HttpModule {
         UtilizationRepository,
         MetricsService,
         MetricsRepository,
+        IntegrityService,
+        IntegrityRepository,
+        IntegrityStore,
         EventsStreamService,
       ],
     };
@@ -172,6 +180,9 @@ export class WorkerModule {
         MigManagerService,
         PersonaService,
         HealthMonitor,
+        IntegrityRepository,
+        IntegrityStore,
+        IntegrityMonitor,
         NodeManagerLoop,
         MigProcessor,
         PersonaProcessor,

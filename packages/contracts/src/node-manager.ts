@@ -113,3 +113,29 @@ export const ZIncidentListQuery = z.object({
   state: ZIncidentState.optional(),
   nodeId: z.string().max(100).optional(),
 });
+
+/** `GET /v1/cluster/integrity`: the invariant checker over the database, on demand (operators). */
+export const ZIntegrityQuery = z
+  .object({
+    /** Also the rules that hold once the system is quiet (nothing stuck in a transition). */
+    settled: z.enum(['true', 'false']).optional(),
+  })
+  .strict();
+export type IntegrityQuery = z.infer<typeof ZIntegrityQuery>;
+
+export const ZIntegrityViolation = z.object({
+  rule: z.string(),
+  subject: z.string(),
+  message: z.string(),
+});
+export type IntegrityViolation = z.infer<typeof ZIntegrityViolation>;
+
+export const ZIntegrityReport = z.object({
+  ok: z.boolean(),
+  checkedAt: z.string(),
+  settled: z.boolean(),
+  ms: z.number(),
+  counts: z.object({ jobs: z.number(), activeAllocations: z.number(), gpus: z.number(), migSlices: z.number(), endpointReplicas: z.number() }),
+  violations: z.array(ZIntegrityViolation),
+});
+export type IntegrityReport = z.infer<typeof ZIntegrityReport>;

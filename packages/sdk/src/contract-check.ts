@@ -4,7 +4,7 @@
  * this file stops compiling until the contracts agree. Nothing here runs.
  */
 import type { AuditEntry, LoginResult, QuotasPut, TeamQuotas, TeamUsage as TeamUsageReport, TenantQuota, User } from '@gantry/contracts';
-import type { FaultAccepted, FaultRequest, Incident, MigChangeAccepted, NodeActionResult, Topology } from '@gantry/contracts';
+import type { FaultAccepted, FaultRequest, Incident, IntegrityReport, MigChangeAccepted, NodeActionResult, Topology } from '@gantry/contracts';
 import type { Endpoint, EndpointCreate, EndpointDetail, EndpointInvokeResult, Capacity, Gpu, Job, JobCreate, JobDetail, Me, Node, NodeDetail, Page, Team, Tenant } from '@gantry/contracts';
 import type { GpuHeatmap, IdleAllocations, UtilizationReport } from '@gantry/contracts';
 import type { Schedule, ScheduleCreate, ScheduleList, TeamResumeResult, TeamSuspendResult } from '@gantry/contracts';
@@ -33,6 +33,7 @@ same<Same<ResponseOf<'/v1/endpoints/{id}/invoke', 'post'>, EndpointInvokeResult>
 same<RequestOf<'/v1/endpoints', 'post'> extends object ? (EndpointCreate extends RequestOf<'/v1/endpoints', 'post'> ? true : false) : false>(true);
 same<Same<ResponseOf<'/v1/incidents', 'get'>, Page<Incident>>>(true);
 same<Same<ResponseOf<'/v1/topology', 'get'>, Topology>>(true);
+same<Same<ResponseOf<'/v1/cluster/integrity', 'get'>, IntegrityReport>>(true);
 same<Same<ResponseOf<'/v1/gpus/{id}/mig', 'put'>, MigChangeAccepted>>(true);
 same<Same<ResponseOf<'/v1/nodes/{id}/persona', 'put'>, NodeActionResult>>(true);
 same<Same<ResponseOf<'/v1/nodes/{id}/cordon', 'post'>, NodeActionResult>>(true);

@@ -25,6 +25,7 @@ import type {
   FaultAccepted,
   FaultRequest,
   Incident,
+  IntegrityReport,
   MigChangeAccepted,
   MigLayoutEntry,
   NodeActionResult,
@@ -189,6 +190,11 @@ export class GantryClient {
 
   topology = {
     get: () => this.request<Topology>('GET', '/v1/topology'),
+  };
+
+  /** Operators: the invariant checker over the database, now (`settled`: also stuck transitions). */
+  integrity = {
+    check: (q: { settled?: boolean } = {}) => this.request<IntegrityReport>('GET', '/v1/cluster/integrity', { query: q.settled === undefined ? {} : { settled: String(q.settled) } }),
   };
 
   incidents = {

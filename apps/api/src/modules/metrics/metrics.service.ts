@@ -3,6 +3,8 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { ClusterService } from '../cluster/cluster.service';
 import { MetricsRecorder, WORKER_COUNTERS, type RecordedMetrics } from './metrics.recorder';
 import { MetricsRepository } from './metrics.repository';
+import { IntegrityStore, type IntegritySummary } from '../integrity/integrity.store';
+import { STRICT_RULES } from '../../invariants';
 
 const COUNTER_HELP: Record<(typeof WORKER_COUNTERS)[number], string> = {
   placements: 'Jobs placed by the scheduling cycle',
@@ -16,11 +18,13 @@ const COUNTER_HELP: Record<(typeof WORKER_COUNTERS)[number], string> = {
 export class MetricsService {
   readonly registry = new Registry();
   private recorded?: RecordedMetrics;
+  private integrity?: IntegritySummary;
 
   constructor(
     private readonly cluster: ClusterService,
     private readonly repo: MetricsRepository,
     private readonly recorder: MetricsRecorder,
+    private readonly integrityStore: IntegrityStore,
   ) {
     collectDefaultMetrics({ register: this.registry, prefix: 'gantry_api_' });
     const cluster_ = this.cluster;
@@ -50,6 +54,28 @@ export class MetricsService {
         for (const r of await jobs.queueDepthByTeam()) this.set({ tenant: r.tenantSlug, team: r.teamSlug, team_id: r.teamId }, r.pending);
       },
     });
+    const integrity = () => this.integrity;
+    new Gauge({
+      name: 'gantry_invariant_violations',
+      help: 'Violated database invariants by rule at the last check (the worker checks every GANTRY_INTEGRITY_CHECK_SECONDS); anything above 0 is a bug',
+      labelNames: ['rule'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const last = integrity();
+        if (last) for (const rule of STRICT_RULES) this.set({ rule }, last.byRule[rule] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'gantry_invariant_check_timestamp_seconds',
+      help: 'When the invariants were last checked (Unix seconds)',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const last = integrity();
+        if (last) this.set(Date.parse(last.checkedAt) / 1000);
+      },
+    });
     const recorded = () => this.recorded!;
     for (const name of WORKER_COUNTERS) {
       new Counter({
@@ -69,7 +95,7 @@ export class MetricsService {
   }
 
   async text(): Promise<string> {
-    this.recorded = await this.recorder.read();
+    [this.recorded, this.integrity] = await Promise.all([this.recorder.read(), this.integrityStore.last()]);
     return (await this.registry.metrics()) + histogramText('gantry_scheduling_cycle_seconds', 'Scheduling cycle latency', this.recorded.cycle);
   }
 }

@@ -1,0 +1,52 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { IntegrityRepository } from './integrity.repository';
+import { IntegrityStore, summarize } from './integrity.store';
+
+/**
+ * Worker: runs the strict invariants every GANTRY_INTEGRITY_CHECK_SECONDS (one worker at a time),
+ * logs each violation when it first appears, and leaves the counts for /metrics
+ * (`gantry_invariant_violations{rule}`), so that a broken invariant pages someone.
+ */
+@Injectable()
+export class IntegrityMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('integrity');
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private seen = new Set<string>();
+
+  constructor(
+    private readonly repo: IntegrityRepository,
+    private readonly store: IntegrityStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const seconds = this.config.integrityCheckSeconds;
+    if (seconds <= 0) return;
+    this.timer = setInterval(() => void this.tick(), seconds * 1000);
+    this.timer.unref?.();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      if (!(await this.store.claim(this.config.integrityCheckSeconds * 0.9))) return;
+      const t0 = performance.now();
+      const r = await this.repo.check(false);
+      await this.store.save(summarize(r, Math.round(performance.now() - t0)));
+      const now = new Set(r.violations.map((v) => `${v.rule} ${v.subject}`));
+      for (const v of r.violations) if (!this.seen.has(`${v.rule} ${v.subject}`)) this.logger.error(`invariant violated: ${v.rule} ${v.subject}: ${v.message}`);
+      this.seen = now;
+    } catch (e) {
+      this.logger.warn(`integrity check failed: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      this.running = false;
+    }
+  }
+}
