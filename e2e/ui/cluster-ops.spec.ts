@@ -111,6 +111,11 @@ test.describe('cluster operations (admin)', () => {
     await expect(steps.and(page.locator('[data-step="quarantined"]'))).toBeVisible();
     await expect(steps.and(page.locator('[data-step="validated"]'))).toBeVisible();
     await expect(steps.and(page.locator('[data-step="resolved"]'))).toBeVisible();
+    // the operator's integrity panel: the books balance after the failover (nothing stuck, nothing double-booked)
+    await expect(page.getByTestId('integrity')).toHaveAttribute('data-ok', 'true');
+    await expect(page.getByTestId('integrity')).toContainText(/no invariant violated/);
+    await page.getByTestId('integrity-settled').check();
+    await expect(page.getByTestId('integrity')).toHaveAttribute('data-settled', 'true');
     await page.screenshot({ path: 'test-results/incidents.png', fullPage: true });
     expect((await api.nodes.get(node.id)).gpus[3]!.health).toBe('healthy');
   });
@@ -122,5 +127,8 @@ test.describe('cluster operations (admin)', () => {
     await page.goto(`/cluster/nodes/${node.id}`);
     await expect(page.getByTestId('node-detail')).toBeVisible();
     await expect(page.getByTestId('node-actions')).toHaveCount(0);
+    await page.goto('/incidents');
+    await expect(page.getByRole('heading', { name: 'Incidents' })).toBeVisible();
+    await expect(page.getByTestId('integrity')).toHaveCount(0);
   });
 });
