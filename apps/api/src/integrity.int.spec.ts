@@ -57,7 +57,7 @@ describe('cluster integrity (operators)', () => {
       await sys.db.job.update({ where: { id: job.id }, data: { state: 'cancelled', finishedAt: new Date() } });
     }
     await eventually(async () => (await violations('idle-job-holds-gpus')) === 0, 10_000);
-    const key = await createApiKey(sys.db, { name: 'sdk', role: 'platform_admin', tenantId: null, scopes: ['cluster:read', 'cluster:admin'] });
+    const key = await createApiKey(sys.db, { name: 'sdk', role: 'platform_admin', scopes: ['cluster:read', 'cluster:admin'] });
     expect((await sys.http().get('/v1/cluster/integrity').set('Authorization', `Bearer ${key.key}`)).body.ok).toBe(true);
   });
 });
