@@ -55,9 +55,9 @@ test.describe('jobs through the SDK with API keys', () => {
   test('bad input is a 400 naming the field, a bad key a 401', async () => {
     const research = client(demoKey('Max (member)'));
     const me = await research.me();
-    const err = await research.jobs
+    const err = (await research.jobs
       .create({ teamId: me.teamId!, name: 'bad', kind: 'training', resources: { gpus: 64 } })
-      .catch((e: unknown) => e as GantryApiError);
+      .catch((e: unknown) => e)) as GantryApiError;
     expect(err.status).toBe(400);
     expect(err.details?.map((d) => d.field)).toContain('resources.gpus');
     const anon = client('gk_nobody1234_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
