@@ -132,12 +132,19 @@ export async function startSystemProcesses(o: SystemOptions & { workers: number 
   };
   const api = new ManagedProcess('api', [apiMain], { ...common, GANTRY_MODE: 'http', PORT: String(apiPort) }, resolve(logDir, 'api.log'));
   const workers = Array.from({ length: o.workers }, (_, i) => new ManagedProcess(`worker-${i + 1}`, [apiMain], { ...common, GANTRY_MODE: 'worker' }, resolve(logDir, `worker-${i + 1}.log`)));
-  cluster.start();
-  await waitForHttp(`${clusterUrl}/info`, 30_000);
-  api.start();
-  for (const w of workers) w.start();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  await waitForHttp(`${apiUrl}/healthz`, 60_000);
+  try {
+    cluster.start();
+    await waitForHttp(`${clusterUrl}/info`, 30_000);
+    api.start();
+    for (const w of workers) w.start();
+    await waitForHttp(`${apiUrl}/healthz`, 60_000);
+  } catch (e) {
+    // nothing left running when the system does not come up (its logs say why)
+    await Promise.all([api.stop(), ...workers.map((w) => w.stop())]);
+    await cluster.stop();
+    throw new Error(`${e instanceof Error ? e.message : String(e)} (logs in ${logDir})`);
+  }
   o.log(`system up: api ${apiUrl}, cluster host ${clusterUrl}, ${workers.length} workers (logs in ${logDir})`);
   return {
     apiUrl,
