@@ -59,6 +59,18 @@ describe('placement commits (real Postgres)', () => {
     expect((await sys.db.gpu.findUniqueOrThrow({ where: { id: gpu.id } })).mode).toBe('shared');
   });
 
+  it('lets a second share planned on a then-whole GPU join the share committed before it (same cycle)', async () => {
+    const gpu = await sys.db.gpu.findFirstOrThrow({ where: { mode: 'whole', schedulable: true, allocations: { none: { endedAt: null } } }, orderBy: { id: 'desc' } });
+    const [a, b] = await pendingJobs(2);
+    // Both were planned on the snapshot's whole GPU, so both ask to turn it shared.
+    const share = (milli: number): NewAllocation => ({ replica: 0, nodeId: gpu.nodeId, gpuId: gpu.id, gpuModel: gpu.model, milli, gpuUnits: milli / 1000, cpuMilli: 0, memoryMiB: 0, makeShared: true });
+    expect(await repo.commitPlacement(a!, [share(500)], 'first share')).toBe(true);
+    expect(await repo.commitPlacement(b!, [share(250)], 'second share')).toBe(true);
+    const used = await sys.db.allocation.aggregate({ where: { gpuId: gpu.id, endedAt: null }, _sum: { milli: true } });
+    expect(used._sum.milli).toBe(750);
+    expect((await sys.db.gpu.findUniqueOrThrow({ where: { id: gpu.id } })).mode).toBe('shared');
+  });
+
   it('refuses to commit a job that changed since the snapshot (version guard)', async () => {
     const [job] = await pendingJobs(1);
     const gpu = await sys.db.gpu.findFirstOrThrow({ where: { mode: 'whole', allocations: { none: { endedAt: null } } } });

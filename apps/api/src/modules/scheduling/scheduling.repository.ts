@@ -245,13 +245,16 @@ export async function takeGpuSlots(
   }
   for (const a of allocs.filter((x) => x.milli < 1000 && !x.migProfile)) {
     // Shares: the GPU row is locked; check the sum under the lock.
-    const gpu = gpus.get(a.gpuId);
-    if (a.makeShared) {
+    const gpu = gpus.get(a.gpuId)!;
+    if (a.makeShared && gpu.mode === 'whole') {
+      // The first share turns an idle whole GPU into a shared one.
       const busy = await tx.allocation.count({ where: { gpuId: a.gpuId, endedAt: null } });
-      if (gpu?.mode !== 'whole' || busy > 0) throw new Abort();
+      if (busy > 0) throw new Abort();
       await tx.gpu.update({ where: { id: a.gpuId }, data: { mode: 'shared', version: { increment: 1 } } });
       gpu.mode = 'shared';
-    } else if (gpu?.mode !== 'shared') throw new Abort();
+    }
+    // A GPU another share of this cycle made shared meanwhile takes this one too (within 1000).
+    if (gpu.mode !== 'shared') throw new Abort();
     const used = await tx.allocation.aggregate({ where: { gpuId: a.gpuId, endedAt: null }, _sum: { milli: true } });
     if ((used._sum.milli ?? 0) + a.milli > 1000) throw new Abort();
   }
