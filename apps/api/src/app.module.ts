@@ -182,6 +182,7 @@ export class WorkerModule {
         HealthMonitor,
         IntegrityRepository,
         IntegrityStore,
+        IntegrityService,
         IntegrityMonitor,
         NodeManagerLoop,
         MigProcessor,

@@ -8,6 +8,8 @@
  *
  * Run the worker with GANTRY_SIM_SPEED=1: the simulated start (1 s) and model load (3 s) scale with it.
  */
+import { percentile as pct, sleep } from './waiting';
+
 export interface ColdStartOptions {
   api: string;
   key: string;
@@ -29,11 +31,6 @@ export interface ColdStartReport {
   underFiveSeconds: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 export async function runColdStarts(o: ColdStartOptions, log: (s: string) => void): Promise<ColdStartReport> {
   const call = async (method: string, path: string, body?: unknown) => {

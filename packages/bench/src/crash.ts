@@ -23,6 +23,7 @@ import { CRASH_POINTS } from '@gantry/api/dist/common/crash-points';
 import { BENCH_ADMIN_KEY, freePort, startSystemProcesses, type ManagedProcess, type RunningSystem } from './processes';
 import { Rng } from './rng';
 import { scratchDatabase } from './scratch-db';
+import { gpusRegistered, sleep } from './waiting';
 
 export interface CrashReport {
   bench: 'crash';
@@ -50,7 +51,6 @@ export interface CrashReport {
   pass: boolean;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PG_BIN = '/usr/lib/postgresql/15/bin';
 
 /** A Postgres cluster of our own (initdb in a temp dir, run as the postgres user): restartable at will. */
@@ -150,7 +150,7 @@ export async function runCrash(o: { kills: number; seed: number }, log: (s: stri
       log,
     });
     const s = sys;
-    const gpus = await until(async () => ((await db.gpu.count()) >= 128 ? db.gpu.count() : undefined), 120_000);
+    const gpus = await gpusRegistered(db, 128, 120_000, true);
     const tenant = await createTenant(db, { name: 'crash', slug: 'crash' });
     const team = await createTeam(db, tenant.id, { name: 'crash', slug: 'crash', quota: { guaranteed: 512, limit: 512 } });
     const key = (await createApiKey(db, { name: 'crash', role: 'member', tenantId: tenant.id, teamId: team.id, scopes: ['jobs:read', 'jobs:write'] })).key;
@@ -371,16 +371,6 @@ export async function runCrash(o: { kills: number; seed: number }, log: (s: stri
     await redis.kill();
     if (!process.env.GANTRY_CRASH_KEEP) pg.destroy();
     else log(`kept postgres at ${pg.dir} (port ${pg.port})`);
-  }
-}
-
-async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number, every = 200): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`not met within ${ms} ms`);
-    await sleep(every);
   }
 }
 

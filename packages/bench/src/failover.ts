@@ -10,6 +10,10 @@
  * machine's Redis) in-process against a scratch database made and dropped for the run.
  */
 import { scratchDatabase } from './scratch-db';
+import { percentile as pct, until as untilEvery } from './waiting';
+
+/** Polls every 20 ms: failover is timed in milliseconds. */
+const until = <T>(fn: () => Promise<T | undefined | null | false>, ms: number, every = 20) => untilEvery(fn, ms, every);
 import { startBenchWorker } from '@gantry/api/dist/bench/worker-harness';
 import { createTeam, createTenant } from '@gantry/db';
 import { generateTopology, SimulatedDriver } from '@gantry/driver';
@@ -32,18 +36,6 @@ export interface FailoverReport {
   pass: boolean;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-
-async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number, every = 20): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`not met within ${ms} ms`);
-    await sleep(every);
-  }
-}
 
 export async function runFailover(o: { trials: number }, log: (s: string) => void): Promise<FailoverReport> {
   const scratch = scratchDatabase('failover', log);

@@ -27,7 +27,6 @@ export interface SystemOptions {
 /** One managed child process; its output goes to a log file. */
 export class ManagedProcess {
   child?: ChildProcess;
-  exits = 0;
 
   constructor(
     readonly name: string,
@@ -41,7 +40,6 @@ export class ManagedProcess {
     const child = spawn(process.execPath, [...(process.env.GANTRY_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...this.args], { env: { ...process.env, ...this.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.pipe(out);
     child.stderr!.pipe(out);
-    child.on('exit', () => this.exits++);
     this.child = child;
   }
 

@@ -7,6 +7,7 @@ import type { ClusterDriver } from '@gantry/driver';
 import { parseConfig, type AppConfig } from '../config/config';
 import { WorkerModule } from '../app.module';
 import { QueuesService } from '../queues/queues.service';
+import { activeSlotKey } from '../modules/scheduling/active-slot';
 
 /**
  * A worker booted in-process for benchmarks (packages/bench): the same WorkerModule as
@@ -53,7 +54,7 @@ export async function startBenchWorker(opts: { env: Record<string, string>; driv
             gpuUnits: 1,
             cpuMilli: i === 0 ? 1000 : 0,
             memoryMiB: i === 0 ? 4096 : 0,
-            activeSlot: `${g.gpuId}:whole`,
+            activeSlot: activeSlotKey({ gpuId: g.gpuId, milli: 1000 }),
           })),
         });
         return row.id;

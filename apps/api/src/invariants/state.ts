@@ -2,6 +2,8 @@
  * The rows the rules read, as plain data (the rules are pure functions over this: unit tests
  * build it by hand, `load.ts` reads it from Postgres in one snapshot).
  */
+import { activeSlotKey } from '../modules/scheduling/active-slot';
+
 export interface AllocationRow {
   id: string;
   tenantId: string;
@@ -111,9 +113,7 @@ export function kindOf(a: Pick<AllocationRow, 'migProfile' | 'milli'>): Allocati
 
 /** The unique slot key takeGpuSlots sets while active (null for shares). */
 export function expectedSlot(a: Pick<AllocationRow, 'gpuId' | 'migProfile' | 'migStart' | 'milli'>): string | null {
-  const kind = kindOf(a);
-  if (kind === 'mig') return `${a.gpuId}:mig:${a.migStart}`;
-  return kind === 'whole' ? `${a.gpuId}:whole` : null;
+  return activeSlotKey(a);
 }
 
 export function groupBy<T, K>(xs: readonly T[], key: (x: T) => K): Map<K, T[]> {

@@ -100,9 +100,10 @@ export class QueuesService implements OnModuleDestroy {
 
   /** Failover work; `dedupId` names the fact (an event at a time, a job lost, an incident step). */
   async failover(payload: QueuePayload<'failover'>, dedupId: string, opts: { delayMs?: number; attempts?: number } = {}): Promise<void> {
-    await this.dropFailed('failover', dedupId.replace(/[:\s]/g, '_'));
+    const jobId = dedupId.replace(/[:\s]/g, '_');
+    await this.dropFailed('failover', jobId);
     await this.queue('failover').add(payload.action, payload, {
-      jobId: dedupId.replace(/[:\s]/g, '_'),
+      jobId,
       removeOnComplete: true,
       removeOnFail: 100,
       attempts: opts.attempts ?? 8,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
-import { IntegrityRepository } from './integrity.repository';
-import { IntegrityStore, summarize } from './integrity.store';
+import { IntegrityService } from './integrity.service';
+import { IntegrityStore } from './integrity.store';
 
 /**
  * Worker: runs the strict invariants every GANTRY_INTEGRITY_CHECK_SECONDS (one worker at a time),
@@ -16,7 +16,7 @@ export class IntegrityMonitor implements OnApplicationBootstrap, OnApplicationSh
   private seen = new Set<string>();
 
   constructor(
-    private readonly repo: IntegrityRepository,
+    private readonly integrity: IntegrityService,
     private readonly store: IntegrityStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -37,9 +37,7 @@ export class IntegrityMonitor implements OnApplicationBootstrap, OnApplicationSh
     this.running = true;
     try {
       if (!(await this.store.claim(this.config.integrityCheckSeconds * 0.9))) return;
-      const t0 = performance.now();
-      const r = await this.repo.check(false);
-      await this.store.save(summarize(r, Math.round(performance.now() - t0)));
+      const r = await this.integrity.check(false);
       const now = new Set(r.violations.map((v) => `${v.rule} ${v.subject}`));
       for (const v of r.violations) if (!this.seen.has(`${v.rule} ${v.subject}`)) this.logger.error(`invariant violated: ${v.rule} ${v.subject}: ${v.message}`);
       this.seen = now;

@@ -38,7 +38,8 @@ export class NodeManagerLoop implements OnApplicationBootstrap, OnApplicationShu
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.resume().catch((e: unknown) => this.logger.warn(`resume: ${String(e)}`));
+    // After a restart: MIG changes, persona switches, drains and remediations pick up where they were.
+    await this.rederive(new Date(), { afterRestart: true }).catch((e: unknown) => this.logger.warn(`resume: ${String(e)}`));
     this.timer = setInterval(() => void this.tick(), this.config.reconcileSeconds * 1000);
     this.timer.unref?.();
   }
@@ -108,17 +109,19 @@ export class NodeManagerLoop implements OnApplicationBootstrap, OnApplicationShu
    * The queue work of changes in flight, re-derived from Postgres: a MIG change, persona switch,
    * drain or open incident whose queue job is gone (Redis lost or restarted empty, a job that
    * failed its attempts) is enqueued again. Only when no job for it waits or runs, and only for
-   * changes older than ORPHAN_AFTER_MS (a request being enqueued right now is not an orphan).
+   * changes older than ORPHAN_AFTER_MS (a request being enqueued right now is not an orphan),
+   * except `afterRestart` (boot): then everything in flight without a live job is resumed.
    */
-  async rederive(now = new Date()): Promise<number> {
-    const old = (d: Date | null | undefined) => !d || now.getTime() - d.getTime() > ORPHAN_AFTER_MS;
+  async rederive(now = new Date(), o: { afterRestart?: boolean } = {}): Promise<number> {
+    const old = (d: Date | null | undefined) => o.afterRestart || !d || now.getTime() - d.getTime() > ORPHAN_AFTER_MS;
+    const reason = o.afterRestart ? 'resumed after a restart' : 're-derived: its queue job was lost';
     let n = 0;
     const [gpus, nodes, incidents] = await Promise.all([this.repo.gpusWithMigTarget(), this.repo.nodesInTransition(), this.repo.openIncidents()]);
     if (gpus.length) {
       const live = new Set((await this.queues.liveJobData('mig')).map((d) => d.gpuId));
       for (const g of gpus.filter((x) => !live.has(x.id) && old(x.migRequestedAt))) {
         n++;
-        await this.queues.mig({ gpuId: g.id, layout: g.migTarget as { profile: string; start: number }[], reason: 're-derived: its queue job was lost' });
+        await this.queues.mig({ gpuId: g.id, layout: g.migTarget as { profile: string; start: number }[], reason });
       }
     }
     if (nodes.length) {
@@ -126,9 +129,9 @@ export class NodeManagerLoop implements OnApplicationBootstrap, OnApplicationShu
       for (const node of nodes.filter((x) => !live.has(x.id) && old(x.transitionStartedAt))) {
         n++;
         if (node.state === 'switching' && node.personaTarget) {
-          await this.queues.persona({ action: 'switch', nodeId: node.id, persona: personaToApi(node.personaTarget), reason: 're-derived: its queue job was lost' });
+          await this.queues.persona({ action: 'switch', nodeId: node.id, persona: personaToApi(node.personaTarget), reason });
         } else if (node.state === 'draining') {
-          await this.queues.persona({ action: 'drain', nodeId: node.id, reason: 're-derived: its queue job was lost' });
+          await this.queues.persona({ action: 'drain', nodeId: node.id, reason });
         }
       }
     }
@@ -140,27 +143,10 @@ export class NodeManagerLoop implements OnApplicationBootstrap, OnApplicationShu
       const faulting = new Set((faultingNames.size ? await this.repo.nodeNames() : []).filter((x) => faultingNames.has(x.name)).map((x) => x.id));
       for (const inc of incidents.filter((x) => !live.has(x.id) && old(x.detectedAt) && !(x.nodeId && faulting.has(x.nodeId)))) {
         n++;
-        await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-rederived-${now.getTime()}`);
+        await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-${o.afterRestart ? 'resume' : 'rederived'}-${now.getTime()}`);
       }
     }
-    if (n) this.logger.warn(`re-derived ${n} lost node-manager job(s) from the database`);
+    if (n && !o.afterRestart) this.logger.warn(`re-derived ${n} lost node-manager job(s) from the database`);
     return n;
-  }
-
-  /** After a restart: MIG changes, persona switches, drains and remediations pick up where they were. */
-  private async resume(): Promise<void> {
-    for (const inc of await this.repo.openIncidents()) {
-      await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-resume-${Date.now()}`);
-    }
-    for (const g of await this.repo.gpusWithMigTarget()) {
-      await this.queues.mig({ gpuId: g.id, layout: g.migTarget as { profile: string; start: number }[], reason: 'resumed after a restart' });
-    }
-    for (const n of await this.repo.nodesInTransition()) {
-      if (n.state === 'switching' && n.personaTarget) {
-        await this.queues.persona({ action: 'switch', nodeId: n.id, persona: personaToApi(n.personaTarget), reason: 'resumed after a restart' });
-      } else if (n.state === 'draining') {
-        await this.queues.persona({ action: 'drain', nodeId: n.id, reason: 'resumed after a restart' });
-      }
-    }
   }
 }

@@ -4,6 +4,7 @@ import type { Reason } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { crashPoint } from '../../common/crash-points';
+import { activeSlotKey } from './active-slot';
 import { EventsRepository } from '../events/events.repository';
 
 export interface NewAllocation {
@@ -274,7 +275,7 @@ export async function takeGpuSlots(
       gpuUnits: new Prisma.Decimal(a.gpuUnits.toFixed(4)),
       cpuMilli: a.cpuMilli,
       memoryMiB: a.memoryMiB,
-      activeSlot: a.migProfile ? `${a.gpuId}:mig:${a.migStart}` : a.milli >= 1000 ? `${a.gpuId}:whole` : null,
+      activeSlot: activeSlotKey(a),
     })),
   });
 }

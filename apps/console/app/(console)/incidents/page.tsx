@@ -9,7 +9,7 @@ import { Pill } from '@/components/state-badge';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { age } from '@/lib/format';
 import { incidentsListQuery } from '@/lib/queries/incidents';
-import { meQuery } from '@/lib/queries/me';
+import { isOperator, meQuery } from '@/lib/queries/me';
 import { IntegrityPanel } from '@/components/integrity-panel';
 import { useClient } from '@/lib/session';
 import { useNow } from '@/lib/use-now';
@@ -25,7 +25,7 @@ export default function IncidentsPage() {
   const [state, setState] = useState('');
   const incidents = useQuery(incidentsListQuery(client, state || undefined));
   const me = useQuery(meQuery(client));
-  const operator = !!me.data && (me.data.role === 'platform-admin' || me.data.scopes.includes('cluster:admin'));
+  const operator = isOperator(me.data);
   const items = incidents.data?.items ?? [];
   const resolved = items.filter((i) => i.mttrSeconds !== null);
   const mttr = resolved.length ? resolved.reduce((s, i) => s + i.mttrSeconds!, 0) / resolved.length : null;

@@ -12,7 +12,7 @@ import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { isApiError } from '@/lib/api';
 import { age, formatGpus, formatMiB } from '@/lib/format';
 import { nodeDetailQuery, nodeKeys } from '@/lib/queries/nodes';
-import { meQuery } from '@/lib/queries/me';
+import { isOperator, meQuery } from '@/lib/queries/me';
 import { migPresets, setMigLayout } from '@/lib/queries/node-actions';
 import { MigLayout } from '@/components/mig-layout';
 import { NodeActions } from '@/components/node-actions';
@@ -55,7 +55,7 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
   const now = useNow(5000);
   const client = useClient();
   const me = useQuery(meQuery(client));
-  const admin = !!me.data && (me.data.role === 'platform-admin' || me.data.scopes.includes('cluster:admin'));
+  const admin = isOperator(me.data);
   const gpus = [...node.gpus].sort((a, b) => a.index - b.index);
   const labels = Object.entries(node.labels).sort(([a], [b]) => a.localeCompare(b));
   return (
