@@ -7,6 +7,8 @@ import { ErrorPanel, Loading } from '@/components/states';
 import { integrityQuery } from '@/lib/queries/integrity';
 import { useClient } from '@/lib/session';
 
+const count = (n: number, what: string) => `${n.toLocaleString()} ${what}${n === 1 ? '' : 's'}`;
+
 /**
  * Operators: the database's books (no GPU slot held twice, valid MIG layouts, no team over its
  * limit, no orphaned allocation, consistent jobs; settled: nothing stuck in a transition).
@@ -25,8 +27,8 @@ export function IntegrityPanel() {
           Integrity <Pill tone={r.ok ? 'ok' : 'bad'}>{r.ok ? 'no invariant violated' : `${r.violations.length} violation(s)`}</Pill>
         </span>
         <span className="muted small">
-          {r.counts.jobs.toLocaleString()} jobs · {r.counts.activeAllocations.toLocaleString()} active allocations · {r.counts.gpus.toLocaleString()} GPUs ·{' '}
-          {r.counts.migSlices.toLocaleString()} MIG slices · checked {new Date(r.checkedAt).toLocaleTimeString()} in {r.ms} ms{' '}
+          {count(r.counts.jobs, 'job')} · {count(r.counts.activeAllocations, 'active allocation')} · {count(r.counts.gpus, 'GPU')} ·{' '}
+          {count(r.counts.migSlices, 'MIG slice')} · checked {new Date(r.checkedAt).toLocaleTimeString()} in {r.ms} ms{' '}
           <label className="small">
             <input type="checkbox" checked={settled} onChange={(e) => setSettled(e.target.checked)} data-testid="integrity-settled" /> also stuck transitions
           </label>{' '}

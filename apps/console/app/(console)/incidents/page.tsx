@@ -59,19 +59,21 @@ export default function IncidentsPage() {
           <IntegrityPanel />
         </section>
       )}
-      {incidents.isError && !incidents.data ? (
-        <ErrorPanel error={incidents.error} onRetry={() => void incidents.refetch()} title="Cannot load incidents" />
-      ) : !incidents.data ? (
-        <Loading />
-      ) : items.length === 0 ? (
-        <Empty>No incident{state ? ` in state ${state}` : ''}. Faults (Xid errors, NIC or node down) show here with what was done about them.</Empty>
-      ) : (
-        <div className="incident-list" data-testid="incidents">
-          {items.map((i) => (
-            <IncidentCard key={i.id} incident={i} />
-          ))}
-        </div>
-      )}
+      <section className="section">
+        {incidents.isError && !incidents.data ? (
+          <ErrorPanel error={incidents.error} onRetry={() => void incidents.refetch()} title="Cannot load incidents" />
+        ) : !incidents.data ? (
+          <Loading />
+        ) : items.length === 0 ? (
+          <Empty>No incident{state ? ` in state ${state}` : ''}. Faults (Xid errors, NIC or node down) show here with what was done about them.</Empty>
+        ) : (
+          <div className="incident-list" data-testid="incidents">
+            {items.map((i) => (
+              <IncidentCard key={i.id} incident={i} />
+            ))}
+          </div>
+        )}
+      </section>
     </>
   );
 }
