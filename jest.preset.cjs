@@ -20,4 +20,10 @@ module.exports = {
   ],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // Bounded even on a machine whose cores are busy with other work: a test or hook that passes
+  // this fails (it does not hang the run).
+  testTimeout: 30_000,
+  // Every test closes what it opens (systems, servers, clients, timers), so Jest exits by itself;
+  // this is only the last guard, so that a handle leaked by a future change cannot hold CI open.
+  forceExit: true,
 };

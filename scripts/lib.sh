@@ -52,3 +52,20 @@ wait_for() {
   done
   return 1
 }
+
+# bounded LIMIT WHAT CMD...: runs CMD (a command, or a function of this file) in its own process
+# group with a time limit (timeout(1) syntax: 90s, 20m). Past the limit the whole group gets
+# TERM, then KILL 30 s later, and the stage fails loudly, naming itself and its limit.
+bounded() {
+  local limit=$1 what=$2 rc=0
+  shift 2
+  if declare -F "$1" >/dev/null; then
+    timeout --kill-after=30s "$limit" bash -c "source '$ROOT/scripts/lib.sh'; $*" || rc=$?
+  else
+    timeout --kill-after=30s "$limit" "$@" || rc=$?
+  fi
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    printf '\033[1;31m[gantry]\033[0m TIMED OUT: %s did not finish within %s; stopped it (raise GANTRY_LIMIT_* only if the machine is known to be slow)\n' "$what" "$limit" >&2
+  fi
+  return "$rc"
+}

@@ -4,5 +4,7 @@ module.exports = {
   // Integration specs (*.int.spec.ts) use a database made for this run, dropped afterwards.
   globalSetup: '<rootDir>/test/global-setup.cjs',
   globalTeardown: '<rootDir>/test/global-teardown.cjs',
-  testTimeout: 30000,
+  setupFilesAfterEnv: ['<rootDir>/src/test-support/close-open-systems.ts'],
+  // Tests and hooks: generous for a busy machine, bounded so a hang fails the test instead.
+  testTimeout: 60_000,
 };

@@ -1,10 +1,10 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 
 /** A shared ioredis connection for non-queue uses (readiness, locks, counters). */
 @Injectable()
-export class RedisService implements OnModuleDestroy {
+export class RedisService implements OnApplicationShutdown {
   readonly client: Redis;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
@@ -12,7 +12,7 @@ export class RedisService implements OnModuleDestroy {
     this.client.on('error', () => undefined); // readiness reports it; avoid unhandled error events
   }
 
-  async onModuleDestroy(): Promise<void> {
+  async onApplicationShutdown(): Promise<void> {
     this.client.disconnect();
   }
 }

@@ -24,6 +24,8 @@ const ZEnv = z.object({
   GANTRY_RECONCILE_SECONDS: z.coerce.number().positive().max(3600).default(5),
   /** Seconds between the worker's invariant checks over the database (0 = off); see docs/reliability.md. */
   GANTRY_INTEGRITY_CHECK_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
+  /** Seconds a stopping worker gives its active jobs before it closes without them. */
+  GANTRY_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(600).default(10),
   GANTRY_LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug']).default('log'),
   /** Requests per minute per API key or session (429 with Retry-After beyond). */
   GANTRY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
@@ -63,6 +65,7 @@ export interface AppConfig {
   bootstrapAdminKey?: string;
   reconcileSeconds: number;
   integrityCheckSeconds: number;
+  shutdownGraceSeconds: number;
   logLevel: Env['GANTRY_LOG_LEVEL'];
   auth: { rateLimitPerMinute: number; sessionHours: number; cookieSecure: boolean };
   telemetry: TelemetryConfig;
@@ -125,6 +128,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,
     reconcileSeconds: e.GANTRY_RECONCILE_SECONDS,
     integrityCheckSeconds: e.GANTRY_INTEGRITY_CHECK_SECONDS,
+    shutdownGraceSeconds: e.GANTRY_SHUTDOWN_GRACE_SECONDS,
     logLevel: e.GANTRY_LOG_LEVEL,
     auth: { rateLimitPerMinute: e.GANTRY_RATE_LIMIT_PER_MINUTE, sessionHours: e.GANTRY_SESSION_HOURS, cookieSecure: e.GANTRY_COOKIE_SECURE === 'true' },
     telemetry: {

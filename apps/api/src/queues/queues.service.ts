@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { RedisService } from '../common/redis.service';
@@ -6,7 +6,7 @@ import { QUEUE_NAMES, type QueueName, type QueuePayload } from './queue-names';
 
 /** Producer side of the queues: every enqueue is deduplicated so that retries do no harm. */
 @Injectable()
-export class QueuesService implements OnModuleDestroy {
+export class QueuesService implements OnApplicationShutdown {
   private readonly queues: Map<QueueName, Queue>;
 
   constructor(
@@ -124,7 +124,7 @@ export class QueuesService implements OnModuleDestroy {
     });
   }
 
-  async onModuleDestroy(): Promise<void> {
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close()));
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../driver/driver.provider';
 import { ClusterRepository } from '../modules/cluster/cluster.repository';
@@ -12,7 +12,7 @@ import { isFailoverExit } from '../modules/failover/fault-classification';
  * Redis message (or a lost Redis) delays work but never loses it.
  */
 @Injectable()
-export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('reconciler');
   private timer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
@@ -52,9 +52,13 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Stops the safety net before the connections it uses close. */
+  beforeApplicationShutdown(): void {
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe?.();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
     await this.driver.close();
   }
 }

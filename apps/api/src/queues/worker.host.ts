@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Worker } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { QUEUE_NAMES } from './queue-names';
@@ -13,7 +13,7 @@ export const STALL_CHECK_MS = 5_000;
  * two, so that no queue silently fills up.
  */
 @Injectable()
-export class WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('worker');
   private workers: Worker[] = [];
 
@@ -46,8 +46,27 @@ export class WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown
     this.logger.log(`consuming ${this.processors.map((p) => p.queue).join(', ')}`);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.close()));
+  /**
+   * Stops consuming before Postgres and Redis connections close (they close in the last
+   * shutdown phase). Active jobs get the shutdown grace to finish; past it the workers close
+   * without waiting, their locks lapse, and another worker re-runs the jobs (every processor
+   * is idempotent) or the reconciler re-derives their work.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    const graceMs = this.config.shutdownGraceSeconds * 1000;
+    await Promise.all(
+      this.workers.map(async (w) => {
+        let timer: NodeJS.Timeout | undefined;
+        const graceful = w.close().then(() => 'closed' as const);
+        const lapsed = new Promise<'lapsed'>((r) => (timer = setTimeout(() => r('lapsed'), graceMs)));
+        const how = await Promise.race([graceful, lapsed]);
+        clearTimeout(timer);
+        if (how === 'lapsed') {
+          this.logger.warn(`${w.name}: active jobs still running after ${graceMs} ms of shutdown grace; closing without them`);
+          await w.close(true);
+        }
+      }),
+    );
   }
 }
 

@@ -1,5 +1,7 @@
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import request from 'supertest';
 import { createApiKey, createTeam, createTenant, createPrismaClient, type PrismaClient, type Role } from '@gantry/db';
 import { parseConfig, type AppConfig } from '../config/config';
@@ -23,57 +25,155 @@ export interface TestSystem {
 
 export const BOOTSTRAP_ADMIN_KEY = 'gk_testadmin_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
-let systems = 0;
+/** Longest any one teardown step may take; a step past it is abandoned and reported. */
+export const TEARDOWN_STEP_MS = 15_000;
+
+/** Systems started by this test file and not closed yet; `closeOpenSystems` closes them. */
+const openSystems = new Set<TestSystem>();
+
+/** Resolves with `p`, or rejects naming `what` once `ms` pass (the timer never holds the process). */
+export function within<T>(what: string, p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs every step, each bounded by TEARDOWN_STEP_MS, whatever the earlier ones did; throws
+ * once at the end naming each step that failed, so a broken teardown is loud but complete.
+ */
+async function teardown(what: string, steps: Array<[string, () => Promise<unknown>]>): Promise<void> {
+  const failures: string[] = [];
+  for (const [step, run] of steps) {
+    try {
+      await within(`${what}: ${step}`, Promise.resolve().then(run), TEARDOWN_STEP_MS);
+    } catch (e) {
+      failures.push(e instanceof Error ? e.message : String(e));
+    }
+  }
+  if (failures.length) throw new Error(`teardown failed: ${failures.join('; ')}`);
+}
+
+/** A name no other system of this run (in any Jest worker or test file) can have. */
+function uniqueSuffix(): string {
+  return `${process.pid}_${randomBytes(4).toString('hex')}`;
+}
 
 /** A fresh database copied from the run's migrated one (global-setup), dropped by `drop()`. */
-async function copyOfRunDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+async function copyOfRunDatabase(suffix: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const template = new URL(process.env.DATABASE_URL!);
-  const name = `${template.pathname.slice(1)}_s${++systems}`;
+  const name = `${template.pathname.slice(1)}_s${suffix}`;
   const admin = new URL(template);
   admin.pathname = '/postgres';
   const pg = createPrismaClient(admin.toString(), { max: 1 });
-  await pg.$executeRawUnsafe(`CREATE DATABASE "${name}" TEMPLATE "${template.pathname.slice(1)}"`);
+  try {
+    await pg.$executeRawUnsafe(`CREATE DATABASE "${name}" TEMPLATE "${template.pathname.slice(1)}"`);
+  } catch (e) {
+    await pg.$disconnect();
+    throw e;
+  }
   const url = new URL(template);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     drop: async () => {
-      await pg.$executeRawUnsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await pg.$disconnect();
+      try {
+        await pg.$executeRawUnsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await pg.$disconnect();
+      }
     },
   };
 }
 
+/** Deletes every Redis key under `prefix` (queues, locks, rate-limit buckets, channels). */
+export async function deleteRedisKeys(redis: AppConfig['redis'], prefix: string): Promise<void> {
+  const client = new Redis({ ...redis, lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await client.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length) await client.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * Starts the API and a worker on a database and queue prefix of their own. When any part
+ * fails to start, what did start is closed and the database dropped before the error is
+ * thrown; `close()` always frees the database, the queues and the connections, each step
+ * bounded, even when a test or another step failed.
+ */
 export async function startSystem(env: Record<string, string> = {}): Promise<TestSystem> {
-  const database = await copyOfRunDatabase();
-  const config = parseConfig({
-    ...process.env,
-    DATABASE_URL: database.url,
-    GANTRY_QUEUE_PREFIX: `${process.env.GANTRY_QUEUE_PREFIX}-s${systems}`,
-    GANTRY_SIM_SPEED: '50',
-    GANTRY_RECONCILE_SECONDS: '1',
-    GANTRY_BOOTSTRAP_ADMIN_KEY: BOOTSTRAP_ADMIN_KEY,
-    GANTRY_LOG_LEVEL: 'warn',
-    ...env,
-  });
-  const worker = await NestFactory.createApplicationContext(WorkerModule.forRoot({ ...config, mode: 'worker' }), { logger: ['error'] });
-  const api = await NestFactory.create(HttpModule.forRoot(config), { bodyParser: false, logger: ['error'] });
-  configureHttp(api);
-  await api.init();
-  const db = createPrismaClient(config.databaseUrl, { max: 3 });
-  return {
-    config,
-    api,
-    worker,
-    db,
-    http: () => request(api.getHttpServer()),
-    async close() {
-      await api.close();
-      await worker.close();
-      await db.$disconnect();
-      await database.drop();
-    },
-  };
+  const suffix = uniqueSuffix();
+  const database = await copyOfRunDatabase(suffix);
+  let config: AppConfig | undefined;
+  let api: INestApplication | undefined;
+  let worker: INestApplicationContext | undefined;
+  let db: PrismaClient | undefined;
+  const free = (what: string) =>
+    teardown(what, [
+      ['closing the API', async () => api?.close()],
+      ['closing the worker', async () => worker?.close()],
+      ['disconnecting the test client', async () => db?.$disconnect()],
+      ['dropping the database', () => database.drop()],
+      ['deleting the queue keys', async () => config && deleteRedisKeys(config.redis, config.queuePrefix)],
+    ]);
+  try {
+    config = parseConfig({
+      ...process.env,
+      DATABASE_URL: database.url,
+      GANTRY_QUEUE_PREFIX: `${process.env.GANTRY_QUEUE_PREFIX}-s${suffix}`,
+      GANTRY_SIM_SPEED: '50',
+      GANTRY_RECONCILE_SECONDS: '1',
+      GANTRY_BOOTSTRAP_ADMIN_KEY: BOOTSTRAP_ADMIN_KEY,
+      GANTRY_LOG_LEVEL: 'warn',
+      GANTRY_SHUTDOWN_GRACE_SECONDS: '5',
+      ...env,
+    });
+    const cfg = config;
+    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot({ ...cfg, mode: 'worker' }), { logger: ['error'] });
+    api = await NestFactory.create(HttpModule.forRoot(cfg), { bodyParser: false, logger: ['error'], forceCloseConnections: true });
+    configureHttp(api);
+    await api.init();
+    db = createPrismaClient(cfg.databaseUrl, { max: 3 });
+    const app = api;
+    let closing: Promise<void> | undefined;
+    const sys: TestSystem = {
+      config: cfg,
+      api: app,
+      worker,
+      db,
+      http: () => request(app.getHttpServer()),
+      close() {
+        openSystems.delete(sys);
+        closing ??= free('closing the test system');
+        return closing;
+      },
+    };
+    openSystems.add(sys);
+    return sys;
+  } catch (e) {
+    await free('cleaning up a test system that failed to start').catch((c: unknown) => {
+      console.error(c instanceof Error ? c.message : c);
+    });
+    throw e;
+  }
+}
+
+/** Closes what a test file left open (its start or its own afterAll failed): the file's last hook. */
+export async function closeOpenSystems(): Promise<void> {
+  const left = [...openSystems];
+  const results = await Promise.allSettled(left.map((s) => s.close()));
+  const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed.length) throw new Error(failed.map((f) => String(f.reason)).join('; '));
 }
 
 /** A tenant with one team (with a quota) and a key for it. */

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { RedisService } from '../../common/redis.service';
 import { EventsFeedRepository, type FeedEvent } from './events-feed.repository';
@@ -33,7 +33,7 @@ export function topicOf(type: string): LiveEvent['topic'] {
  * One publisher at a time (a Redis lease), so several workers do not publish twice.
  */
 @Injectable()
-export class EventsPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
+export class EventsPublisher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('events');
   private timer?: NodeJS.Timeout;
   private cursor = new Date();
@@ -51,7 +51,7 @@ export class EventsPublisher implements OnApplicationBootstrap, OnApplicationShu
     this.timer = setInterval(() => void this.poll(), POLL_MS);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
   }
 

@@ -16,7 +16,7 @@ describe('HealthMonitor', () => {
     monitor.onApplicationBootstrap();
   });
   afterEach(() => {
-    monitor.onApplicationShutdown();
+    monitor.beforeApplicationShutdown();
     jest.useRealTimers();
   });
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import type { DriverEvent } from '@gantry/driver';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
@@ -16,7 +16,7 @@ const FLUSH_EVERY_MS = 5000;
  * heartbeat of each node in Postgres every few seconds (one statement for all nodes).
  */
 @Injectable()
-export class HealthMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
+export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('health');
   private unsubscribe?: () => void;
   private timer?: NodeJS.Timeout;
@@ -39,7 +39,7 @@ export class HealthMonitor implements OnApplicationBootstrap, OnApplicationShutd
     this.timer.unref?.();
   }
 
-  onApplicationShutdown(): void {
+  beforeApplicationShutdown(): void {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
   }

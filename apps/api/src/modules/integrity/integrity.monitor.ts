@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { IntegrityService } from './integrity.service';
 import { IntegrityStore } from './integrity.store';
@@ -9,7 +9,7 @@ import { IntegrityStore } from './integrity.store';
  * (`gantry_invariant_violations{rule}`), so that a broken invariant pages someone.
  */
 @Injectable()
-export class IntegrityMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
+export class IntegrityMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('integrity');
   private timer?: NodeJS.Timeout;
   private running = false;
@@ -28,7 +28,7 @@ export class IntegrityMonitor implements OnApplicationBootstrap, OnApplicationSh
     this.timer.unref?.();
   }
 
-  onApplicationShutdown(): void {
+  beforeApplicationShutdown(): void {
     if (this.timer) clearInterval(this.timer);
   }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { planMigLayouts } from '@gantry/scheduler';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { QueuesService } from '../../queues/queues.service';
@@ -24,7 +24,7 @@ export const ORPHAN_AFTER_MS = 5000;
  * ahead for VM jobs), each as a deduplicated queue job. At boot it resumes changes in flight.
  */
 @Injectable()
-export class NodeManagerLoop implements OnApplicationBootstrap, OnApplicationShutdown {
+export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('node-manager');
   private timer?: NodeJS.Timeout;
   private running = false;
@@ -44,7 +44,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, OnApplicationShu
     this.timer.unref?.();
   }
 
-  onApplicationShutdown(): void {
+  beforeApplicationShutdown(): void {
     if (this.timer) clearInterval(this.timer);
   }
 
