@@ -157,7 +157,7 @@ export async function runUtilizationBench(o: { runs: number; days: number; nodes
       pass: queries.every((q) => q.pass),
     };
   } finally {
-    await ps.onModuleDestroy();
+    await ps.onApplicationShutdown();
     if (o.keep) log(`kept ${scratch.url} (--keep): drop it with DATABASE_URL=... node prisma/scripts/database.cjs drop`);
     else scratch.drop();
   }
