@@ -45,7 +45,7 @@ function main(): number {
   const log = (s: string) => {
     if (!json || opts.verbose === 'true') process.stderr.write(s + '\n');
   };
-  const data = resolve(repoRoot(), '../shared/data/openb');
+  const data = resolve(repoRoot(), 'packages/bench/data/openb');
   if (cmd === 'openb') {
     const policy = (opts.policy ?? 'gantry') as Policy;
     if (!['random', 'best-fit', 'fgd', 'gantry'].includes(policy)) {

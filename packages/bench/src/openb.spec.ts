@@ -3,7 +3,7 @@ import { loadNodes, loadPods, runOnce, toNodeState, toPendingJob, traceShapes, w
 import { Rng } from './rng';
 import { parseSeeds } from './seeds';
 
-const DATA = join(__dirname, '../../../../shared/data/openb');
+const DATA = join(__dirname, '../data/openb');
 const pod = (p: Partial<OpenbPod>): OpenbPod => ({ name: 'p', cpu: 1000, mem: 1024, numGpu: 1, milli: 1000, spec: [], ...p });
 
 describe('openb adapter', () => {

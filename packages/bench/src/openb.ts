@@ -1,5 +1,5 @@
 /**
- * Replay of the Alibaba openb trace under the FGD protocol (shared/data/openb/README.md):
+ * Replay of the Alibaba openb trace under the FGD protocol (docs/openb.md):
  * arrivals only, one attempt per pod, name-sorted then seeded shuffle, inflation to 130% of
  * GPU capacity by sampling with replacement, allocation recorded against arrived demand.
  */
