@@ -7,7 +7,7 @@ import { defineConfig } from 'prisma/config';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 
-/** Postgres catalog types the pg adapter cannot decode (Prisma issue 27403): read them as text. */
+/** Postgres catalog types the pg adapter cannot decode (https://github.com/prisma/prisma/issues/27403): read them as text. */
 const CATALOG_TYPES_AS_TEXT = new Set([18, 19, 22, 24, 28, 30, 194, 1002, 1003, 1033, 2205, 2206, 2277, 3220]);
 const TEXT = 25;
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { client, demoKey, demoKeys } from '../support';
 
-/** Issue 3 in the console: password sign-in, quotas with usage bars, API keys, audit log. */
+/** Tenancy administration in the console: password sign-in, quotas with usage bars, API keys, audit log. */
 interface DemoUser {
   who: string;
   email: string;

@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { client, demoKey, until } from '../support';
 
 /**
- * Utilization views (issue 6): the Overview dashboard, the GPU heatmap and the team report,
+ * Utilization views: the Overview dashboard, the GPU heatmap and the team report,
  * fed by the worker's telemetry sampling of the simulated cluster.
  */
 const adminKey = () => {

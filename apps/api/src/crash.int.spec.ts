@@ -8,7 +8,7 @@ import { parseConfig } from './config/config';
 import { eventually, makeTenant } from './test-support/system';
 
 /**
- * Issue 7, crash points end to end: the API and a worker as child processes (dist/main.js) on a
+ * Crash points end to end: the API and a worker as child processes (dist/main.js) on a
  * copy of the run's database. A worker armed with GANTRY_CRASH_POINTS kills itself (SIGKILL)
  * inside the placement commit, or right after it; the restarted worker must run the job exactly
  * once with no allocation left, even when the system's Redis keys were wiped meanwhile.

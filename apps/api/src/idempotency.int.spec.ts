@@ -6,7 +6,7 @@ import { BOOTSTRAP_ADMIN_KEY, startSystem, type TestSystem } from './test-suppor
 
 /**
  * `Idempotency-Key` on creating POSTs: a retry returns the first answer, never a second resource.
- * The records live in Postgres (IdempotencyRecord): a Redis loss loses none (issue 7).
+ * The records live in Postgres (IdempotencyRecord): a Redis loss loses none.
  */
 describe('Idempotency-Key on creating POSTs (real Redis and Postgres)', () => {
   let sys: TestSystem;

@@ -18,7 +18,7 @@ const NAV = [
   { href: '/incidents', label: 'Incidents', testId: 'nav-incidents', icon: IconIncidents },
 ] as const;
 
-/** Administration pages (issue 3): quotas with usage, API keys, audit log. */
+/** Administration pages: quotas with usage, API keys, audit log. */
 const ADMIN_NAV = [
   { href: '/quotas', label: 'Quotas', testId: 'nav-quotas', icon: IconQuotas },
   { href: '/api-keys', label: 'API keys', testId: 'nav-api-keys', icon: IconKeys },

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Heatmap benchmark (issue 6): the whole system on a 1,000-node x 8-GPU simulated cluster
+# Heatmap benchmark: the whole system on a 1,000-node x 8-GPU simulated cluster
 # (8,000 GPUs), a few hundred GPUs busy, then Chromium (Playwright) opens /heatmap and
 # measures navigation -> heatmap drawn, the draw itself, the API answer and a metric switch.
 #   bash packages/bench/heatmap/run.sh        (from the repo root; needs built packages)

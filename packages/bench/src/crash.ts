@@ -1,5 +1,5 @@
 /**
- * Crash loop (issue 7, "prove it holds"): the system as separate processes (cluster host, API,
+ * Crash loop (proving that the system holds): the system as separate processes (cluster host, API,
  * two workers on GANTRY_DRIVER=remote) on its own Postgres cluster and its own Redis server,
  * under a steady mixed workload (whole GPUs, MIG slices, shares, gangs, VM jobs, suspend and
  * resume, xid and node-down faults). `kills` times: a worker is restarted with one crash point

@@ -1,5 +1,5 @@
 /**
- * Failover benchmark (issue 4): on a 1,000-node simulated cluster (5 spines x 10 leaves x 20
+ * Failover benchmark: on a 1,000-node simulated cluster (5 spines x 10 leaves x 20
  * nodes x 8 GPUs) with every driver delay at zero, a node runs 8 jobs; `node-down` is injected;
  * measured: detection (the driver's node-down event, the incident's detectedAt) -> every one of
  * the 8 jobs running again on other nodes (the latest runningSince). p50 / p99 over N trials.

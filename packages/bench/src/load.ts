@@ -1,5 +1,5 @@
 /**
- * Load (issue 7): `clients` concurrent HTTP clients (autocannon connections) submit `jobs` mixed
+ * Load: `clients` concurrent HTTP clients (autocannon connections) submit `jobs` mixed
  * jobs through the API to a system of separate processes (cluster host with a simulated cluster,
  * API, two workers sharing it); the invariant checker runs every few seconds while the jobs are
  * placed, run and finish, and once more when all is quiet.

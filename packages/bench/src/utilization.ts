@@ -1,5 +1,5 @@
 /**
- * Utilization query benchmark (issue 6): 30 days of 1-hour usage rollups for 8,000 GPUs
+ * Utilization query benchmark: 30 days of 1-hour usage rollups for 8,000 GPUs
  * (1,000 nodes x 8, 20 tenants x 5 teams, every node shared by up to two teams an hour) are
  * generated into a scratch database; then `GET /v1/utilization` is answered by the real
  * UtilizationService for each groupBy, as the platform admin and as one tenant. Median and

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The error envelope every non-2xx answer carries (DESIGN.md section 7). */
+/** The error envelope every non-2xx answer carries (docs/design.md section 7). */
 export const ZErrorBody = z.object({
   error: z.object({
     code: z.string(),

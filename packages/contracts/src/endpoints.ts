@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ZJobResources } from './jobs';
 
 /**
- * Inference endpoints (issue 5): replicas are allocations placed by the same engine as jobs
- * and count against the team's quota. Autoscaling follows Knative's defaults (REFERENCE.md 5).
+ * Inference endpoints: replicas are allocations placed by the same engine as jobs
+ * and count against the team's quota. Autoscaling follows Knative's defaults (docs/reference/gpu.md section 5).
  */
 const ZEndpointName = z
   .string()

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ZGpuHealth, ZNodeState, ZPersona } from './cluster';
 
 /**
- * Node manager (issue 4): operator actions on nodes and GPUs, MIG layouts, personas,
+ * Node manager: operator actions on nodes and GPUs, MIG layouts, personas,
  * the topology tree, incidents and simulated faults.
  */
 

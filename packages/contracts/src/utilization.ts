@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Utilization and chargeback (issue 6): who uses which GPUs, how well, at what cost. */
+/** Utilization and chargeback: who uses which GPUs, how well, at what cost. */
 
 export const UTILIZATION_GROUP_BY = ['team', 'gpuModel', 'node', 'tenant'] as const;
 export const ZUtilizationGroupBy = z.enum(UTILIZATION_GROUP_BY);

@@ -1,5 +1,5 @@
 /**
- * The ClusterDriver: the only way Gantry touches a cluster (DESIGN.md section 6).
+ * The ClusterDriver: the only way Gantry touches a cluster (docs/design.md section 6).
  * Nodes are addressed by name (stable across restarts and drivers); GPUs by node + index.
  */
 

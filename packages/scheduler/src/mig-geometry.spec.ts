@@ -12,7 +12,7 @@ describe('MIG geometry table', () => {
     ['A100-80GB', ['1g.10gb', '1g.10gb+me', '1g.20gb', '2g.20gb', '3g.40gb', '4g.40gb', '7g.80gb']],
     ['H100-80GB', ['1g.10gb', '1g.10gb+me', '1g.20gb', '2g.20gb', '3g.40gb', '4g.40gb', '7g.80gb']],
     ['H200-141GB', ['1g.18gb', '1g.18gb+me', '1g.35gb', '2g.35gb', '3g.71gb', '4g.71gb', '7g.141gb']],
-  ])('%s has the profiles of REFERENCE.md section 1', (model, wantNames) => {
+  ])('%s has the profiles of docs/reference/gpu.md section 1', (model, wantNames) => {
     expect(migProfilesFor(model).map((p) => p.name)).toEqual(wantNames);
   });
 

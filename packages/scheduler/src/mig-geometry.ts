@@ -1,5 +1,5 @@
 /**
- * NVIDIA MIG geometry (REFERENCE.md section 1): every MIG-capable GPU here has 7 compute slices
+ * NVIDIA MIG geometry (docs/reference/gpu.md section 1): every MIG-capable GPU here has 7 compute slices
  * and 8 memory slots; a GPU instance occupies memory slots [start, start + size).
  */
 
@@ -55,7 +55,7 @@ function buildTable(): Readonly<Record<string, readonly MigProfile[]>> {
   return Object.freeze(table);
 }
 
-/** The MIG geometry table: profiles per MIG-capable GPU model (REFERENCE.md section 1). */
+/** The MIG geometry table: profiles per MIG-capable GPU model (docs/reference/gpu.md section 1). */
 export const MIG_GEOMETRY: Readonly<Record<string, readonly MigProfile[]>> = buildTable();
 
 /** MIG-capable GPU models. */

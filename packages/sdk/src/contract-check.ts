@@ -39,7 +39,7 @@ same<Same<ResponseOf<'/v1/nodes/{id}/persona', 'put'>, NodeActionResult>>(true);
 same<Same<ResponseOf<'/v1/nodes/{id}/cordon', 'post'>, NodeActionResult>>(true);
 same<Same<ResponseOf<'/v1/sim/faults', 'post'>, FaultAccepted>>(true);
 same<RequestOf<'/v1/sim/faults', 'post'> extends object ? (FaultRequest extends RequestOf<'/v1/sim/faults', 'post'> ? true : false) : false>(true);
-// Issue 3: quotas, usage, users, sessions, audit.
+// Tenancy administration: quotas, usage, users, sessions, audit.
 same<Same<ResponseOf<'/v1/teams/{id}/quotas', 'get'>, TeamQuotas>>(true);
 same<Same<ResponseOf<'/v1/teams/{id}/quotas', 'put'>, TeamQuotas>>(true);
 same<RequestOf<'/v1/teams/{id}/quotas', 'put'> extends object ? (QuotasPut extends RequestOf<'/v1/teams/{id}/quotas', 'put'> ? true : false) : false>(true);
@@ -49,7 +49,7 @@ same<Same<ResponseOf<'/v1/auth/login', 'post'>, LoginResult>>(true);
 same<Same<ResponseOf<'/v1/users', 'get'>, Page<User>>>(true);
 same<Same<ResponseOf<'/v1/users', 'post'>, User>>(true);
 same<Same<ResponseOf<'/v1/audit', 'get'>, Page<AuditEntry>>>(true);
-// Issue 5: a whole team suspended or resumed in one action.
+// Team suspend and resume: a whole team suspended or resumed in one action, and its schedules.
 same<Same<ResponseOf<'/v1/teams/{id}/suspend', 'post'>, TeamSuspendResult>>(true);
 same<Same<ResponseOf<'/v1/teams/{id}/resume', 'post'>, TeamResumeResult>>(true);
 same<Same<ResponseOf<'/v1/teams/{id}/schedules', 'get'>, ScheduleList>>(true);

@@ -1,5 +1,5 @@
 /**
- * Crash points (issue 7, "prove it holds"): named moments where a worker dying hurts most.
+ * Crash points: named moments where a worker dying hurts most.
  * `GANTRY_CRASH_POINTS=placement.commit=0.2,mig.apply=1` arms points with a probability; an
  * armed point kills the process with SIGKILL on the spot (no cleanup, like `kill -9`), after
  * one line on stderr. Unset (production): one parse at load, then a Map miss per call.

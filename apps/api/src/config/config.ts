@@ -32,7 +32,7 @@ const ZEnv = z.object({
   /** Console sessions: lifetime in hours; `Secure` cookies (set to true behind HTTPS). */
   GANTRY_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
   GANTRY_COOKIE_SECURE: z.enum(['true', 'false']).default('false'),
-  /** Telemetry (issue 6): seconds between driver metric samples, retention, idle detection, prices. */
+  /** Telemetry: seconds between driver metric samples, retention, idle detection, prices. */
   GANTRY_TELEMETRY_SECONDS: z.coerce.number().positive().max(3600).default(15),
   GANTRY_TELEMETRY_RAW_RETENTION_MINUTES: z.coerce.number().positive().default(60),
   GANTRY_TELEMETRY_MINUTE_RETENTION_HOURS: z.coerce.number().positive().default(48),

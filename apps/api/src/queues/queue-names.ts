@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** BullMQ queues (DESIGN.md section 5) and the payload schema of each. */
+/** BullMQ queues (docs/design.md section 5) and the payload schema of each. */
 export const QUEUES = {
   schedule: z.object({ reason: z.string() }),
   lifecycle: z.object({

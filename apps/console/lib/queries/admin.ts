@@ -2,7 +2,7 @@ import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { GantryClient } from '../api';
 import { listAll } from './paginate';
 
-/** Quotas, usage, API keys and the audit log (issue 3 pages). */
+/** Quotas, usage, API keys and the audit log (the administration pages). */
 export const adminKeys = {
   quotas: (teamId: string) => ['quotas', teamId] as const,
   usage: (teamId: string) => ['usage', teamId] as const,

@@ -1,6 +1,6 @@
 /**
  * Label and annotation keys: NVIDIA GPU Operator / GPU feature discovery, Topograph, Kubernetes
- * well-known labels, and Gantry's own (shared/reference/REFERENCE.md section 2).
+ * well-known labels, and Gantry's own (docs/reference/gpu.md section 2).
  */
 
 export const GPU_LABELS = {

@@ -1,6 +1,6 @@
 /**
  * NVIDIA MIG geometry as the simulated hardware sees it: the classes (rows) and the profile names
- * per GPU model, derived from the one table in @gantry/scheduler (REFERENCE.md section 1), so the
+ * per GPU model, derived from the one table in @gantry/scheduler (docs/reference/gpu.md section 1), so the
  * simulated GPUs and the placement engine can never disagree on a profile, size or legal start.
  *
  * Every MIG-capable GPU here has 7 compute slices and 8 memory slots. A GPU instance occupies

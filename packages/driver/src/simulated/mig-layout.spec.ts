@@ -117,7 +117,7 @@ describe('migProfileCounts', () => {
 });
 
 describe('MIG geometry table', () => {
-  it('admits exactly the 77 distinct profile multisets of a brute force over placements (REFERENCE.md rule 7)', () => {
+  it('admits exactly the 77 distinct profile multisets of a brute force over placements (docs/reference/gpu.md, MIG rule 7)', () => {
     const model = 'A100-80GB';
     const profiles = migProfilesOf(model).filter((p) => !p.mediaExtensions);
     const placements = profiles.flatMap((p) => p.starts.map((start) => ({ profile: p.name, start })));

@@ -86,7 +86,7 @@ export function assertValidMigLayout(model: string, layout: readonly MigSliceSpe
   if (violations.length > 0) throw new MigLayoutError(model, violations);
 }
 
-/** The order to create GPU instances in: largest first, then by start (REFERENCE.md rule 5). */
+/** The order to create GPU instances in: largest first, then by start (docs/reference/gpu.md, MIG rule 5). */
 export function migCreationOrder(model: string, layout: readonly MigSliceSpec[]): MigSliceSpec[] {
   const size = (s: MigSliceSpec) => findMigProfile(model, s.profile)?.memorySlots ?? 0;
   return [...layout].sort((a, b) => size(b) - size(a) || a.start - b.start);

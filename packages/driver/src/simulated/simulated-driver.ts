@@ -281,7 +281,7 @@ export class SimulatedDriver implements ClusterDriver {
     }
   }
 
-  /** A GPU instance can be destroyed only when idle (REFERENCE.md rule 6). */
+  /** A GPU instance can be destroyed only when idle (docs/reference/gpu.md, MIG rule 6). */
   private assertMigSlicesIdle(node: SimNode, gpu: SimGpu, layout: readonly MigSliceSpec[]): void {
     const kept = (profile: string, start: number) => layout.some((s) => s.profile === profile && s.start === start);
     for (const claim of this.workloads.heldClaims()) {

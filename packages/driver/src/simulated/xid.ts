@@ -1,5 +1,5 @@
 /**
- * What an Xid does to a GPU and to the processes on it (shared/reference/REFERENCE.md section 3).
+ * What an Xid does to a GPU and to the processes on it (docs/reference/gpu.md section 3).
  * The device plugin ignores application-level Xids and marks the GPU unhealthy on the others;
  * the "fatal" set kills the CUDA contexts of the GPU (the job on it dies).
  */

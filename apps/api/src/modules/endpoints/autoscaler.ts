@@ -1,5 +1,5 @@
 /**
- * The autoscaler's maths (Knative's KPA, REFERENCE.md section 5): a pure function of the
+ * The autoscaler's maths (Knative's KPA, docs/reference/gpu.md section 5): a pure function of the
  * per-second traffic samples, the replica counts and the previous panic state. No clock, no I/O.
  */
 

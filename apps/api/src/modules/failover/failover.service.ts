@@ -17,7 +17,7 @@ export class RetryLater extends Error {}
 const step = (s: string, message: string, at = new Date()) => ({ at: at.toISOString(), step: s, message });
 
 /**
- * The failover loop (DESIGN.md section 5, REFERENCE.md section 3): classify a health event,
+ * The failover loop (docs/design.md section 5, docs/reference/gpu.md section 3): classify a health event,
  * cordon (quarantine the GPU or the node), drain (checkpoint where the job still runs), return
  * the affected jobs to the queue as whole gangs, remediate (GPU reset, node reboot), validate
  * against the driver and uncordon. Each fault is an Incident with a timeline and its MTTR.

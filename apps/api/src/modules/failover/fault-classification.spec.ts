@@ -1,6 +1,6 @@
 import { classifyNicDown, classifyNodeDown, classifyXid, isFailoverExit } from './fault-classification';
 
-describe('fault classification (REFERENCE.md section 3)', () => {
+describe('fault classification (docs/reference/gpu.md section 3)', () => {
   it.each([
     { name: 'Xid 13 (graphics engine exception) restarts the job only', xid: 13, wantScope: 'none', wantHealth: 'healthy', wantRemediation: 'restart-job' },
     { name: 'Xid 31 (MMU fault) is the application', xid: 31, wantScope: 'none', wantHealth: 'healthy', wantRemediation: 'restart-job' },

@@ -1,5 +1,5 @@
 /**
- * What a health event means and what the failover loop does about it (REFERENCE.md section 3).
+ * What a health event means and what the failover loop does about it (docs/reference/gpu.md section 3).
  * Pure: the failover service turns a classification into cordons, drains and remediation.
  *
  * - Application Xids (13, 31, 43, 45, 68, 109): the application is at fault, not the hardware.

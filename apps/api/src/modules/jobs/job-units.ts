@@ -3,7 +3,7 @@ import { migProfile, modelsWithMigProfile } from '@gantry/scheduler';
 
 /**
  * Quota units of one replica: whole GPUs count 1 each, a MIG slice its compute slices / 7,
- * a share its fraction (DESIGN.md section 3).
+ * a share its fraction (docs/design.md section 3).
  */
 export function replicaGpuUnits(r: Pick<JobResources, 'gpus' | 'migProfile' | 'gpuFraction' | 'gpuModel'>): number {
   if (r.gpus) return r.gpus;

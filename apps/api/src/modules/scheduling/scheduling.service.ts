@@ -23,7 +23,7 @@ export interface CycleReport {
 
 type PendingRow = Awaited<ReturnType<SchedulingRepository['pendingJobs']>>[number];
 
-/** The scheduling cycle (DESIGN.md section 4): snapshot, order, admit, place, commit, explain. */
+/** The scheduling cycle (docs/design.md section 4): snapshot, order, admit, place, commit, explain. */
 @Injectable()
 export class SchedulingService {
   private readonly logger = new Logger('scheduler');
