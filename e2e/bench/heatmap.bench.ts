@@ -11,7 +11,7 @@ test('heatmap of 8,000 GPUs in Chromium', async ({ page }) => {
   const api = createGantryClient({ baseUrl: process.env.E2E_API_URL!, apiKey: key });
   // Wait for the inventory and a telemetry tick of every GPU; keep a few hundred GPUs busy.
   await expect.poll(async () => (await api.utilization.gpus()).gpus.id.length, { timeout: 300_000, intervals: [2000] }).toBe(8000);
-  const tenant = await api.tenants.create({ name: 'Bench', slug: 'bench' });
+  const tenant = await api.tenants.create({ name: 'Bench', slug: 'bench', gpuTotal: 8000 });
   const team = await api.teams.create(tenant.id, { name: 'Bench', slug: 'bench' });
   await api.quotas.put(team.id, { quotas: [{ gpuModel: '*', guaranteed: 8000, limit: 8000 }] });
   const teamKey = await api.apiKeys.create({ name: 'bench', tenantId: tenant.id, teamId: team.id, role: 'team-admin', scopes: ['jobs:read', 'jobs:write', 'cluster:read'] });

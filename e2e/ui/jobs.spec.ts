@@ -101,4 +101,19 @@ test.describe('console', () => {
     await page.getByTestId('login-submit').click();
     await expect(page.getByTestId('login-error')).toBeVisible();
   });
+
+  test('a key sign-in leaves no key in the browser: only an httpOnly session cookie, which dies with the key', async ({ page, context }) => {
+    const admin = client(process.env.E2E_ADMIN_KEY!);
+    const me = await client(demoKey('Max (member)')).me();
+    const made = await admin.apiKeys.create({ name: 'e2e console key', tenantId: me.tenantId!, teamId: me.teamId!, role: 'member', scopes: ['jobs:read', 'cluster:read'] });
+    await signIn(page, made.key);
+    const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookies: document.cookie }));
+    expect(stored).not.toContain(made.key);
+    expect(stored).not.toContain('gk_');
+    const session = (await context.cookies()).find((c) => c.name === 'gantry_session');
+    expect(session?.httpOnly).toBe(true);
+    await admin.apiKeys.revoke(made.id);
+    await page.reload();
+    await expect(page.getByTestId('login-api-key')).toBeVisible();
+  });
 });

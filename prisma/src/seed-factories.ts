@@ -4,8 +4,10 @@ import { newApiKey } from './api-keys';
 
 /** Factories shared by the demo seed and the tests (they build the same rows the API builds). */
 
-export async function createTenant(db: PrismaClient, data: { name: string; slug: string }) {
-  return db.tenant.upsert({ where: { slug: data.slug }, update: {}, create: data });
+/** A tenant; `gpuTotal` bounds its teams' quotas (omitted: unbounded, as the tests and demo set it). */
+export async function createTenant(db: PrismaClient, data: { name: string; slug: string; gpuTotal?: number }) {
+  const { gpuTotal, ...rest } = data;
+  return db.tenant.upsert({ where: { slug: data.slug }, update: {}, create: { ...rest, ...(gpuTotal !== undefined ? { gpuTotal: new Prisma.Decimal(gpuTotal) } : {}) } });
 }
 
 export async function createTeam(

@@ -24,7 +24,8 @@ async function main() {
   const keysFile = join(root, '.gantry', 'demo-keys.json');
   const db = createPrismaClient(url, { max: 2 });
   try {
-    const acme = await createTenant(db, { name: 'Acme AI', slug: 'acme' });
+    // Capacity is granted, never open: each demo tenant gets a GPU total, each team a quota.
+    const acme = await createTenant(db, { name: 'Acme AI', slug: 'acme', gpuTotal: 256 });
     const research = await createTeam(db, acme.id, {
       name: 'Research',
       slug: 'research',
@@ -67,7 +68,7 @@ async function main() {
       console.log('Demo console users (email / password):');
       for (const u of users) console.log(`  ${u.who.padEnd(48)} ${u.email} / ${u.password}`);
     };
-    const globex = await createTenant(db, { name: 'Globex Labs', slug: 'globex' });
+    const globex = await createTenant(db, { name: 'Globex Labs', slug: 'globex', gpuTotal: 64 });
     const vision = await createTeam(db, globex.id, { name: 'Vision', slug: 'vision', quota: { guaranteed: 16, limit: 32 } });
 
     if (existsSync(keysFile)) {

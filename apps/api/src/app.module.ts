@@ -49,6 +49,8 @@ import { AuthController } from './modules/auth/auth.controller';
 import { SessionsService } from './modules/auth/sessions.service';
 import { SessionsRepository } from './modules/auth/sessions.repository';
 import { RateLimiter } from './modules/auth/rate-limiter';
+import { CredentialRevocations } from './modules/auth/credential-revocations';
+import { CredentialCheck } from './modules/auth/credential-check';
 import { UsersController } from './modules/users/users.controller';
 import { UsersService } from './modules/users/users.service';
 import { UsersRepository } from './modules/users/users.repository';
@@ -129,6 +131,8 @@ export class HttpModule {
         SessionsService,
         SessionsRepository,
         RateLimiter,
+        CredentialRevocations,
+        CredentialCheck,
         QuotasService,
         QuotasRepository,
         UsersService,

@@ -13,7 +13,8 @@ describe('users, sessions, keys, rate limits and audit (real Postgres and Redis)
 
   beforeAll(async () => {
     // Own Redis prefix: the per-key counters of this suite's tight limit are not shared with other suites.
-    sys = await startSystem({ GANTRY_RATE_LIMIT_PER_MINUTE: '40', GANTRY_QUEUE_PREFIX: `${process.env.GANTRY_QUEUE_PREFIX ?? 'gantry'}-auth` });
+    // The test client stands in for the console's server: a trusted proxy whose X-Forwarded-For is believed.
+    sys = await startSystem({ GANTRY_RATE_LIMIT_PER_MINUTE: '40', GANTRY_TRUSTED_PROXIES: '127.0.0.1,::1', GANTRY_QUEUE_PREFIX: `${process.env.GANTRY_QUEUE_PREFIX ?? 'gantry'}-auth` });
     t = await makeTenant(sys.db, 'auth-int');
     tenantAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'tenant admin', role: 'tenant_admin', tenantId: t.tenant.id, scopes: ['jobs:read', 'jobs:write', 'quotas:read', 'quotas:write'] })).key}`;
     await sys.db.user.update({

@@ -1,6 +1,7 @@
 /**
- * Browser-side persistence of the signed-in API key and the selected team.
- * Both live in localStorage; a tiny subscription lets React re-render on change
+ * Browser-side persistence of the sign-in marker and the selected team. The marker says a
+ * session cookie (httpOnly, invisible to scripts) is held; no API key or secret is ever stored
+ * here. Both live in localStorage; a tiny subscription lets React re-render on change
  * (including changes made in another tab).
  */
 export const API_KEY_STORAGE = 'gantry.apiKey';
@@ -43,7 +44,11 @@ function write(key: string, value: string | null) {
   emit();
 }
 
-export const getApiKey = () => read(API_KEY_STORAGE);
+/** The sign-in marker; a secret left by an older console (an API key) is dropped, never used. */
+export const getApiKey = () => {
+  const v = read(API_KEY_STORAGE);
+  return v === null || v === 'session' ? v : null;
+};
 export const setApiKey = (key: string | null) => write(API_KEY_STORAGE, key);
 
 /** '' means "all teams". null means nothing chosen yet. */

@@ -19,9 +19,27 @@ export const SCOPES = [
 export const ZScope = z.enum(SCOPES);
 export type Scope = z.infer<typeof ZScope>;
 
-export const ZTenantCreate = z.object({ name: z.string().trim().min(1).max(120), slug: ZSlug }).strict();
+export const ZTenantCreate = z
+  .object({
+    name: z.string().trim().min(1).max(120),
+    slug: ZSlug,
+    /**
+     * GPUs the tenant may hold in all (the bound on its teams' quotas). Capacity is granted, never
+     * open by default: omitted, a new tenant gets 0 until the platform admin grants some; null
+     * means no bound.
+     */
+    gpuTotal: z.number().finite().min(0).max(100_000).nullable().optional(),
+  })
+  .strict();
 export type TenantCreate = z.infer<typeof ZTenantCreate>;
-export const ZTenant = z.object({ id: z.string(), name: z.string(), slug: z.string(), createdAt: z.string() });
+export const ZTenant = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  /** GPUs the tenant may hold in all; null: unbounded. */
+  gpuTotal: z.number().nullable(),
+  createdAt: z.string(),
+});
 export type Tenant = z.infer<typeof ZTenant>;
 
 export const ZTeamCreate = z.object({ name: z.string().trim().min(1).max(120), slug: ZSlug }).strict();

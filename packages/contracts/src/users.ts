@@ -40,3 +40,6 @@ export type User = z.infer<typeof ZUser>;
 /** Answer of POST /v1/auth/login: the session cookie is set; `csrfToken` goes in `X-CSRF-Token` on changes. */
 export const ZLoginResult = z.object({ user: ZUser, csrfToken: z.string(), expiresAt: z.string() });
 export type LoginResult = z.infer<typeof ZLoginResult>;
+/** A console session made from an API key: the cookie replaces the key in the browser. */
+export const ZKeySessionResult = z.object({ csrfToken: z.string(), expiresAt: z.string() });
+export type KeySessionResult = z.infer<typeof ZKeySessionResult>;

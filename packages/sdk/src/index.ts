@@ -10,6 +10,7 @@ import type {
   AuditEntry,
   Login,
   LoginResult,
+  KeySessionResult,
   QuotasPut,
   TeamQuotas,
   TeamUsage as TeamUsageReport,
@@ -65,6 +66,8 @@ export interface LiveEvent {
   topic: 'job' | 'node' | 'incident' | 'other';
   type: string;
   tenantId: string | null;
+  /** The team of the event's job; null for tenant events without a job and cluster-wide ones. */
+  teamId: string | null;
   jobId: string | null;
   nodeId: string | null;
   message: string;
@@ -204,6 +207,8 @@ export class GantryClient {
   /** Console sessions: email + password sign-in sets an httpOnly cookie; the answer carries the CSRF token. */
   auth = {
     login: (body: Login) => this.request<LoginResult>('POST', '/v1/auth/login', { body }),
+    /** Exchanges this client's API key for a console session cookie (the browser then forgets the key). */
+    keySession: () => this.request<KeySessionResult>('POST', '/v1/auth/key-session'),
     logout: () => this.request<void>('POST', '/v1/auth/logout'),
   };
 
@@ -263,6 +268,11 @@ export class GantryClient {
             .filter((l) => l.startsWith('data: '))
             .map((l) => l.slice(6))
             .join('\n');
+          // The server ends the stream when its credential is revoked (a reconnect then gets 401).
+          if (type === 'revoked') {
+            await reader.cancel().catch(() => undefined);
+            return;
+          }
           if (type && type !== 'ready' && type !== 'ping' && data) onEvent(JSON.parse(data) as LiveEvent);
         }
       }

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { DomainError } from './errors';
-import type { Principal } from './principal';
+import { ownerOf, type Principal } from './principal';
 import { IdempotencyRepository, type IdempotencyRecordView } from './idempotency.repository';
 
 const IDEMPOTENT_ROUTE = 'gantry:idempotent';
@@ -72,7 +72,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
         { field: 'Idempotency-Key', problem: 'must be 1-200 printable ASCII characters without spaces' },
       ]);
     }
-    const caller = req.principal?.keyId ?? 'anonymous';
+    // The caller's own key space: its owner (a user, or a chain of keys), never the tenant's.
+    const caller = req.principal ? ownerOf(req.principal) : 'anonymous';
     const scope = `${caller}:${req.method}:${req.path}`;
     const bodyHash = createHash('sha256').update(JSON.stringify(req.body ?? null)).digest('hex');
     const now = new Date();

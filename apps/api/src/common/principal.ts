@@ -18,6 +18,25 @@ export interface Principal {
   email?: string;
   /** Client address, for the audit log. */
   source?: string | null;
+  /**
+   * Who stands behind the credential: `user:<id>` for a user (sessions and the user's keys), else
+   * `key:<id>` of the first key of the chain that made this one. Rate limits, idempotency keys,
+   * the cap on live keys and the right to revoke a key go by it, so that minting keys or
+   * sessions never buys a fresh budget.
+   */
+  owner?: string;
+  /** The API key behind the credential (for a session made from a key, that key). */
+  apiKeyId?: string | null;
+}
+
+/** The owner of a stored API key row (rows made before owners were recorded: its user, or itself). */
+export function keyOwner(row: { id: string; owner: string | null; userId: string | null }): string {
+  return row.owner ?? (row.userId ? `user:${row.userId}` : `key:${row.id}`);
+}
+
+/** The caller's owner (see Principal.owner). */
+export function ownerOf(p: Principal): string {
+  return p.owner ?? (p.userId ? `user:${p.userId}` : `key:${p.keyId}`);
 }
 
 /**

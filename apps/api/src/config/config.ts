@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseCidr } from '../common/client-address';
 
 /** Environment parsed once at boot; a bad variable fails fast with its name. */
 const ZEnv = z.object({
@@ -32,6 +33,20 @@ const ZEnv = z.object({
   /** Console sessions: lifetime in hours; `Secure` cookies (set to true behind HTTPS). */
   GANTRY_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
   GANTRY_COOKIE_SECURE: z.enum(['true', 'false']).default('false'),
+  /** Live API keys one owner (a user, or a chain of keys) may hold at once. */
+  GANTRY_MAX_KEYS_PER_OWNER: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Failed sign-ins per minute per account (then even the right password waits for the next minute). */
+  GANTRY_LOGIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
+  /** Sign-in attempts per minute per client address (many users may share one address behind NAT). */
+  GANTRY_LOGIN_ADDRESS_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  /**
+   * Proxies whose X-Forwarded-For is believed (comma-separated addresses or CIDR ranges, e.g.
+   * the console's server); from anyone else the header is ignored.
+   */
+  GANTRY_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .refine((v) => v.split(',').every((p) => !p.trim() || parseCidr(p.trim()) !== null), 'must be comma-separated IP addresses or CIDR ranges'),
   /** Telemetry: seconds between driver metric samples, retention, idle detection, prices. */
   GANTRY_TELEMETRY_SECONDS: z.coerce.number().positive().max(3600).default(15),
   GANTRY_TELEMETRY_RAW_RETENTION_MINUTES: z.coerce.number().positive().default(60),
@@ -67,7 +82,15 @@ export interface AppConfig {
   integrityCheckSeconds: number;
   shutdownGraceSeconds: number;
   logLevel: Env['GANTRY_LOG_LEVEL'];
-  auth: { rateLimitPerMinute: number; sessionHours: number; cookieSecure: boolean };
+  auth: {
+    rateLimitPerMinute: number;
+    sessionHours: number;
+    cookieSecure: boolean;
+    maxLiveKeysPerOwner: number;
+    loginAttemptsPerMinute: number;
+    loginAddressAttemptsPerMinute: number;
+    trustedProxies: string[];
+  };
   telemetry: TelemetryConfig;
 }
 
@@ -130,7 +153,15 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     integrityCheckSeconds: e.GANTRY_INTEGRITY_CHECK_SECONDS,
     shutdownGraceSeconds: e.GANTRY_SHUTDOWN_GRACE_SECONDS,
     logLevel: e.GANTRY_LOG_LEVEL,
-    auth: { rateLimitPerMinute: e.GANTRY_RATE_LIMIT_PER_MINUTE, sessionHours: e.GANTRY_SESSION_HOURS, cookieSecure: e.GANTRY_COOKIE_SECURE === 'true' },
+    auth: {
+      rateLimitPerMinute: e.GANTRY_RATE_LIMIT_PER_MINUTE,
+      sessionHours: e.GANTRY_SESSION_HOURS,
+      cookieSecure: e.GANTRY_COOKIE_SECURE === 'true',
+      maxLiveKeysPerOwner: e.GANTRY_MAX_KEYS_PER_OWNER,
+      loginAttemptsPerMinute: e.GANTRY_LOGIN_ATTEMPTS_PER_MINUTE,
+      loginAddressAttemptsPerMinute: e.GANTRY_LOGIN_ADDRESS_ATTEMPTS_PER_MINUTE,
+      trustedProxies: e.GANTRY_TRUSTED_PROXIES.split(',').map((p) => p.trim()).filter(Boolean),
+    },
     telemetry: {
       intervalSeconds: e.GANTRY_TELEMETRY_SECONDS,
       rawRetentionMinutes: e.GANTRY_TELEMETRY_RAW_RETENTION_MINUTES,

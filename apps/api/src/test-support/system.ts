@@ -7,6 +7,7 @@ import { createApiKey, createTeam, createTenant, createPrismaClient, type Prisma
 import { parseConfig, type AppConfig } from '../config/config';
 import { HttpModule, WorkerModule } from '../app.module';
 import { configureHttp } from '../http';
+import { openSystems } from './open-systems';
 
 /**
  * The whole system in one test process: the REST API and a worker on the simulated
@@ -28,8 +29,6 @@ export const BOOTSTRAP_ADMIN_KEY = 'gk_testadmin_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
 /** Longest any one teardown step may take; a step past it is abandoned and reported. */
 export const TEARDOWN_STEP_MS = 15_000;
 
-/** Systems started by this test file and not closed yet; `closeOpenSystems` closes them. */
-const openSystems = new Set<TestSystem>();
 
 /** Resolves with `p`, or rejects naming `what` once `ms` pass (the timer never holds the process). */
 export function within<T>(what: string, p: Promise<T>, ms: number): Promise<T> {
@@ -166,14 +165,6 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Tes
     });
     throw e;
   }
-}
-
-/** Closes what a test file left open (its start or its own afterAll failed): the file's last hook. */
-export async function closeOpenSystems(): Promise<void> {
-  const left = [...openSystems];
-  const results = await Promise.allSettled(left.map((s) => s.close()));
-  const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed.length) throw new Error(failed.map((f) => String(f.reason)).join('; '));
 }
 
 /** A tenant with one team (with a quota) and a key for it. */

@@ -66,9 +66,11 @@ export default function LoginPage() {
     setBusy(true);
     setError(null);
     try {
+      // The key is sent once and exchanged for an httpOnly session cookie: the browser never keeps it.
       const me = await makeClient(trimmed).me();
-      signIn(trimmed, me);
-      // the effect above navigates once the key is stored
+      await makeClient(trimmed).auth.keySession();
+      signIn(SESSION_MARKER, me);
+      // the effect above navigates once the session is marked
     } catch (err) {
       if (isApiError(err) && err.status === 401) {
         setError(`This API key was not accepted (401 ${err.code}): ${err.message}`);
@@ -153,7 +155,7 @@ export default function LoginPage() {
           {busy ? 'Checking…' : 'Sign in with the key'}
         </button>
         <p className="login-hint">
-          A password session lives in an httpOnly cookie; a key is checked against <code>/v1/me</code> and kept in this browser&apos;s local storage until you sign out.
+          Either way the console keeps only an httpOnly session cookie: a key is checked against <code>/v1/me</code>, exchanged for a session, and never stored in this browser. Revoking the key ends the session.
         </p>
       </form>
       </div>

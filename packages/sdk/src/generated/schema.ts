@@ -745,6 +745,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/key-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchange the API key of this request for a console session (httpOnly cookie); answers the CSRF token for changes */
+        post: operations["AuthController_keySession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/logout": {
         parameters: {
             query?: never;
@@ -974,6 +991,7 @@ export interface operations {
                             id: string;
                             name: string;
                             slug: string;
+                            gpuTotal: number | null;
                             createdAt: string;
                         }[];
                         nextCursor: string | null;
@@ -1048,6 +1066,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     slug: string;
+                    gpuTotal?: number | null;
                 };
             };
         };
@@ -1061,6 +1080,7 @@ export interface operations {
                         id: string;
                         name: string;
                         slug: string;
+                        gpuTotal: number | null;
                         createdAt: string;
                     };
                 };
@@ -1155,6 +1175,7 @@ export interface operations {
                         id: string;
                         name: string;
                         slug: string;
+                        gpuTotal: number | null;
                         createdAt: string;
                     };
                 };
@@ -6375,6 +6396,79 @@ export interface operations {
                             teamId: string | null;
                             createdAt: string;
                         };
+                        csrfToken: string;
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    AuthController_keySession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         csrfToken: string;
                         expiresAt: string;
                     };

@@ -1,10 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ApiKey, ApiKeyCreated, Page, PageQuery, Role } from '@gantry/contracts';
 import type { z } from 'zod';
 import type { ZApiKeyCreate } from '@gantry/contracts';
 import { DomainError, notFound } from '../../common/errors';
 import { toPage } from '../../common/pagination';
-import { hasScope, scopeOf, type Principal } from '../../common/principal';
+import { hasScope, keyOwner, ownerOf, scopeOf, type Principal } from '../../common/principal';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { ROLE_SCOPES } from '../auth/role-scopes';
+import { CredentialRevocations } from '../auth/credential-revocations';
 import { TenantsRepository } from '../tenants/tenants.repository';
 import { roleToApi, roleToDb } from '../auth/roles';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -16,6 +19,8 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly tenants: TenantsRepository,
+    private readonly revocations: CredentialRevocations,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -32,19 +37,39 @@ export class ApiKeysService {
     if (extra.length) {
       throw new DomainError('forbidden', `the caller does not hold the scope ${extra.join(', ')}`, [{ field: 'scopes', problem: `not held: ${extra.join(', ')}` }]);
     }
+    const beyondRole = body.scopes.filter((s) => !ROLE_SCOPES[role].includes(s));
+    if (beyondRole.length) {
+      throw new DomainError('validation_failed', `scopes: a ${role} key cannot hold ${beyondRole.join(', ')}`, [
+        { field: 'scopes', problem: `not allowed for the role ${role}: ${beyondRole.join(', ')}` },
+      ]);
+    }
     if (body.expiresAt && new Date(body.expiresAt) <= now) {
       throw new DomainError('validation_failed', 'expiresAt: must be in the future', [{ field: 'expiresAt', problem: 'must be in the future' }]);
     }
     const { tenantId, teamId } = await this.binding(p, body, role);
-    const { row, key } = await this.keys.create({
-      name: body.name,
-      role: roleToDb(role),
-      scopes: [...new Set(body.scopes)],
-      tenantId,
-      teamId,
-      expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
-    });
-    return { id: row.id, prefix: row.prefix, key };
+    // The new key belongs to the caller's owner: a key made by a key made by a user is the user's.
+    const owner = ownerOf(p);
+    const max = this.config.auth.maxLiveKeysPerOwner;
+    const made = await this.keys.createWithin(
+      {
+        name: body.name,
+        role: roleToDb(role),
+        scopes: [...new Set(body.scopes)],
+        tenantId,
+        teamId,
+        userId: p.userId ?? null,
+        owner,
+        expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+      },
+      max,
+      now,
+    );
+    if (!made) {
+      throw new DomainError('conflict', `you already hold ${max} live API keys, the most one user or key chain may hold; revoke one first`, [
+        { field: 'name', problem: `live key limit (${max}) reached` },
+      ]);
+    }
+    return { id: made.row.id, prefix: made.row.prefix, key: made.key };
   }
 
   async list(p: Principal, q: PageQuery): Promise<Page<ApiKey>> {
@@ -56,7 +81,12 @@ export class ApiKeysService {
     const row = await this.keys.find(scope, id);
     if (!row) throw notFound('API key', id);
     if (RANK[roleToApi(row.role)] > RANK[p.role]) throw new DomainError('forbidden', 'this key is stronger than the caller');
+    // Your own keys, or, as an admin, the keys of the team or tenant you administer.
+    const own = keyOwner(row) === ownerOf(p);
+    const administers = p.role === 'platform-admin' || p.role === 'tenant-admin' || (p.role === 'team-admin' && row.teamId !== null && row.teamId === p.teamId);
+    if (!own && !administers) throw new DomainError('forbidden', 'only the owner of a key or an admin may revoke it');
     if (!(await this.keys.revoke(scope, id, new Date()))) throw new DomainError('invalid_state', `API key ${id} is already revoked`);
+    await this.revocations.revoked({ apiKeyId: id });
   }
 
   private async binding(p: Principal, body: { teamId?: string; tenantId?: string }, role: Role) {

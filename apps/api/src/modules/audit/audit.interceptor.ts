@@ -60,7 +60,8 @@ export class AuditInterceptor implements NestInterceptor {
             .append({
               tenantId,
               actor: p.email ? `${p.name} <${p.email}>` : p.name,
-              apiKeyId: p.via === 'session' || p.keyId === 'login' ? null : p.keyId,
+              // The key behind the change: the caller's key, or the key a console session was made from.
+              apiKeyId: p.keyId === 'login' ? null : (p.apiKeyId ?? (p.via === 'session' ? null : p.keyId)),
               userId: p.userId ?? null,
               source: p.source ?? null,
               action: `${req.method} ${route}`,

@@ -1,21 +1,23 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { Scope } from '@gantry/contracts';
 import { DomainError } from '../../common/errors';
-import { hasScope, type Principal } from '../../common/principal';
+import { hasScope, ownerOf, type Principal } from '../../common/principal';
+import { clientAddressFrom } from '../../common/client-address';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { PUBLIC_ROUTE, REQUIRED_SCOPES } from './auth.decorators';
 import { AuthService } from './auth.service';
 import { CSRF_HEADER, parseCookies, SESSION_COOKIE } from './cookies';
 import { RateLimiter } from './rate-limiter';
 import { SessionsService } from './sessions.service';
 
-/** The caller's address as the audit log records it. */
-export function clientAddress(req: Request): string | null {
-  const fwd = req.headers['x-forwarded-for'];
-  const first = (Array.isArray(fwd) ? fwd[0] : fwd)?.split(',')[0]?.trim();
-  const ip = first || req.ip || req.socket?.remoteAddress || null;
-  return ip?.startsWith('::ffff:') ? ip.slice(7) : ip; // IPv4-mapped IPv6 as plain IPv4
+/**
+ * The caller's address, as rate limits and the audit log use it: the TCP peer, or what a
+ * trusted proxy (GANTRY_TRUSTED_PROXIES) says in X-Forwarded-For; never the header of anyone else.
+ */
+export function clientAddress(req: Request, trustedProxies: readonly string[]): string | null {
+  return clientAddressFrom(req.socket?.remoteAddress, req.headers['x-forwarded-for'], trustedProxies);
 }
 
 /**
@@ -30,6 +32,7 @@ export class AuthGuard implements CanActivate {
     private readonly auth: AuthService,
     private readonly sessions: SessionsService,
     private readonly limiter: RateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -42,14 +45,15 @@ export class AuthGuard implements CanActivate {
     const principal: Principal = cookie
       ? await this.sessions.authenticate(cookie, req.method, req.headers[CSRF_HEADER] as string | undefined)
       : await this.auth.authenticate(header);
-    principal.source = clientAddress(req);
+    principal.source = clientAddress(req, this.config.auth.trustedProxies);
     req.principal = principal;
-    const rate = await this.limiter.hit(principal.via === 'session' && principal.userId ? `user:${principal.userId}` : `key:${principal.keyId}`);
+    // One budget per owner (a user, or a chain of keys): more keys or sessions buy no more requests.
+    const rate = await this.limiter.hit(`owner:${ownerOf(principal)}`);
     res.setHeader('X-RateLimit-Limit', String(rate.limit));
     res.setHeader('X-RateLimit-Remaining', String(rate.remaining));
     if (!rate.allowed) {
       res.setHeader('Retry-After', String(rate.resetSeconds));
-      throw new DomainError('rate_limited', `rate limit of ${rate.limit} requests per minute reached for this ${principal.via === 'session' ? 'session' : 'key'}; retry in ${rate.resetSeconds} s`);
+      throw new DomainError('rate_limited', `rate limit of ${rate.limit} requests per minute reached for ${principal.userId ? 'this user' : 'this key and the keys it made'}; retry in ${rate.resetSeconds} s`);
     }
     const needed = this.reflector.getAllAndOverride<Scope[]>(REQUIRED_SCOPES, targets) ?? [];
     const missing = needed.filter((s) => !hasScope(principal, s));

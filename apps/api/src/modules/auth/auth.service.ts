@@ -4,9 +4,10 @@ import { SCOPES, type Scope } from '@gantry/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DomainError } from '../../common/errors';
 import { safeEqual } from '../../common/safe-equal';
-import type { Principal } from '../../common/principal';
+import { keyOwner, type Principal } from '../../common/principal';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { roleToApi } from './roles';
+import { ROLE_SCOPES } from './role-scopes';
 
 const TOUCH_EVERY_MS = 60_000;
 
@@ -28,28 +29,72 @@ export class AuthService {
     if (!m) throw new DomainError('unauthenticated', 'missing API key: send "Authorization: Bearer gk_..."');
     const key = m[1]!;
     if (!apiKeyPrefix(key)) throw new DomainError('unauthenticated', 'invalid API key');
-    // Other keys are found by the sha256 of the whole key (a unique index lookup, never a
-    // comparison of the secret); the bootstrap key, which has no row, is compared in constant time.
-    const hash = hashApiKey(key);
+    return this.byHash(hashApiKey(key), now);
+  }
+
+  /**
+   * The principal of the key whose sha256 is `hash`, or 401. Keys are found by that hash (a
+   * unique index lookup, never a comparison of the secret); the bootstrap key, which has no
+   * row, is compared in constant time.
+   */
+  async byHash(hash: string, now = new Date()): Promise<Principal> {
     if (this.bootstrapHash && safeEqual(this.bootstrapHash, hash)) {
-      return { keyId: 'bootstrap', name: 'bootstrap platform admin', role: 'platform-admin', scopes: SCOPES, tenantId: null, teamId: null, via: 'api-key' };
+      return {
+        keyId: 'bootstrap',
+        name: 'bootstrap platform admin',
+        role: 'platform-admin',
+        scopes: SCOPES,
+        tenantId: null,
+        teamId: null,
+        via: 'api-key',
+        owner: 'key:bootstrap',
+        apiKeyId: 'bootstrap',
+      };
     }
     const row = await this.keys.findByHash(hash);
     if (!row) throw new DomainError('unauthenticated', 'invalid API key');
-    if (row.revokedAt) throw new DomainError('unauthenticated', 'this API key was revoked');
-    if (row.expiresAt && row.expiresAt <= now) throw new DomainError('unauthenticated', 'this API key has expired');
+    const problem = keyProblem(row, now);
+    if (problem) throw new DomainError('unauthenticated', problem);
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
       this.keys.touch(row.id, now).catch((e: unknown) => this.logger.warn(`could not record key use: ${String(e)}`));
     }
-    return {
-      keyId: row.id,
-      name: row.name,
-      role: roleToApi(row.role),
-      scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
-      tenantId: row.tenantId,
-      teamId: row.teamId,
-      via: 'api-key',
-      userId: row.userId,
-    };
+    return keyPrincipal(row);
   }
+}
+
+/** Why a stored key cannot be used now (revoked, expired), or null when it can. */
+export function keyProblem(row: { revokedAt: Date | null; expiresAt: Date | null }, now: Date): string | null {
+  if (row.revokedAt) return 'this API key was revoked';
+  if (row.expiresAt && row.expiresAt <= now) return 'this API key has expired';
+  return null;
+}
+
+/**
+ * The principal of a stored key. Its role caps its scopes: a key holds only the scopes its role
+ * may have (ROLE_SCOPES), whatever was stored, so a viewer key can never write.
+ */
+export function keyPrincipal(row: {
+  id: string;
+  name: string;
+  role: Parameters<typeof roleToApi>[0];
+  scopes: string[];
+  tenantId: string | null;
+  teamId: string | null;
+  userId: string | null;
+  owner: string | null;
+}): Principal {
+  const role = roleToApi(row.role);
+  const allowed = ROLE_SCOPES[role];
+  return {
+    keyId: row.id,
+    name: row.name,
+    role,
+    scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s) && allowed.includes(s as Scope)),
+    tenantId: row.tenantId,
+    teamId: row.teamId,
+    via: 'api-key',
+    userId: row.userId,
+    owner: keyOwner(row),
+    apiKeyId: row.id,
+  };
 }

@@ -24,6 +24,20 @@ export class RateLimiter {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** The bucket's state without counting this request. */
+  async peek(bucket: string, limit = this.config.auth.rateLimitPerMinute, nowMs = Date.now()): Promise<RateDecision> {
+    const windowMs = 60_000;
+    const window = Math.floor(nowMs / windowMs);
+    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000));
+    try {
+      const count = Number((await this.redis.client.get(`${this.config.queuePrefix}:ratelimit:${bucket}:${window}`)) ?? 0);
+      return { allowed: count < limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
+    } catch (e) {
+      this.logger.warn(`rate limiter unavailable, allowing: ${String(e)}`);
+      return { allowed: true, limit, remaining: limit, resetSeconds };
+    }
+  }
+
   async hit(bucket: string, limit = this.config.auth.rateLimitPerMinute, nowMs = Date.now()): Promise<RateDecision> {
     const windowMs = 60_000;
     const window = Math.floor(nowMs / windowMs);

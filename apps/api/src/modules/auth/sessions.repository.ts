@@ -13,12 +13,18 @@ export class SessionsRepository {
     return this.prisma.client.user.findUnique({ where: { email } });
   }
 
-  create(data: { userId: string; tokenHash: string; csrfToken: string; source: string | null; expiresAt: Date }) {
+  /** A session of a user (password sign-in) or of an API key (`apiKeyHash`: the console's key sign-in). */
+  create(data: { userId?: string; apiKeyHash?: string; tokenHash: string; csrfToken: string; source: string | null; expiresAt: Date }) {
     return this.prisma.client.session.create({ data });
   }
 
   findByTokenHash(tokenHash: string) {
     return this.prisma.client.session.findUnique({ where: { tokenHash }, include: { user: true } });
+  }
+
+  /** Revocation and expiry of a session, by id (for re-checking a credential in use). */
+  validity(id: string) {
+    return this.prisma.client.session.findUnique({ where: { id }, select: { revokedAt: true, expiresAt: true } });
   }
 
   async touch(id: string, at: Date): Promise<void> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import type { LoginResult } from '@gantry/contracts';
+import type { KeySessionResult, LoginResult } from '@gantry/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DomainError } from '../../common/errors';
 import { safeEqual } from '../../common/safe-equal';
@@ -10,10 +10,19 @@ import { roleToApi } from './roles';
 import { ROLE_SCOPES } from './role-scopes';
 import { dummyHash, verifyPassword } from './password';
 import { SessionsRepository } from './sessions.repository';
+import { AuthService } from './auth.service';
+import { CredentialRevocations } from './credential-revocations';
 
 const TOUCH_EVERY_MS = 60_000;
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A refused sign-in (401), carrying the tenant of the account tried, if any, for the audit log. */
+export class SignInRefused extends DomainError {
+  constructor(readonly tenantId: string | null) {
+    super('unauthenticated', 'invalid email or password');
+  }
+}
 
 /** Console sessions: email + password (argon2id) -> an httpOnly cookie and a CSRF token. */
 @Injectable()
@@ -22,6 +31,8 @@ export class SessionsService {
 
   constructor(
     private readonly repo: SessionsRepository,
+    private readonly keys: AuthService,
+    private readonly revocations: CredentialRevocations,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -33,12 +44,30 @@ export class SessionsService {
   async login(email: string, password: string, source: string | null, now = new Date()): Promise<{ token: string; result: LoginResult }> {
     const user = await this.repo.findUserByEmail(email);
     const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : (await verifyPassword(await dummyHash(), password), false);
-    if (!user || !ok) throw new DomainError('unauthenticated', 'invalid email or password');
+    if (!user || !ok) throw new SignInRefused(user?.tenantId ?? null);
     const token = randomBytes(32).toString('base64url');
     const csrfToken = randomBytes(24).toString('base64url');
     const expiresAt = new Date(now.getTime() + this.sessionSeconds * 1000);
     await this.repo.create({ userId: user.id, tokenHash: sha256(token), csrfToken, source, expiresAt });
     return { token, result: { user: presentUser(user), csrfToken, expiresAt: expiresAt.toISOString() } };
+  }
+
+  /**
+   * Exchanges the API key the caller authenticated with (`keyHash`, sha256 of the key) for a
+   * session, so that the console keeps an httpOnly cookie instead of the key. Every use of the
+   * session re-checks the key: revoked or expired, the session ends with it.
+   */
+  async startFromKey(p: Principal, keyHash: string, source: string | null, now = new Date()): Promise<{ token: string; result: KeySessionResult }> {
+    if (p.via !== 'api-key') {
+      throw new DomainError('validation_failed', 'Authorization: send the API key to exchange as "Authorization: Bearer gk_..."', [
+        { field: 'Authorization', problem: 'an API key is required (a session cannot be exchanged)' },
+      ]);
+    }
+    const token = randomBytes(32).toString('base64url');
+    const csrfToken = randomBytes(24).toString('base64url');
+    const expiresAt = new Date(now.getTime() + this.sessionSeconds * 1000);
+    await this.repo.create({ apiKeyHash: keyHash, tokenHash: sha256(token), csrfToken, source, expiresAt });
+    return { token, result: { csrfToken, expiresAt: expiresAt.toISOString() } };
   }
 
   /**
@@ -57,6 +86,11 @@ export class SessionsService {
     if (now.getTime() - s.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
       this.repo.touch(s.id, now).catch((e: unknown) => this.logger.warn(`could not record session use: ${String(e)}`));
     }
+    if (s.apiKeyHash) {
+      const key = await this.keys.byHash(s.apiKeyHash, now);
+      return { ...key, keyId: `session:${s.id}`, sessionId: s.id, via: 'session' };
+    }
+    if (!s.user) throw new DomainError('unauthenticated', 'this session has ended; sign in again');
     const role = roleToApi(s.user.role);
     return {
       keyId: `session:${s.id}`,
@@ -69,10 +103,13 @@ export class SessionsService {
       via: 'session',
       userId: s.user.id,
       email: s.user.email,
+      owner: `user:${s.user.id}`,
+      apiKeyId: null,
     };
   }
 
   async logout(sessionId: string): Promise<void> {
     await this.repo.revoke(sessionId, new Date());
+    await this.revocations.revoked({ sessionId });
   }
 }

@@ -13,6 +13,7 @@ import type {
   SimTrafficAccepted,
 } from '@gantry/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { checkFitsQuota, coveringRows, noQuotaMessage } from '../quotas/quota-coverage';
 import { DomainError, notFound } from '../../common/errors';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { toPage } from '../../common/pagination';
@@ -188,30 +189,29 @@ export class EndpointsService {
    * what does not fit what the team has left now, counting what this endpoint already holds.
    */
   private async checkQuota(teamId: string, resources: JobResources, replicas: number, heldByEndpoint: number, mode: 'limit' | 'free'): Promise<void> {
-    const quotas = await this.endpoints.quotas(teamId);
-    const model = resources.gpuModel;
-    const quota = (model && quotas.find((q) => q.gpuModel === model)) || quotas.find((q) => q.gpuModel === '*');
-    if (!quota) return;
+    const rows = (await this.endpoints.quotas(teamId)).map((q) => ({ gpuModel: q.gpuModel, guaranteed: Number(q.guaranteed), limit: Number(q.limit) }));
     const want = replicaGpuUnits(resources) * replicas;
-    const limit = Number(quota.limit);
-    const scopeName = quota.gpuModel === '*' ? 'all GPU models' : quota.gpuModel;
     if (mode === 'limit') {
-      if (want > limit + 1e-9) {
-        throw new DomainError('quota_exceeded', `${replicas} replica(s) need ${round(want)} GPUs but the team quota limit for ${scopeName} is ${round(limit)}`, [
-          { field: 'minReplicas', problem: `needs ${round(want)} GPUs > limit ${round(limit)}` },
-        ]);
-      }
+      // Replicas are preemptible serving work: they may borrow up to the limit.
+      checkFitsQuota(rows, { gpuModel: resources.gpuModel, units: want, mayBorrow: true, what: `${replicas} replica(s)` }, { size: 'minReplicas' });
       return;
     }
     const usage = await this.endpoints.teamUsage(teamId);
-    const inUse = quota.gpuModel === '*' ? [...usage.values()].reduce((s, n) => s + n, 0) : (usage.get(quota.gpuModel) ?? 0);
-    const projected = inUse - heldByEndpoint + want;
-    if (projected > limit + 1e-9) {
-      throw new DomainError(
-        'quota_exceeded',
-        `${replicas} replica(s) need ${round(want)} GPUs; the team uses ${round(inUse)} of its ${round(limit)} GPU limit for ${scopeName} (this endpoint holds ${round(heldByEndpoint)})`,
-        [{ field: 'replicas', problem: `would use ${round(projected)} GPUs > limit ${round(limit)}` }],
-      );
+    for (const quota of coveringRows(rows, resources.gpuModel)) {
+      const limit = quota.limit;
+      const scopeName = quota.gpuModel === '*' ? 'all GPU models' : quota.gpuModel;
+      const inUse = quota.gpuModel === '*' ? [...usage.values()].reduce((s, n) => s + n, 0) : (usage.get(quota.gpuModel) ?? 0);
+      const projected = inUse - heldByEndpoint + want;
+      if (projected > limit + 1e-9) {
+        throw new DomainError(
+          'quota_exceeded',
+          `${replicas} replica(s) need ${round(want)} GPUs; the team uses ${round(inUse)} of its ${round(limit)} GPU limit for ${scopeName} (this endpoint holds ${round(heldByEndpoint)})`,
+          [{ field: 'replicas', problem: `would use ${round(projected)} GPUs > limit ${round(limit)}` }],
+        );
+      }
+    }
+    if (!coveringRows(rows, resources.gpuModel).length) {
+      throw new DomainError('quota_exceeded', noQuotaMessage(rows, resources.gpuModel), [{ field: 'replicas', problem: 'no quota covers it' }]);
     }
   }
 }

@@ -9,6 +9,7 @@ export interface FeedEvent {
   type: string;
   message: string;
   createdAt: Date;
+  job: { teamId: string } | null;
 }
 
 /** Reads the event log in creation order for the live feed (the publisher is the platform: no tenant filter). */
@@ -21,7 +22,7 @@ export class EventsFeedRepository {
       where: { createdAt: { gt: after } },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: limit,
-      select: { id: true, tenantId: true, jobId: true, nodeId: true, type: true, message: true, createdAt: true },
+      select: { id: true, tenantId: true, jobId: true, nodeId: true, type: true, message: true, createdAt: true, job: { select: { teamId: true } } },
     });
   }
 }

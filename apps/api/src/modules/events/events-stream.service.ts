@@ -4,6 +4,8 @@ import { Observable } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { scopeOf, type Principal, type TenantScope } from '../../common/principal';
 import { eventsChannel, type LiveEvent } from './events.publisher';
+import { CredentialRevocations } from '../auth/credential-revocations';
+import { CredentialCheck } from '../auth/credential-check';
 
 export interface SseMessage {
   id?: string;
@@ -13,10 +15,19 @@ export interface SseMessage {
 
 const HEARTBEAT_MS = 15_000;
 
-/** Who may see a live event: the platform sees all; a tenant its own events and cluster-wide ones. */
+/**
+ * Who may see a live event: the platform sees all; a tenant its own events and cluster-wide
+ * ones; a team-bound caller only its team's events (and cluster-wide ones), never a tenant event
+ * that belongs to no team it can see.
+ */
 export function visibleTo(scope: TenantScope, e: LiveEvent): boolean {
-  return scope.kind === 'platform' || e.tenantId === null || e.tenantId === scope.tenantId;
+  if (scope.kind === 'platform' || e.tenantId === null) return true;
+  if (e.tenantId !== scope.tenantId) return false;
+  return scope.teamId === null || e.teamId === scope.teamId;
 }
+
+/** How often an open stream re-checks its credential (a revocation also ends it at once). */
+const RECHECK_MS = 15_000;
 
 /**
  * api side of the live feed: one Redis subscription per process, fanned out to every open
@@ -28,7 +39,11 @@ export class EventsStreamService implements OnModuleDestroy {
   private subscriber?: Redis;
   private readonly listeners = new Set<(e: LiveEvent) => void>();
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly revocations: CredentialRevocations,
+    private readonly credentials: CredentialCheck,
+  ) {}
 
   private async ensureSubscribed(): Promise<void> {
     if (this.subscriber) return;
@@ -56,11 +71,27 @@ export class EventsStreamService implements OnModuleDestroy {
         if (visibleTo(scope, e)) sub.next({ id: e.id, type: e.topic, data: e });
       };
       this.listeners.add(listener);
+      // The stream lives only as long as its credential: a revoked key or an ended session closes it.
+      const end = (reason: string) => {
+        sub.next({ type: 'revoked', data: { reason } });
+        sub.complete();
+      };
+      const stopRevocations = this.revocations.onRevoked((r) => {
+        if (CredentialCheck.names(p, r)) end(r.sessionId ? 'this session has ended' : 'this API key was revoked');
+      });
+      const recheck = setInterval(() => {
+        this.credentials.problem(p).then(
+          (problem) => problem && end(problem),
+          (e: unknown) => this.logger.warn(`re-checking a stream's credential: ${String(e)}`),
+        );
+      }, RECHECK_MS);
       sub.next({ type: 'ready', data: { at: new Date().toISOString() } });
       this.ensureSubscribed().catch((e: unknown) => sub.error(e));
       const beat = setInterval(() => sub.next({ type: 'ping', data: { at: new Date().toISOString() } }), HEARTBEAT_MS);
       return () => {
         clearInterval(beat);
+        clearInterval(recheck);
+        stopRevocations();
         this.listeners.delete(listener);
       };
     });

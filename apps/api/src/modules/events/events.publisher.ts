@@ -12,6 +12,8 @@ export interface LiveEvent {
   topic: 'job' | 'node' | 'incident' | 'other';
   type: string;
   tenantId: string | null;
+  /** The team of the event's job (null for tenant events without a job and for cluster-wide ones). */
+  teamId: string | null;
   jobId: string | null;
   nodeId: string | null;
   message: string;
@@ -91,6 +93,7 @@ export function toLive(e: FeedEvent): LiveEvent {
     topic: topicOf(e.type),
     type: e.type,
     tenantId: e.tenantId,
+    teamId: e.job?.teamId ?? null,
     jobId: e.jobId,
     nodeId: e.nodeId,
     message: e.message,

@@ -33,7 +33,7 @@ export class JobsRepository {
    * without an interactive transaction: a third of the round trips of the hot submission path).
    * A new job holds no GPUs: its placement is empty.
    */
-  async create(scope: TenantScope & { kind: 'tenant' }, job: JobCreateParsed, meta: { idempotencyKey?: string; keyId: string }): Promise<JobRow> {
+  async create(scope: TenantScope & { kind: 'tenant' }, job: JobCreateParsed, meta: { idempotencyKey?: string; idempotencyBodyHash?: string; keyId: string }): Promise<JobRow> {
     const row = await this.prisma.client.job.create({
       data: {
         tenantId: scope.tenantId,
@@ -48,6 +48,7 @@ export class JobsRepository {
         preemptible: job.preemptible,
         durationSeconds: job.simulation?.durationSeconds ?? null,
         idempotencyKey: meta.idempotencyKey ?? null,
+        idempotencyBodyHash: meta.idempotencyBodyHash ?? null,
         createdByKeyId: meta.keyId,
         reasons: [{ code: 'queued', message: 'waiting for the next scheduling cycle' }],
         events: { create: { tenantId: scope.tenantId, type: 'job.submitted', message: `submitted ${job.replicas} replica(s)`, data: {} } },

@@ -1,16 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { Job, JobCreateParsed, JobDetail, Page, PageQuery } from '@gantry/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DomainError, notFound } from '../../common/errors';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { toPage } from '../../common/pagination';
-import { scopeOf, type Principal, type TenantScope } from '../../common/principal';
+import { ownerOf, scopeOf, type Principal, type TenantScope } from '../../common/principal';
 import { QueuesService } from '../../queues/queues.service';
 import { TenantsRepository } from '../tenants/tenants.repository';
 import { JobsRepository, SUSPENDABLE_KINDS, type JobRow } from './jobs.repository';
 import { presentJob, presentJobDetail } from './jobs.presenter';
 import { replicaGpuUnits } from './job-units';
 import { JobRequestValidator } from './job-request.validator';
+import { checkFitsQuota } from '../quotas/quota-coverage';
+
+/** sha256 of a request body as parsed (defaults filled), to tell a retry from a reuse of its key. */
+const requestHash = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
 
 @Injectable()
 export class JobsService {
@@ -22,30 +27,43 @@ export class JobsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /**
+   * Submits a job. An `Idempotency-Key` is the caller's own (scoped to its owner and the team):
+   * a retry with the same key and body answers the first job, the same key with another body
+   * is refused (409), and another caller's identical key is a different key.
+   */
   async submit(p: Principal, body: JobCreateParsed, idempotencyKey?: string): Promise<{ job: Job; replayed: boolean }> {
     const scope = scopeOf(p);
     if (scope.kind !== 'tenant') throw new DomainError('forbidden', 'jobs are submitted with a tenant or team key');
     const team = await this.teams.findTeam(scope, body.teamId);
     if (!team) throw notFound('team', body.teamId);
-    if (idempotencyKey) {
-      const earlier = await this.jobs.findByIdempotencyKey(scope, idempotencyKey);
-      if (earlier) return { job: await this.present(scope, earlier), replayed: true };
+    const idempotency = idempotencyKey ? { key: `${ownerOf(p)}|${team.id}|${idempotencyKey}`, bodyHash: requestHash(body) } : undefined;
+    if (idempotency) {
+      const earlier = await this.jobs.findByIdempotencyKey(scope, idempotency.key);
+      if (earlier) return { job: await this.replay(scope, earlier, idempotency.bodyHash), replayed: true };
     }
     await this.validator.validate(body);
     await this.checkQuotaLimit(team.id, body);
     try {
-      const row = await this.jobs.create(scope, body, { idempotencyKey, keyId: p.keyId });
+      const row = await this.jobs.create(scope, body, { idempotencyKey: idempotency?.key, idempotencyBodyHash: idempotency?.bodyHash, keyId: p.keyId });
       await this.queues.requestSchedule(`job ${row.id} submitted`);
       // No queue position in the answer: computing it orders the tenant's whole queue, too much
       // for every submission under load; GET /v1/jobs/:id reports it once the scheduler has seen the job.
       return { job: presentJob(row, { now: new Date(), simSpeed: this.config.driver.simSpeed }), replayed: false };
     } catch (e) {
-      if (idempotencyKey && isUniqueViolation(e)) {
-        const earlier = await this.jobs.findByIdempotencyKey(scope, idempotencyKey);
-        if (earlier) return { job: await this.present(scope, earlier), replayed: true };
+      if (idempotency && isUniqueViolation(e)) {
+        const earlier = await this.jobs.findByIdempotencyKey(scope, idempotency.key);
+        if (earlier) return { job: await this.replay(scope, earlier, idempotency.bodyHash), replayed: true };
       }
       throw e;
     }
+  }
+
+  private async replay(scope: TenantScope, earlier: JobRow & { idempotencyBodyHash: string | null }, bodyHash: string): Promise<Job> {
+    if (earlier.idempotencyBodyHash !== null && earlier.idempotencyBodyHash !== bodyHash) {
+      throw new DomainError('conflict', 'this Idempotency-Key was used with a different request body', [{ field: 'Idempotency-Key', problem: 'already used for another request' }]);
+    }
+    return this.present(scope, earlier);
   }
 
   async list(p: Principal, q: PageQuery & { teamId?: string; state?: string }): Promise<Page<Job>> {
@@ -153,30 +171,14 @@ export class JobsService {
   }
 
   /** A job larger than the team's limit could never run: refuse it now (409). */
+  /** The quota rules of submission (see quota-coverage): covered, within the limit, borrowing only when preemptible. */
   private async checkQuotaLimit(teamId: string, body: JobCreateParsed): Promise<void> {
-    const quotas = await this.jobs.quotas(teamId);
-    if (!quotas.length) return;
-    const model = body.resources.gpuModel;
-    const quota = (model && quotas.find((q) => q.gpuModel === model)) || quotas.find((q) => q.gpuModel === '*');
-    if (!quota) return;
-    const want = replicaGpuUnits(body.resources) * body.replicas;
-    const limit = Number(quota.limit);
-    if (want > limit + 1e-9) {
-      throw new DomainError(
-        'quota_exceeded',
-        `the job needs ${round(want)} GPUs but team quota limit for ${quota.gpuModel === '*' ? 'all GPU models' : quota.gpuModel} is ${round(limit)}`,
-        [{ field: 'resources', problem: `needs ${round(want)} GPUs > limit ${round(limit)}` }],
-      );
-    }
-    // Work that cannot be preempted never borrows (KAI): above the guaranteed quota it could never run.
-    const guaranteed = Number(quota.guaranteed);
-    if ((!body.preemptible || body.priority === 'critical') && want > guaranteed + 1e-9) {
-      throw new DomainError(
-        'quota_exceeded',
-        `the job needs ${round(want)} GPUs but non-preemptible work must fit the team's guaranteed quota of ${round(guaranteed)} GPUs; set "preemptible": true (below critical priority) to borrow up to the limit of ${round(limit)}`,
-        [{ field: 'preemptible', problem: `needs ${round(want)} GPUs > guaranteed ${round(guaranteed)} without preemption` }],
-      );
-    }
+    const rows = (await this.jobs.quotas(teamId)).map((q) => ({ gpuModel: q.gpuModel, guaranteed: Number(q.guaranteed), limit: Number(q.limit) }));
+    checkFitsQuota(
+      rows,
+      { gpuModel: body.resources.gpuModel, units: replicaGpuUnits(body.resources) * body.replicas, mayBorrow: body.preemptible && body.priority !== 'critical', what: 'the job' },
+      { size: 'resources', borrow: 'preemptible' },
+    );
   }
 
   private async present(scope: TenantScope, row: JobRow): Promise<Job> {

@@ -3,9 +3,10 @@ import { DomainError } from '../../common/errors';
 import { checkNewTenantTotal, checkQuotaShape, checkTeamAdminCeiling, checkTenantTotal, type StoredQuota } from './quota-rules';
 
 const e = (gpuModel: string, guaranteed: number, limit: number): QuotaEntry => ({ gpuModel, guaranteed, limit, budgetPolicy: 'block' });
-const stored = (gpuModel: string, guaranteed: number, limit: number, max?: [number, number]): StoredQuota => ({
-  gpuModel, guaranteed, limit, maxGuaranteed: max?.[0] ?? null, maxLimit: max?.[1] ?? null,
+const stored = (gpuModel: string, guaranteed: number, limit: number, max?: [number, number], budget: number | null = null, budgetPolicy = 'block'): StoredQuota => ({
+  gpuModel, guaranteed, limit, maxGuaranteed: max?.[0] ?? null, maxLimit: max?.[1] ?? null, gpuHourBudget: budget, budgetPolicy,
 });
+const b = (entry: QuotaEntry, gpuHourBudget: number | null | undefined, budgetPolicy: 'block' | 'preemptible-only' = 'block'): QuotaEntry => ({ ...entry, gpuHourBudget, budgetPolicy });
 
 function failure(fn: () => void): { code: string; message: string } | null {
   try {
@@ -39,6 +40,13 @@ describe('quota rules', () => {
     { name: 'raising guaranteed above the ceiling', entries: [e('*', 9, 16)], current: [stored('*', 8, 16)], wantRule: 'team_admin_ceiling' },
     { name: 'adding a flavour', entries: [e('*', 8, 16), e('A100-80GB', 1, 1)], current: [stored('*', 8, 16)], wantRule: 'team_admin_ceiling' },
     { name: 'removing a flavour (no row would mean no limit)', entries: [], current: [stored('*', 8, 16)], wantRule: 'team_admin_ceiling' },
+    { name: 'keeping the budget by omitting it', entries: [b(e('*', 8, 16), undefined)], current: [stored('*', 8, 16, undefined, 0)], wantRule: null },
+    { name: 'lowering the budget', entries: [b(e('*', 8, 16), 50)], current: [stored('*', 8, 16, undefined, 100)], wantRule: null },
+    { name: 'setting a budget where there was none', entries: [b(e('*', 8, 16), 50)], current: [stored('*', 8, 16)], wantRule: null },
+    { name: 'tightening the policy to block', entries: [b(e('*', 8, 16), 10, 'block')], current: [stored('*', 8, 16, undefined, 10, 'preemptible-only')], wantRule: null },
+    { name: 'removing the budget', entries: [b(e('*', 8, 16), null)], current: [stored('*', 8, 16, undefined, 0)], wantRule: 'team_admin_budget' },
+    { name: 'raising the budget', entries: [b(e('*', 8, 16), 100000)], current: [stored('*', 8, 16, undefined, 0)], wantRule: 'team_admin_budget' },
+    { name: 'loosening the policy', entries: [b(e('*', 8, 16), 0, 'preemptible-only')], current: [stored('*', 8, 16, undefined, 0)], wantRule: 'team_admin_budget' },
   ])('team admin: $name', ({ entries, current, wantRule }) => {
     const f = failure(() => checkTeamAdminCeiling(entries, current));
     if (!wantRule) return expect(f).toBeNull();

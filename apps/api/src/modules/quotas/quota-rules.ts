@@ -8,7 +8,13 @@ export interface StoredQuota {
   limit: number;
   maxGuaranteed: number | null;
   maxLimit: number | null;
+  /** The monthly GPU-hour budget (null: none) and what happens once it is spent. */
+  gpuHourBudget: number | null;
+  budgetPolicy: string;
 }
+
+/** How strict a budget policy is once the budget is spent: `block` admits nothing, `preemptible-only` some work. */
+const POLICY_STRICTNESS: Record<string, number> = { 'preemptible-only': 0, block: 1 };
 
 const EPS = 1e-9;
 const r3 = (n: number) => Math.round(n * 1000) / 1000;
@@ -39,7 +45,10 @@ export function checkQuotaShape(entries: QuotaEntry[]): void {
 
 /**
  * A team admin may change its own team's quotas only within the ceilings the tenant admin set:
- * no new flavour, no removed flavour, guaranteed and limit at most the ceilings (rule `team_admin_ceiling`).
+ * no new flavour, no removed flavour, guaranteed and limit at most the ceilings (rule `team_admin_ceiling`),
+ * and the GPU-hour budget only tightened: never removed or raised, its policy never loosened
+ * from `block` to `preemptible-only` (rule `team_admin_budget`). An entry without
+ * `gpuHourBudget` keeps the stored budget (see `keepBudgetWhenOmitted`).
  */
 export function checkTeamAdminCeiling(entries: QuotaEntry[], current: StoredQuota[]): void {
   const byModel = new Map(current.map((c) => [c.gpuModel, c]));
@@ -57,11 +66,30 @@ export function checkTeamAdminCeiling(entries: QuotaEntry[], current: StoredQuot
         [{ field: `quotas.${i}`, problem: `above the tenant admin's ceiling (guaranteed ${r3(maxG)}, limit ${r3(maxL)})` }],
       );
     }
+    checkTeamAdminBudget(i, q, c);
   }
   const kept = new Set(entries.map((e) => e.gpuModel));
   const removed = current.filter((c) => !kept.has(c.gpuModel));
   if (removed.length) {
     throw new DomainError('forbidden', `rule team_admin_ceiling: a team admin cannot remove the quota for ${removed.map((r) => r.gpuModel).join(', ')}`, [{ field: 'quotas', problem: 'rows set by the tenant admin are missing' }]);
+  }
+}
+
+function checkTeamAdminBudget(i: number, q: QuotaEntry, c: StoredQuota): void {
+  const budget = q.gpuHourBudget === undefined ? c.gpuHourBudget : q.gpuHourBudget;
+  if (c.gpuHourBudget !== null && (budget === null || budget > c.gpuHourBudget + EPS)) {
+    throw new DomainError(
+      'forbidden',
+      `rule team_admin_budget: a team admin cannot ${budget === null ? 'remove' : 'raise'} the GPU-hour budget of ${q.gpuModel} (${r3(c.gpuHourBudget)} per month, set by the tenant admin)`,
+      [{ field: `quotas.${i}.gpuHourBudget`, problem: `above the tenant admin's budget ${r3(c.gpuHourBudget)}` }],
+    );
+  }
+  if ((POLICY_STRICTNESS[q.budgetPolicy] ?? 0) < (POLICY_STRICTNESS[c.budgetPolicy] ?? 0)) {
+    throw new DomainError(
+      'forbidden',
+      `rule team_admin_budget: a team admin cannot loosen the budget policy of ${q.gpuModel} from ${c.budgetPolicy} to ${q.budgetPolicy}`,
+      [{ field: `quotas.${i}.budgetPolicy`, problem: `looser than the tenant admin's ${c.budgetPolicy}` }],
+    );
   }
 }
 

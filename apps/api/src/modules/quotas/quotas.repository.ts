@@ -57,10 +57,12 @@ export class QuotasRepository {
           : before && before.maxGuaranteed === null
             ? { maxGuaranteed: dec(before.guaranteed), maxLimit: dec(before.maxLimit ?? before.limit) }
             : {};
+        // A team admin's entry without a budget keeps the stored one; a tenant admin's clears it.
+        const keepBudget = !opts.setCeilings && e.gpuHourBudget === undefined && before !== undefined;
         const data = {
           guaranteed: dec(e.guaranteed),
           limit: dec(e.limit),
-          gpuHourBudget: e.gpuHourBudget == null ? null : dec(e.gpuHourBudget),
+          ...(keepBudget ? {} : { gpuHourBudget: e.gpuHourBudget == null ? null : dec(e.gpuHourBudget) }),
           budgetPolicy: e.budgetPolicy,
           ...ceilings,
         };
@@ -113,10 +115,22 @@ export interface StoredRow {
   limit: number;
   maxGuaranteed: number | null;
   maxLimit: number | null;
+  gpuHourBudget: number | null;
+  budgetPolicy: string;
 }
 
-function toStored(r: { gpuModel: string; guaranteed: Prisma.Decimal; limit: Prisma.Decimal; maxGuaranteed: Prisma.Decimal | null; maxLimit: Prisma.Decimal | null }): StoredRow {
+function toStored(r: {
+  gpuModel: string;
+  guaranteed: Prisma.Decimal;
+  limit: Prisma.Decimal;
+  maxGuaranteed: Prisma.Decimal | null;
+  maxLimit: Prisma.Decimal | null;
+  gpuHourBudget: Prisma.Decimal | null;
+  budgetPolicy: string;
+}): StoredRow {
   return {
+    gpuHourBudget: r.gpuHourBudget == null ? null : Number(r.gpuHourBudget),
+    budgetPolicy: r.budgetPolicy,
     gpuModel: r.gpuModel,
     guaranteed: Number(r.guaranteed),
     limit: Number(r.limit),

@@ -24,12 +24,12 @@ describe('admit (quota admission)', () => {
       wantHeld: ['b'],
     },
     {
-      name: 'a team without a quota row is not limited',
-      jobs: [job('a', 't2', 500)],
+      name: 'a team without a quota row gets nothing (deny by default)',
+      jobs: [job('a', 't2', 1)],
       usage: [],
       quotas: [{ teamId: 't1', gpuModel: '*', limit: 1 }],
-      wantAdmitted: ['a'],
-      wantHeld: [],
+      wantAdmitted: [],
+      wantHeld: ['a'],
     },
     {
       name: 'fractional units (MIG slices and shares) add up exactly to the limit',

@@ -1,3 +1,4 @@
+import { coveringRows, noQuotaMessage } from '../quotas/quota-coverage';
 import type { Reason } from '@gantry/contracts';
 
 export interface AdmissionJob {
@@ -44,7 +45,7 @@ export interface Held {
   jobId: string;
   reasons: Reason[];
   /** Which rule held it: the preemption planner acts on `quota_limit` and `borrow_not_allowed` (lower priority in the team). */
-  rule: 'quota_limit' | 'borrow_not_allowed' | 'cohort_exhausted' | 'tenant_total' | 'budget_exhausted';
+  rule: 'quota_limit' | 'borrow_not_allowed' | 'cohort_exhausted' | 'tenant_total' | 'budget_exhausted' | 'no_quota';
   /**
    * GPUs to free for the job to fit: its team's (limit, or guaranteed share for work that may
    * not borrow), or for `tenant_total` its tenant's borrowers'.
@@ -63,8 +64,9 @@ const EPS = 1e-9;
  *     other teams' unused guaranteed GPUs are part; no total = the cluster's idle GPUs), up to `limit`;
  *     only work that may be preempted borrows, and it is marked `borrowing` (reclaimable);
  *   - never above `limit`, never above the tenant total, never past a spent budget (per policy).
- * A job checks its model's row and the `*` row (the team's total over every model); no row = no
- * limit. Jobs come in queue order; each admitted job counts for the ones after it.
+ * A job checks its model's row and the `*` row (the team's total over every model); capacity is
+ * deny-by-default: a job that no row covers is held (`no_quota`) until an admin grants a quota.
+ * Jobs come in queue order; each admitted job counts for the ones after it.
  */
 export function admit<J extends AdmissionJob>(
   jobs: J[],
@@ -124,8 +126,12 @@ export function admit<J extends AdmissionJob>(
       });
       return 'held';
     }
-    const rows = (rowsOf.get(job.teamId) ?? []).filter((q) => q.gpuModel === '*' || (job.gpuModel !== undefined && q.gpuModel === job.gpuModel));
-    rows.sort((a, b) => (a.gpuModel === '*' ? 1 : 0) - (b.gpuModel === '*' ? 1 : 0));
+    const teamRows = rowsOf.get(job.teamId) ?? [];
+    const rows = coveringRows(teamRows, job.gpuModel);
+    if (!rows.length) {
+      held.push({ jobId: job.id, rule: 'no_quota', reasons: [{ code: 'no_quota', message: noQuotaMessage(teamRows, job.gpuModel) }] });
+      return 'held';
+    }
     let hold: Held | null = null;
     let borrows = false;
     for (const q of rows) {

@@ -1,9 +1,10 @@
 import type { Team, Tenant } from '@gantry/contracts';
 
-export const presentTenant = (t: { id: string; name: string; slug: string; createdAt: Date }): Tenant => ({
+export const presentTenant = (t: { id: string; name: string; slug: string; gpuTotal: { toString(): string } | null; createdAt: Date }): Tenant => ({
   id: t.id,
   name: t.name,
   slug: t.slug,
+  gpuTotal: t.gpuTotal == null ? null : Number(t.gpuTotal.toString()),
   createdAt: t.createdAt.toISOString(),
 });
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PageQuery, TeamCreate, TenantCreate } from '@gantry/contracts';
+import { Prisma } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
 import type { TenantScope } from '../../common/principal';
@@ -9,8 +10,10 @@ import type { TenantScope } from '../../common/principal';
 export class TenantsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
+  /** A new tenant; its GPU total is 0 (no capacity) unless one is given (null: unbounded). */
   createTenant(data: TenantCreate) {
-    return this.prisma.client.tenant.create({ data });
+    const gpuTotal = data.gpuTotal === undefined ? 0 : data.gpuTotal;
+    return this.prisma.client.tenant.create({ data: { name: data.name, slug: data.slug, gpuTotal: gpuTotal === null ? null : new Prisma.Decimal(gpuTotal.toFixed(3)) } });
   }
 
   listTenants(scope: TenantScope, q: PageQuery) {

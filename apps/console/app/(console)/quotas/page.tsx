@@ -116,6 +116,12 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
           <span> · fair-share weight {fmt(quotas.data.weight)}</span>
         </div>
       </div>
+      {quotas.data.quotas.length === 0 && (
+        <div className="alert alert-warn" role="status" data-testid="quota-none">
+          No quota: capacity is granted, never open by default, so this team can run nothing until a tenant admin grants it a
+          quota{quotas.data.tenantGpuTotal === 0 ? ' (and the tenant has no GPUs yet: the platform admin sets its total)' : ''}.
+        </div>
+      )}
       <table className="table">
         <thead>
           <tr>
