@@ -10,6 +10,10 @@ export GANTRY_DRIVER="${GANTRY_DRIVER:-simulated}"
 export GANTRY_SIM_SPEED="${GANTRY_SIM_SPEED:-1}"
 export PORT="${PORT:-4000}"
 export GANTRY_API_URL="${GANTRY_API_URL:-http://127.0.0.1:${PORT}}"
+# The console's server forwards the browser's address in X-Forwarded-For; the API believes that
+# header only from these proxies (here: the console on this machine). In production, list the
+# console's and your load balancer's addresses.
+export GANTRY_TRUSTED_PROXIES="${GANTRY_TRUSTED_PROXIES:-127.0.0.1,::1}"
 
 install_deps
 ensure_services
