@@ -211,6 +211,7 @@ export class WorkerModule {
         TenantsRepository,
         JobsRepository,
         JobRequestValidator,
+        QuotasRepository,
         JobsService,
         SchedulesRepository,
         SchedulesService,

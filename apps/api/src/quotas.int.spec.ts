@@ -122,4 +122,32 @@ describe('team quotas (real Postgres)', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain('scopes');
   });
+
+  describe('submission says at once what could never run, and why', () => {
+    const submit = (body: object) => sys.http().post('/v1/jobs').set('Authorization', tenantAdmin).send({ teamId: siblingId, name: 'never', kind: 'training', simulation: { durationSeconds: 60 }, ...body });
+
+    it('checks every quota row that governs the job: its model\'s row and the "*" row', async () => {
+      expect((await put(siblingId, [{ gpuModel: 'H100-80GB', guaranteed: 8, limit: 16 }, { gpuModel: '*', guaranteed: 4, limit: 4 }])).status).toBe(200);
+      const res = await submit({ resources: { gpus: 8, gpuModel: 'H100-80GB' }, preemptible: true });
+      expect(res.status).toBe(409);
+      expect(res.body.error.message).toContain('can never fit: the team quota limit for all GPU models is 4');
+    });
+
+    it('refuses a job larger than the cluster\'s GPUs of its model, naming the cluster as the reason', async () => {
+      const h100 = await sys.db.gpu.count({ where: { model: 'H100-80GB' } });
+      expect((await put(siblingId, [{ gpuModel: '*', guaranteed: 8, limit: 16 }, { gpuModel: 'H100-80GB', guaranteed: 8, limit: 16 }])).status).toBe(200);
+      const replicas = Math.floor(h100 / 8) + 1;
+      const res = await submit({ replicas, resources: { gpus: 8, gpuModel: 'H100-80GB' }, preemptible: true });
+      expect(res.status).toBe(409);
+      expect(res.body.error.message).toBe(`the job needs ${replicas * 8} GPUs and can never fit: the cluster has ${h100} H100-80GB GPUs in all`);
+      expect(res.body.error.details[0].field).toBe('resources');
+    });
+
+    it('refuses what no quota row covers (capacity is deny-by-default)', async () => {
+      expect((await put(siblingId, [{ gpuModel: 'H100-80GB', guaranteed: 8, limit: 16 }])).status).toBe(200);
+      const res = await submit({ resources: { gpus: 1, gpuModel: 'A100-80GB' } });
+      expect(res.status).toBe(409);
+      expect(res.body.error.message).toContain('no quota for A100-80GB');
+    });
+  });
 });

@@ -143,7 +143,4 @@ export class EndpointsRepository {
     return new Map(rows.map((r) => [r.gpuModel, Number(r._sum.gpuUnits ?? 0)]));
   }
 
-  quotas(teamId: string) {
-    return this.prisma.client.quota.findMany({ where: { teamId } });
-  }
 }

@@ -14,6 +14,7 @@ import type {
 } from '@gantry/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { checkFitsQuota, coveringRows, noQuotaMessage } from '../quotas/quota-coverage';
+import { QuotasRepository } from '../quotas/quotas.repository';
 import { DomainError, notFound } from '../../common/errors';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { toPage } from '../../common/pagination';
@@ -43,6 +44,7 @@ export class EndpointsService {
     private readonly queues: QueuesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: MetricsRecorder,
+    private readonly quotas: QuotasRepository,
   ) {}
 
   async create(p: Principal, body: EndpointCreateParsed): Promise<Endpoint> {
@@ -189,11 +191,12 @@ export class EndpointsService {
    * what does not fit what the team has left now, counting what this endpoint already holds.
    */
   private async checkQuota(teamId: string, resources: JobResources, replicas: number, heldByEndpoint: number, mode: 'limit' | 'free'): Promise<void> {
-    const rows = (await this.endpoints.quotas(teamId)).map((q) => ({ gpuModel: q.gpuModel, guaranteed: Number(q.guaranteed), limit: Number(q.limit) }));
+    const bounds = await this.quotas.bounds(teamId, resources.gpuModel);
+    const rows = bounds.rows;
     const want = replicaGpuUnits(resources) * replicas;
     if (mode === 'limit') {
       // Replicas are preemptible serving work: they may borrow up to the limit.
-      checkFitsQuota(rows, { gpuModel: resources.gpuModel, units: want, mayBorrow: true, what: `${replicas} replica(s)` }, { size: 'minReplicas' });
+      checkFitsQuota(bounds, { gpuModel: resources.gpuModel, units: want, mayBorrow: true, what: `${replicas} replica(s)` }, { size: 'minReplicas' });
       return;
     }
     const usage = await this.endpoints.teamUsage(teamId);

@@ -127,9 +127,6 @@ export class JobsRepository {
     return new Map(rows.map((r) => [r.gpuModel, Number(r._sum.gpuUnits ?? 0)]));
   }
 
-  quotas(teamId: string) {
-    return this.prisma.client.quota.findMany({ where: { teamId } });
-  }
 
   /**
    * Suspend: a pending job is held at once (it holds nothing); a starting or running one goes

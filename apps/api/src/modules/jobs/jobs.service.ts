@@ -13,6 +13,7 @@ import { presentJob, presentJobDetail } from './jobs.presenter';
 import { replicaGpuUnits } from './job-units';
 import { JobRequestValidator } from './job-request.validator';
 import { checkFitsQuota } from '../quotas/quota-coverage';
+import { QuotasRepository } from '../quotas/quotas.repository';
 
 /** sha256 of a request body as parsed (defaults filled), to tell a retry from a reuse of its key. */
 const requestHash = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
@@ -23,6 +24,7 @@ export class JobsService {
     private readonly jobs: JobsRepository,
     private readonly teams: TenantsRepository,
     private readonly validator: JobRequestValidator,
+    private readonly quotas: QuotasRepository,
     private readonly queues: QueuesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -173,9 +175,8 @@ export class JobsService {
   /** A job larger than the team's limit could never run: refuse it now (409). */
   /** The quota rules of submission (see quota-coverage): covered, within the limit, borrowing only when preemptible. */
   private async checkQuotaLimit(teamId: string, body: JobCreateParsed): Promise<void> {
-    const rows = (await this.jobs.quotas(teamId)).map((q) => ({ gpuModel: q.gpuModel, guaranteed: Number(q.guaranteed), limit: Number(q.limit) }));
     checkFitsQuota(
-      rows,
+      await this.quotas.bounds(teamId, body.resources.gpuModel),
       { gpuModel: body.resources.gpuModel, units: replicaGpuUnits(body.resources) * body.replicas, mayBorrow: body.preemptible && body.priority !== 'critical', what: 'the job' },
       { size: 'resources', borrow: 'preemptible' },
     );

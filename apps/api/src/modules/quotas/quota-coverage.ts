@@ -31,23 +31,41 @@ export function noQuotaMessage(rows: readonly { gpuModel: string }[], gpuModel: 
 }
 
 /**
- * Submit-time check, for jobs and endpoints alike, against every row that governs the work:
- * refuses (409 quota_exceeded) work that no quota covers, work larger than a covering limit,
- * and non-preemptible work larger than a covering guaranteed quota (it may never borrow, so it
- * could never run). `field` names the request field the error points at.
+ * Submit-time check, for jobs and endpoints alike: refuses (409 quota_exceeded) what could
+ * never run, saying why: work larger than the cluster's GPUs of its model or the tenant's total,
+ * work no quota covers, work larger than any covering limit (its model's row and the `*` row
+ * both), and non-preemptible work larger than a covering guaranteed quota (it may never borrow).
+ * What merely has to wait (GPUs in use now) is admission's to decide. `fields` name the request
+ * fields the error points at.
  */
 export function checkFitsQuota(
-  rows: readonly QuotaRow[],
+  bounds: { rows: readonly QuotaRow[]; tenantTotal: number | null; clusterGpus: number },
   work: { gpuModel: string | undefined; units: number; mayBorrow: boolean; what: string },
   fields: { size: string; borrow?: string },
 ): void {
+  const { rows } = bounds;
+  // Work larger than the cluster or than the tenant's total can never run, whatever frees up.
+  if (work.units > bounds.clusterGpus + EPS) {
+    throw new DomainError(
+      'quota_exceeded',
+      `${work.what} needs ${r3(work.units)} GPUs and can never fit: the cluster has ${bounds.clusterGpus} ${work.gpuModel ? `${work.gpuModel} GPUs` : 'GPUs'} in all`,
+      [{ field: fields.size, problem: `needs ${r3(work.units)} GPUs > ${bounds.clusterGpus} in the cluster` }],
+    );
+  }
+  if (bounds.tenantTotal !== null && work.units > bounds.tenantTotal + EPS) {
+    throw new DomainError(
+      'quota_exceeded',
+      `${work.what} needs ${r3(work.units)} GPUs and can never fit: the tenant's GPU total is ${r3(bounds.tenantTotal)} (set by the platform admin)`,
+      [{ field: fields.size, problem: `needs ${r3(work.units)} GPUs > tenant total ${r3(bounds.tenantTotal)}` }],
+    );
+  }
   const covering = coveringRows(rows, work.gpuModel);
   if (!covering.length) {
     throw new DomainError('quota_exceeded', noQuotaMessage(rows, work.gpuModel), [{ field: work.gpuModel ? 'resources.gpuModel' : 'resources', problem: 'no quota covers it' }]);
   }
   for (const q of covering) {
     if (work.units > q.limit + EPS) {
-      throw new DomainError('quota_exceeded', `${work.what} needs ${r3(work.units)} GPUs but the team quota limit for ${flavour(q.gpuModel)} is ${r3(q.limit)}`, [
+      throw new DomainError('quota_exceeded', `${work.what} needs ${r3(work.units)} GPUs and can never fit: the team quota limit for ${flavour(q.gpuModel)} is ${r3(q.limit)}`, [
         { field: fields.size, problem: `needs ${r3(work.units)} GPUs > limit ${r3(q.limit)}` },
       ]);
     }

@@ -84,6 +84,25 @@ export class QuotasRepository {
     });
   }
 
+  /**
+   * What bounds a team's work of `gpuModel` (any model when undefined) whatever the cluster is
+   * doing: its quota rows, its tenant's GPU total (null: unbounded), and the GPUs of that model
+   * the cluster has in all.
+   */
+  async bounds(teamId: string, gpuModel: string | undefined): Promise<{ rows: { gpuModel: string; guaranteed: number; limit: number }[]; tenantTotal: number | null; clusterGpus: number }> {
+    const [rows, team, clusterGpus] = await Promise.all([
+      this.prisma.client.quota.findMany({ where: { teamId } }),
+      this.prisma.client.team.findUnique({ where: { id: teamId }, select: { tenant: { select: { gpuTotal: true } } } }),
+      this.prisma.client.gpu.count({ where: gpuModel ? { model: gpuModel } : {} }),
+    ]);
+    const total = team?.tenant.gpuTotal;
+    return {
+      rows: rows.map((q) => ({ gpuModel: q.gpuModel, guaranteed: Number(q.guaranteed), limit: Number(q.limit) })),
+      tenantTotal: total == null ? null : Number(total),
+      clusterGpus,
+    };
+  }
+
   async guaranteedSum(tenantId: string): Promise<number> {
     const sum = await this.prisma.client.quota.aggregate({ where: { team: { tenantId } }, _sum: { guaranteed: true } });
     return Number(sum._sum.guaranteed ?? 0);

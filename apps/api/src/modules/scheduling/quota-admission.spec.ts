@@ -47,6 +47,12 @@ describe('admit (quota admission)', () => {
 
   it('says how much of the quota is in use in the reason', () => {
     const r = admit([job('a', 't1', 8)], [{ teamId: 't1', gpuModel: 'H100-80GB', units: 30 }], [{ teamId: 't1', gpuModel: '*', limit: 32 }]);
-    expect(r.held[0]!.reasons[0]).toEqual({ code: 'quota_limit', message: 'team quota 30/32 GPUs in use; this job needs 8 more' });
+    expect(r.held[0]!.reasons[0]).toEqual({ code: 'quota_limit', message: 'team quota for all GPU models: 30/32 GPUs in use; this job needs 8' });
+  });
+
+  it('tells what the team holds from what the queue admitted ahead of the job (never counts queued work as in use)', () => {
+    const r = admit([job('a', 't1', 8), job('b', 't1', 8)], [{ teamId: 't1', gpuModel: 'H100-80GB', units: 20 }], [{ teamId: 't1', gpuModel: '*', limit: 32 }]);
+    expect(r.admitted.map((j) => j.id)).toEqual(['a']);
+    expect(r.held[0]!.reasons[0]!.message).toBe('team quota for all GPU models: 20/32 GPUs in use and 8 admitted ahead of this job; this job needs 8');
   });
 });

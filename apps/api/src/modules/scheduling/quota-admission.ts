@@ -86,6 +86,13 @@ export function admit<J extends AdmissionJob>(
     add(`${u.teamId}|*`, u.units);
     addTenant(u.teamId, u.units);
   }
+  /** What the team holds now, before this cycle admits anything (the rest of `used` is queued work admitted ahead). */
+  const held0 = new Map(used);
+  const inUseText = (key: string, inUse: number, of: string) => {
+    const running = held0.get(key) ?? 0;
+    const ahead = inUse - running;
+    return `${fmt(running)}/${fmt(Number(of))} GPUs in use${ahead > EPS ? ` and ${fmt(ahead)} admitted ahead of this job` : ''}`;
+  };
   const rowsOf = new Map<string, TeamQuota[]>();
   for (const q of quotas) rowsOf.set(q.teamId, [...(rowsOf.get(q.teamId) ?? []), q]);
   const guaranteedOf = (q: TeamQuota) => q.guaranteed ?? q.limit;
@@ -142,7 +149,7 @@ export function admit<J extends AdmissionJob>(
           jobId: job.id,
           rule: 'quota_limit',
           excess: inUse + job.units - q.limit,
-          reasons: [{ code: 'quota_limit', message: `team quota ${fmt(inUse)}/${fmt(q.limit)} ${scope} in use; this job needs ${fmt(job.units)} more` }],
+          reasons: [{ code: 'quota_limit', message: `team quota for ${q.gpuModel === '*' ? 'all GPU models' : q.gpuModel}: ${inUseText(`${job.teamId}|${q.gpuModel}`, inUse, String(q.limit))}; this job needs ${fmt(job.units)}` }],
         };
         break;
       }
