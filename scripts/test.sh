@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One command runs every test: build, type-check, staleness of the OpenAPI document and SDK,
 # unit and integration tests (Jest, real Postgres and Redis in a database made for the run),
-# and end-to-end tests (Playwright in Debian's Chromium against the running system).
+# lint, and end-to-end tests (Playwright in Debian's Chromium against the running system).
 # Every stage has a time limit (GANTRY_LIMIT_*): a stage that hangs is stopped and named, and
 # the run goes on to the next stage and ends with a failure instead of never ending.
 set -uo pipefail
@@ -29,6 +29,9 @@ fi
 
 log "type-checking"
 bounded "${GANTRY_LIMIT_TYPECHECK:-15m}" "type-checking" pnpm exec turbo run typecheck --output-logs=errors-only || fail "type-checking"
+
+log "linting (ESLint: promises, exhaustive switches, import cycles)"
+bounded "${GANTRY_LIMIT_LINT:-10m}" "linting" pnpm run --silent lint || fail "lint"
 
 log "unit and integration tests"
 for pkg in packages/contracts packages/scheduler packages/driver packages/sdk packages/bench apps/api; do

@@ -293,7 +293,6 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
     doc = (await sys.http().get('/openapi.json')).body;
   }, 60_000);
   afterAll(async () => {
-    // eslint-disable-next-line no-console
     console.log(`fuzz: ${sent} requests over ${countOperations()} operations (${RUNS} runs each, seed ${SEED}) in ${((Date.now() - started) / 1000).toFixed(1)} s; ${heldOrStreamed.length} streamed (SSE) or held past ${REQUEST_TIMEOUT_MS} ms (invoke): ${[...new Set(heldOrStreamed.map((h) => h.split(' ').slice(0, 2).join(' ').split('?')[0]))].slice(0, 5).join(', ')}`);
     await sys?.close();
     Logger.overrideLogger(['error']);

@@ -55,7 +55,7 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
         last = j;
         return j.state === want ? j : undefined;
       }, 20_000);
-    } catch (e) {
+    } catch {
       const all = await sys.db.job.findMany({ select: { name: true, state: true, requeueOnSuspend: true, reasons: true }, where: { state: { notIn: ['cancelled', 'succeeded'] } } });
       throw new Error(`job ${id} never became ${want}: last ${last?.state} ${JSON.stringify(last?.reasons)}; jobs: ${JSON.stringify(all)}`);
     }

@@ -26,7 +26,10 @@ function args(argv: string[]): { cmd: string; opts: Record<string, string> } {
     if (!a.startsWith('--')) continue;
     const next = rest[i + 1];
     if (next === undefined || next.startsWith('--')) opts[a.slice(2)] = 'true';
-    else (opts[a.slice(2)] = next), i++;
+    else {
+      opts[a.slice(2)] = next;
+      i++;
+    }
   }
   return { cmd, opts };
 }

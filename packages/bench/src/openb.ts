@@ -160,7 +160,10 @@ function randomPlacer(nodes: OpenbNode[], rng: Rng): Placer {
       g[k]! -= p.milli;
     } else {
       let left = p.numGpu;
-      for (let k = 0; k < g.length && left > 0; k++) if (g[k] === 1000) (g[k] = 0), left--;
+      for (let k = 0; k < g.length && left > 0; k++) if (g[k] === 1000) {
+        g[k] = 0;
+        left--;
+      }
     }
     return true;
   };
@@ -225,7 +228,10 @@ export function runOnce(nodes: OpenbNode[], pods: OpenbPod[], policy: Policy, se
     let n = 0;
     for (const k of [x - 1, x, x + 1]) {
       const w = sums.get(k);
-      if (w) (s += w.s), (n += w.n);
+      if (w) {
+        s += w.s;
+        n += w.n;
+      }
     }
     return n ? s / n : Number.NaN;
   };

@@ -715,7 +715,6 @@ export class Engine {
 
   private placeGang(state: CycleState, epoch: number): { ok: true; replicas: ReplicaPlacement[]; journal: Journal[] } | { ok: false; reason: Reason } {
     const job = state.job.job;
-    const jv = state.job;
     const want = job.replicas;
     const maxLevel = job.topology.required ? job.topology.level : 'any';
     const top = LEVELS.indexOf(maxLevel);

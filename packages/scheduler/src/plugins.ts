@@ -28,7 +28,7 @@ import {
 } from './framework';
 import type { MixEntry, ShapeMix } from './shape-mix';
 import { ShapeMix as ShapeMixClass } from './shape-mix';
-import type { PendingJob, ReplicaPlacement, ShapeCount, Status, TeamUsage } from './types';
+import type { PendingJob, ReplicaPlacement, ShapeCount, Status } from './types';
 import { validateRequest } from './validate-request';
 
 // ------------------------------------------------------------------ filters
@@ -195,7 +195,10 @@ export class FragmentationModel {
       for (const it of items) {
         c += it.p;
         if (cpu.length && cpu[cpu.length - 1] === it.cpu) cum[cum.length - 1] = c;
-        else (cpu.push(it.cpu), cum.push(c));
+        else {
+          cpu.push(it.cpu);
+          cum.push(c);
+        }
       }
       g.cpu = Float64Array.from(cpu);
       g.cum = Float64Array.from(cum);

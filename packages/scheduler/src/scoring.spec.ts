@@ -63,12 +63,15 @@ describe('FragmentationModel: grouped evaluation equals the per-shape one', () =
   const nodeArb = fc.record({ gpus: fc.array(gpuArb, { minLength: 1, maxLength: 8 }), cpu: fc.integer({ min: 0, max: 96 }) }).map(
     ({ gpus, cpu }): NodeState => {
       const b = node('n').cpu(96000, cpu * 1000);
-      gpus.forEach((g, i) => b.gpus(1, g.model));
+      gpus.forEach((g) => b.gpus(1, g.model));
       const s = b.build();
       gpus.forEach((g, i) => {
         const gs = s.gpus[i]!;
         if (g.used === 1000) gs.allocated = true;
-        else if (g.used > 0 || g.shared) (gs.mode = 'shared'), (gs.sharedMilliUsed = g.used);
+        else if (g.used > 0 || g.shared) {
+          gs.mode = 'shared';
+          gs.sharedMilliUsed = g.used;
+        }
       });
       return s;
     },

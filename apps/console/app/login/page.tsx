@@ -94,7 +94,7 @@ export default function LoginPage() {
             <div className="login-sub">GPU orchestration console</div>
           </div>
         </div>
-      <form className="login-form" onSubmit={onPasswordSubmit} noValidate data-testid="login-password-form">
+      <form className="login-form" onSubmit={(e) => void onPasswordSubmit(e)} noValidate data-testid="login-password-form">
         <label className="field">
           <span className="field-label">Email</span>
           <input
@@ -130,7 +130,7 @@ export default function LoginPage() {
         </button>
       </form>
       <div className="login-or"><span>or with an API key</span></div>
-      <form className="login-form" onSubmit={onSubmit} noValidate>
+      <form className="login-form" onSubmit={(e) => void onSubmit(e)} noValidate>
         <label className="field">
           <span className="field-label">API key</span>
           <input

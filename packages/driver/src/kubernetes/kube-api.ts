@@ -9,6 +9,7 @@ import type { NodePatch } from './node-patches';
 export type ClientNode = typeof K8s;
 
 export function loadClientNode(): ClientNode {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- an ES-module package, loaded on demand through require(esm)
   return require('@kubernetes/client-node') as ClientNode;
 }
 

@@ -194,5 +194,4 @@ function position(order: string[], row: { id: string; state: string }): number |
   return i >= 0 ? i + 1 : undefined;
 }
 
-const round = (n: number) => Math.round(n * 1000) / 1000;
 
