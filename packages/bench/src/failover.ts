@@ -62,7 +62,7 @@ export async function runFailover(o: { trials: number }, log: (s: string) => voi
     const nodes = await db.node.findMany({ orderBy: { name: 'asc' }, include: { gpus: { orderBy: { index: 'asc' } } } });
     log(`cluster: ${nodes.length} nodes, ${gpus} GPUs`);
     const tenant = await createTenant(db, { name: 'bench', slug: `bench-${id.replace(/_/g, '-')}` });
-    const team = await createTeam(db, tenant.id, { name: 'bench', slug: 'bench' });
+    const team = await createTeam(db, tenant.id, { name: 'bench', slug: 'bench', quota: { guaranteed: gpus, limit: gpus } });
 
     const latencies: number[] = [];
     const requeues: number[] = [];

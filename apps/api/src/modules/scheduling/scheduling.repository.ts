@@ -194,9 +194,10 @@ export interface QuotaGuard {
  * The admission decision re-checked inside the commit's transaction, under advisory locks on the
  * team (and the tenant when it has a total): however many commits race, the team never passes
  * its limit and the tenant never passes its total. Locks are taken first, team then tenant.
+ * `limits` are the rows covering the work (quota-coverage); none: no quota covers it, refused.
  */
 export async function withinQuota(tx: Tx, job: { tenantId: string; teamId: string }, allocs: NewAllocation[], guard: QuotaGuard): Promise<boolean> {
-  if (!guard.limits.length && guard.tenantTotal === null) return true;
+  if (!guard.limits.length) return false;
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${'quota-team:' + job.teamId}))`;
   if (guard.tenantTotal !== null) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${'quota-tenant:' + job.tenantId}))`;
   const held = await tx.allocation.groupBy({ by: ['gpuModel'], where: { teamId: job.teamId, endedAt: null }, _sum: { gpuUnits: true } });

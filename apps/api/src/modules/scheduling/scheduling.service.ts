@@ -1,3 +1,4 @@
+import { coveringRows } from '../quotas/quota-coverage';
 import { Injectable, Logger } from '@nestjs/common';
 import { PRIORITY_VALUE, type JobResources, type Reason } from '@gantry/contracts';
 import { migProfile, runCycle, type CycleDecision, type NodeState, type ReplicaPlacement } from '@gantry/scheduler';
@@ -138,9 +139,9 @@ export class SchedulingService {
       usedBy,
       guard: (job: PendingRow): QuotaGuard | undefined => {
         const model = (job.resources as JobResources).gpuModel;
-        const limits = (rowsOf.get(job.teamId) ?? []).filter((x) => x.gpuModel === '*' || x.gpuModel === model).map((x) => ({ gpuModel: x.gpuModel, limit: x.limit }));
+        const limits = coveringRows(rowsOf.get(job.teamId) ?? [], model).map((x) => ({ gpuModel: x.gpuModel, limit: x.limit }));
         const total = tenantTotals.get(tenantOf.get(job.teamId) ?? '') ?? null;
-        return limits.length || total !== null ? { limits, tenantTotal: total } : undefined;
+        return { limits, tenantTotal: total };
       },
     };
   }
