@@ -111,10 +111,13 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
     await state(low2, b.auth, 'running');
     const high = await submit(b.auth, b.team.id, { name: 'urgent', priority: 'high', preemptible: true });
     await state(high, b.auth, 'running');
+    // Exactly one low-priority job was preempted for it (the other may be anywhere in its own life:
+    // on a starved machine a missed heartbeat can restart it, which is not preemption).
     const after = await Promise.all([get(low1, b.auth), get(low2, b.auth)]);
-    expect(after.map((j) => j.state).sort()).toEqual(['pending', 'running']);
-    const victim = after.find((j) => j.state === 'pending')!;
-    expect(victim.events.find((e: { type: string }) => e.type === 'job.preempted').message).toContain('higher-priority job urgent');
+    const preempted = after.filter((j) => j.events.some((e: { type: string }) => e.type === 'job.preempted'));
+    expect(preempted).toHaveLength(1);
+    expect(preempted[0].state).toBe('pending');
+    expect(preempted[0].events.find((e: { type: string }) => e.type === 'job.preempted').message).toContain('higher-priority job urgent');
     // A job of equal priority does not preempt.
     const peer = await submit(b.auth, b.team.id, { name: 'peer', priority: 'low', preemptible: true });
     await new Promise((r) => setTimeout(r, 2000));
@@ -126,6 +129,8 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
   });
 
   it('shows queue positions in fair-share order: the team using less goes first, then age', async () => {
+    // The jobs the tests above cancelled have let go of their GPUs: team B uses nothing.
+    await eventually(async () => (await sys.db.allocation.count({ where: { teamId: b.team.id, endedAt: null } })) === 0, 30_000);
     const a1 = await submit(a.auth, a.team.id, { name: 'a-runs', preemptible: true });
     await state(a1, a.auth, 'running');
     await sys.db.node.updateMany({ where: { id: { in: keep } }, data: { state: 'cordoned' } });
