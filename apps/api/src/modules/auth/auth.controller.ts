@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DomainError } from '../../common/errors';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
+import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
 import { AuditRepository } from '../audit/audit.repository';
 import { Caller, Public } from './auth.decorators';
@@ -72,6 +73,7 @@ export class AuthController {
    * the same httpOnly session cookie a password sign-in gets, so the browser never stores it.
    */
   @Post('key-session')
+  @NoBody()
   @HttpCode(200)
   @Route({ summary: 'Exchange the API key of this request for a console session (httpOnly cookie); answers the CSRF token for changes', ok: ZKeySessionResult, errors: [400, 401, 429] })
   async keySession(@Caller() p: Principal, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<KeySessionResult> {
@@ -87,8 +89,9 @@ export class AuthController {
   }
 
   @Post('logout')
+  @NoBody()
   @HttpCode(204)
-  @Route({ summary: 'End the console session (clears the cookies)', status: 204, errors: [401, 403] })
+  @Route({ summary: 'End the console session (clears the cookies)', status: 204, errors: [400, 401, 403] })
   async logout(@Caller() p: Principal, @Res({ passthrough: true }) res: Response): Promise<void> {
     if (p.via === 'session' && p.keyId.startsWith('session:')) await this.sessions.logout(p.keyId.slice('session:'.length));
     const secure = this.config.auth.cookieSecure;

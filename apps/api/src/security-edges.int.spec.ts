@@ -1,0 +1,98 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import request from 'supertest';
+import { createApiKey, createTeam, createUser } from '@gantry/db';
+import { HTTP_STATUS } from './common/errors';
+import { parseConfig } from './config/config';
+import { HttpModule } from './app.module';
+import { configureHttp } from './http';
+import { BOOTSTRAP_ADMIN_KEY, eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
+
+const ADMIN = `Bearer ${BOOTSTRAP_ADMIN_KEY}`;
+const METRICS_TOKEN = 'edges-metrics-token-0123456789abcdef';
+const TENANT_SCOPES = ['jobs:read', 'jobs:write', 'endpoints:read', 'endpoints:write', 'quotas:read', 'quotas:write', 'cluster:read'];
+
+/**
+ * Findings of the security assessment (second batch): /metrics behind a token, CSV formula
+ * injection, security headers and Secure cookies, e-mail addresses unique per tenant (no
+ * cross-tenant 409), and unknown fields refused everywhere. Each test fails on the code
+ * before its fix.
+ */
+describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e-mail, unknown fields', () => {
+  let sys: TestSystem;
+  /** Extra API processes on the same database and queues, with other settings. */
+  const extraApis: INestApplication[] = [];
+
+  beforeAll(async () => {
+    sys = await startSystem({ GANTRY_METRICS_TOKEN: METRICS_TOKEN, GANTRY_RATE_LIMIT_PER_MINUTE: '100000' });
+    await eventually(async () => (await sys.db.gpu.count()) >= 256);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.allSettled(extraApis.map((a) => a.close()));
+    await sys?.close();
+  });
+
+  /** A second API process on the system's database and queues, with `env` on top. */
+  async function startApi(env: Record<string, string>) {
+    const config = parseConfig({
+      ...process.env,
+      DATABASE_URL: sys.config.databaseUrl,
+      GANTRY_QUEUE_PREFIX: sys.config.queuePrefix,
+      GANTRY_BOOTSTRAP_ADMIN_KEY: BOOTSTRAP_ADMIN_KEY,
+      GANTRY_LOG_LEVEL: 'warn',
+      GANTRY_RATE_LIMIT_PER_MINUTE: '100000',
+      ...env,
+    });
+    const api = await NestFactory.create(HttpModule.forRoot(config), { bodyParser: false, logger: ['error'], forceCloseConnections: true });
+    extraApis.push(api);
+    configureHttp(api);
+    await api.init();
+    return () => request(api.getHttpServer());
+  }
+
+  const expectEnvelope = (res: { status: number; body: { error?: { code?: string; message?: string } } }, wantStatus: number) => {
+    expect(res.status).toBe(wantStatus);
+    expect(typeof res.body.error?.code).toBe('string');
+    expect(HTTP_STATUS[res.body.error!.code as keyof typeof HTTP_STATUS]).toBe(wantStatus);
+    expect(res.body.error!.message).toEqual(expect.stringMatching(/\S/));
+  };
+  const errorText = (res: { body: { error?: { message?: string; details?: unknown } } }) => `${res.body.error?.message ?? ''} ${JSON.stringify(res.body.error?.details ?? [])}`;
+
+  describe('15. unknown fields are refused in every body and query (400 naming the field)', () => {
+    let t: Awaited<ReturnType<typeof makeTenant>>;
+    beforeAll(async () => {
+      t = await makeTenant(sys.db, 'edge-strict');
+    });
+
+    it('POST /v1/teams/:id/schedules with an unknown field: 400 naming it, nothing stored', async () => {
+      const res = await sys.http().post(`/v1/teams/${t.team.id}/schedules`).set('Authorization', t.auth)
+        .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin', jobld: 'typo-of-jobId' });
+      expectEnvelope(res, 400);
+      expect(errorText(res)).toContain('jobld');
+      expect(await sys.db.suspendSchedule.count({ where: { teamId: t.team.id } })).toBe(0);
+      const ok = await sys.http().post(`/v1/teams/${t.team.id}/schedules`).set('Authorization', t.auth).send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
+      expect(ok.status).toBe(201);
+    });
+
+    it.each([
+      ['GET /v1/jobs', '/v1/jobs?teamid=x', 'teamid'],
+      ['GET /v1/users', '/v1/users?limit=5&offset=10', 'offset'],
+      ['GET /v1/utilization', '/v1/utilization?groupBy=team&team=x', 'team'],
+    ])('%s with an unknown query parameter: 400 naming it', async (_n, url, field) => {
+      const res = await sys.http().get(url).set('Authorization', ADMIN);
+      expectEnvelope(res, 400);
+      expect(errorText(res)).toContain(field);
+    });
+
+    it('an action route that takes no body refuses one with fields (POST /v1/jobs/:id/cancel {"force": true}), takes none or {}', async () => {
+      const job = await sys.http().post('/v1/jobs').set('Authorization', t.auth).send({ teamId: t.team.id, name: 'edge-strict', kind: 'batch', resources: { gpus: 1 }, simulation: { durationSeconds: 900 } });
+      expect(job.status).toBe(201);
+      const res = await sys.http().post(`/v1/jobs/${job.body.id}/cancel`).set('Authorization', t.auth).send({ force: true });
+      expectEnvelope(res, 400);
+      expect(errorText(res)).toContain('force');
+      expect((await sys.db.job.findUniqueOrThrow({ where: { id: job.body.id } })).state).not.toBe('cancelled');
+      expect((await sys.http().post(`/v1/jobs/${job.body.id}/cancel`).set('Authorization', t.auth).send({})).status).toBe(200);
+      expect((await sys.http().post(`/v1/jobs/${job.body.id}/cancel`).set('Authorization', t.auth)).status).toBeLessThan(500);
+    });
+  });
+});
