@@ -192,6 +192,100 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
     });
   });
 
+  describe('10. security headers on every API answer; Secure cookies and HSTS behind https', () => {
+    const JSON_CSP = "default-src 'none'; frame-ancestors 'none'";
+    const expectCommonHeaders = (res: { headers: Record<string, string> }) => {
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+    };
+
+    it.each([
+      ['GET /healthz', () => sys.http().get('/healthz'), 200],
+      ['GET /v1/me without a key (401)', () => sys.http().get('/v1/me'), 401],
+      ['GET /v1/me', () => sys.http().get('/v1/me').set('Authorization', ADMIN), 200],
+      ['an unknown route (404)', () => sys.http().get('/v1/nothing-here').set('Authorization', ADMIN), 404],
+      ['a body that is not JSON (400)', () => sys.http().post('/v1/jobs').set('Authorization', ADMIN).set('content-type', 'application/json').send('{nope'), 400],
+      ['GET /openapi.json', () => sys.http().get('/openapi.json'), 200],
+      ['GET /metrics', () => sys.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`), 200],
+    ])('%s: CSP default-src none, frame-ancestors none, X-Frame-Options, nosniff, Referrer-Policy; no HSTS over http', async (_n, send, status) => {
+      const res = await send();
+      expect(res.status).toBe(status);
+      expect(res.headers['content-security-policy']).toBe(JSON_CSP);
+      expectCommonHeaders(res);
+      expect(res.headers['strict-transport-security']).toBeUndefined();
+    });
+
+    it.each(['/docs', '/docs/'])('%s has a policy that lets Swagger UI load its own scripts and styles, and nothing from elsewhere', async (path) => {
+      const page = await sys.http().get(path);
+      expect(page.status).toBe(200);
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      const csp = page.headers['content-security-policy']!;
+      expectCommonHeaders(page);
+      const directives = new Map(csp.split(';').map((d: string) => d.trim().split(/\s+/)).map(([k, ...v]: string[]) => [k!, v]));
+      expect(directives.get('default-src')).toEqual(["'none'"]);
+      expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
+      expect(directives.get('script-src')).toEqual(["'self'"]); // no inline or eval'd script allowed
+      expect(directives.get('style-src')).toContain("'self'");
+      expect(directives.get('img-src')).toContain("'self'");
+      expect(directives.get('connect-src')).toContain("'self'"); // "Try it out" calls the API
+      // Every script in the page is a same-origin file (script-src 'self' would block inline code).
+      const scripts = [...page.text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+      expect(scripts.length).toBeGreaterThan(0);
+      for (const [, attrs, body] of scripts) {
+        expect(attrs).toMatch(/\bsrc="/);
+        expect(body!.trim()).toBe('');
+      }
+      // Every script, stylesheet and icon it loads is same-origin, served, and covered by the policy ('self').
+      const assets = [...page.text.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+      expect(assets.length).toBeGreaterThanOrEqual(4);
+      for (const a of assets) {
+        expect(a).not.toMatch(/^([a-z]+:)?\/\//i);
+        const url = new URL(a, `http://gantry.test${path}`).pathname;
+        const res = await sys.http().get(url);
+        expect([url, res.status]).toEqual([url, 200]);
+        if (url.endsWith('.js')) expect(res.headers['content-type']).toMatch(/javascript/);
+        if (url.endsWith('.css')) expect(res.headers['content-type']).toMatch(/text\/css/);
+        expect(res.headers['x-content-type-options']).toBe('nosniff');
+      }
+    });
+
+    describe('behind https (GANTRY_PUBLIC_URL=https://...)', () => {
+      const PASSWORD = 'quartz-lagoon-83-herons';
+      let t: Awaited<ReturnType<typeof makeTenant>>;
+      beforeAll(async () => {
+        t = await makeTenant(sys.db, 'edge-cookies');
+        await createUser(sys.db, { email: 'cookie@edge.example', name: 'Cookie', role: 'tenant_admin', tenantId: t.tenant.id, password: PASSWORD });
+      });
+      const sessionCookies = (res: { headers: Record<string, unknown> }) => res.headers['set-cookie'] as string[];
+
+      it('sets Secure on the session and CSRF cookies (sign-in and sign-out) and sends HSTS', async () => {
+        const http = await startApi({ GANTRY_PUBLIC_URL: 'https://gantry.example.com' });
+        const login = await http().post('/v1/auth/login').send({ email: 'cookie@edge.example', password: PASSWORD });
+        expect(login.status).toBe(200);
+        const cookies = sessionCookies(login);
+        expect(cookies).toHaveLength(2);
+        for (const c of cookies) expect(c.split('; ')).toContain('Secure');
+        expect(login.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+        const cookie = cookies.map((c) => c.split(';')[0]).join('; ');
+        const out = await http().post('/v1/auth/logout').set('Cookie', cookie).set('X-CSRF-Token', login.body.csrfToken);
+        expect(out.status).toBe(204);
+        for (const c of sessionCookies(out)) expect(c.split('; ')).toContain('Secure');
+        expect((await http().get('/healthz')).headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+      });
+
+      it('keeps cookies without Secure over plain http (the default, for local development)', async () => {
+        const login = await sys.http().post('/v1/auth/login').send({ email: 'cookie@edge.example', password: PASSWORD });
+        expect(login.status).toBe(200);
+        for (const c of sessionCookies(login)) expect(c.split('; ')).not.toContain('Secure');
+      });
+
+      it('refuses a GANTRY_PUBLIC_URL that is not an http(s) URL at boot', () => {
+        expect(() => parseConfig({ GANTRY_PUBLIC_URL: 'gantry.example.com' })).toThrow(/GANTRY_PUBLIC_URL/);
+      });
+    });
+  });
+
   describe('15. unknown fields are refused in every body and query (400 naming the field)', () => {
     let t: Awaited<ReturnType<typeof makeTenant>>;
     beforeAll(async () => {

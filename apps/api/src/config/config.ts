@@ -30,7 +30,7 @@ const ZEnv = z.object({
   GANTRY_LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug']).default('log'),
   /** Requests per minute per API key or session (429 with Retry-After beyond). */
   GANTRY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
-  /** Console sessions: lifetime in hours; `Secure` cookies (set to true behind HTTPS). */
+  /** Console sessions: lifetime in hours; `Secure` cookies (true, or implied by an https GANTRY_PUBLIC_URL). */
   GANTRY_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
   GANTRY_COOKIE_SECURE: z.enum(['true', 'false']).default('false'),
   /** Live API keys one owner (a user, or a chain of keys) may hold at once. */
@@ -47,6 +47,14 @@ const ZEnv = z.object({
     .string()
     .default('')
     .refine((v) => v.split(',').every((p) => !p.trim() || parseCidr(p.trim()) !== null), 'must be comma-separated IP addresses or CIDR ranges'),
+  /**
+   * The address people reach Gantry at (the console, which forwards /v1 to the API), e.g.
+   * `https://gantry.example.com`. https: session cookies are `Secure` and answers carry HSTS.
+   */
+  GANTRY_PUBLIC_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().url().regex(/^https?:\/\//i, 'must be an http:// or https:// URL').optional(),
+  ),
   /** Telemetry: seconds between driver metric samples, retention, idle detection, prices. */
   GANTRY_TELEMETRY_SECONDS: z.coerce.number().positive().max(3600).default(15),
   GANTRY_TELEMETRY_RAW_RETENTION_MINUTES: z.coerce.number().positive().default(60),
@@ -92,6 +100,10 @@ export interface AppConfig {
   integrityCheckSeconds: number;
   shutdownGraceSeconds: number;
   logLevel: Env['GANTRY_LOG_LEVEL'];
+  /** GANTRY_PUBLIC_URL, when set. */
+  publicUrl?: string;
+  /** `Strict-Transport-Security` on every answer: only when the public URL is https. */
+  hsts: boolean;
   auth: {
     rateLimitPerMinute: number;
     sessionHours: number;
@@ -140,6 +152,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const e = parsed.data;
   const r = new URL(e.REDIS_URL);
+  const https = /^https:\/\//i.test(e.GANTRY_PUBLIC_URL ?? '');
   return {
     mode: e.GANTRY_MODE,
     port: e.PORT,
@@ -165,10 +178,12 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     integrityCheckSeconds: e.GANTRY_INTEGRITY_CHECK_SECONDS,
     shutdownGraceSeconds: e.GANTRY_SHUTDOWN_GRACE_SECONDS,
     logLevel: e.GANTRY_LOG_LEVEL,
+    publicUrl: e.GANTRY_PUBLIC_URL,
+    hsts: https,
     auth: {
       rateLimitPerMinute: e.GANTRY_RATE_LIMIT_PER_MINUTE,
       sessionHours: e.GANTRY_SESSION_HOURS,
-      cookieSecure: e.GANTRY_COOKIE_SECURE === 'true',
+      cookieSecure: e.GANTRY_COOKIE_SECURE === 'true' || https,
       maxLiveKeysPerOwner: e.GANTRY_MAX_KEYS_PER_OWNER,
       loginAttemptsPerMinute: e.GANTRY_LOGIN_ATTEMPTS_PER_MINUTE,
       loginAddressAttemptsPerMinute: e.GANTRY_LOGIN_ADDRESS_ATTEMPTS_PER_MINUTE,
