@@ -286,6 +286,77 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
     });
   });
 
+  describe('14. an e-mail address is unique per tenant: creating a user never tells about other tenants’ users', () => {
+    const EMAIL = 'shared@edge.example';
+    const PW_A = 'copper-willow-27-stoats';
+    const PW_B = 'indigo-canyon-45-larks';
+    let a: Awaited<ReturnType<typeof makeTenant>>;
+    let b: Awaited<ReturnType<typeof makeTenant>>;
+    let aAdmin: string;
+    let bAdmin: string;
+
+    beforeAll(async () => {
+      a = await makeTenant(sys.db, 'edge-users-a');
+      b = await makeTenant(sys.db, 'edge-users-b');
+      aAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'a admin', role: 'tenant_admin', tenantId: a.tenant.id, scopes: TENANT_SCOPES })).key}`;
+      bAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'b admin', role: 'tenant_admin', tenantId: b.tenant.id, scopes: TENANT_SCOPES })).key}`;
+      const made = await sys.http().post('/v1/users').set('Authorization', aAdmin).send({ email: EMAIL, name: 'Shared A', password: PW_A, role: 'member', teamId: a.team.id });
+      expect(made.status).toBe(201);
+    });
+
+    const login = (body: object) => sys.http().post('/v1/auth/login').send(body);
+
+    it('tenant B creates a user with tenant A’s user’s e-mail (201); each signs in with its own password into its own tenant', async () => {
+      const res = await sys.http().post('/v1/users').set('Authorization', bAdmin).send({ email: 'Shared@edge.example', name: 'Shared B', password: PW_B, role: 'member', teamId: b.team.id });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ email: EMAIL, tenantId: b.tenant.id, teamId: b.team.id });
+      expect(JSON.stringify(res.body)).not.toContain(a.tenant.id);
+      const inA = await login({ email: EMAIL, password: PW_A });
+      expect(inA.status).toBe(200);
+      expect(inA.body.user).toMatchObject({ name: 'Shared A', tenantId: a.tenant.id, teamId: a.team.id });
+      const inB = await login({ email: EMAIL, password: PW_B });
+      expect(inB.status).toBe(200);
+      expect(inB.body.user).toMatchObject({ name: 'Shared B', tenantId: b.tenant.id, teamId: b.team.id });
+      const cookie = (inB.headers['set-cookie'] as unknown as string[]).map((c) => c.split(';')[0]).join('; ');
+      const me = await sys.http().get('/v1/me').set('Cookie', cookie);
+      expect(me.body).toMatchObject({ kind: 'session', tenantId: b.tenant.id });
+      const wrong = await login({ email: EMAIL, password: 'not-either-password-9' });
+      expectEnvelope(wrong, 401);
+      expect(wrong.body.error.message).toBe('invalid email or password');
+    });
+
+    it('the same e-mail twice in one tenant: 409 naming the field', async () => {
+      const res = await sys.http().post('/v1/users').set('Authorization', aAdmin).send({ email: EMAIL, name: 'Again', password: 'russet-fjord-63-voles', role: 'member', teamId: a.team.id });
+      expectEnvelope(res, 409);
+      expect(res.body.error.details).toEqual([{ field: 'email', problem: expect.stringMatching(/already/) }]);
+      expect(await sys.db.user.count({ where: { email: EMAIL, tenantId: a.tenant.id } })).toBe(1);
+    });
+
+    it('one e-mail and one password in two tenants: 400 asking for the tenant; `tenant` (slug) picks the account', async () => {
+      const c = await makeTenant(sys.db, 'edge-users-c');
+      const d = await makeTenant(sys.db, 'edge-users-d');
+      const same = 'sienna-plateau-52-ibis';
+      for (const x of [c, d]) await createUser(sys.db, { email: 'twice@edge.example', name: `Twice ${x.tenant.slug}`, role: 'tenant_admin', tenantId: x.tenant.id, password: same });
+      const both = await login({ email: 'twice@edge.example', password: same });
+      expectEnvelope(both, 400);
+      expect(both.body.error.details.map((x: { field: string }) => x.field)).toEqual(['tenant']);
+      expect(both.headers['set-cookie']).toBeUndefined();
+      expect(errorText(both)).not.toMatch(/edge-users-[cd]/);
+      const inD = await login({ email: 'twice@edge.example', password: same, tenant: d.tenant.slug });
+      expect(inD.status).toBe(200);
+      expect(inD.body.user.tenantId).toBe(d.tenant.id);
+      // A tenant without that account, or one that does not exist: the usual 401.
+      for (const tenant of [a.tenant.slug, 'no-such-tenant']) {
+        const res = await login({ email: 'twice@edge.example', password: same, tenant });
+        expectEnvelope(res, 401);
+        expect(res.body.error.message).toBe('invalid email or password');
+      }
+      // The tenant also narrows an e-mail that exists once.
+      expect((await login({ email: EMAIL, password: PW_B, tenant: b.tenant.slug })).status).toBe(200);
+      expect((await login({ email: EMAIL, password: PW_B, tenant: a.tenant.slug })).status).toBe(401);
+    });
+  });
+
   describe('15. unknown fields are refused in every body and query (400 naming the field)', () => {
     let t: Awaited<ReturnType<typeof makeTenant>>;
     beforeAll(async () => {

@@ -737,7 +737,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with email and password: sets an httpOnly session cookie; answers the CSRF token for changes */
+        /** Sign in with email and password (and `tenant`, a slug, when the address has accounts in several tenants): sets an httpOnly session cookie; answers the CSRF token for changes */
         post: operations["AuthController_login"];
         delete?: never;
         options?: never;
@@ -6512,6 +6512,7 @@ export interface operations {
                     /** Format: email */
                     email: string;
                     password: string;
+                    tenant?: string;
                 };
             };
         };

@@ -36,7 +36,7 @@ export class AuthController {
   @Post('login')
   @Public()
   @HttpCode(200)
-  @Route({ summary: 'Sign in with email and password: sets an httpOnly session cookie; answers the CSRF token for changes', body: ZLogin, ok: ZLoginResult, errors: [400, 401, 429], public: true })
+  @Route({ summary: 'Sign in with email and password (and `tenant`, a slug, when the address has accounts in several tenants): sets an httpOnly session cookie; answers the CSRF token for changes', body: ZLogin, ok: ZLoginResult, errors: [400, 401, 429], public: true })
   async login(@Body(new ZodPipe(ZLogin)) body: Login, @Req() req: Request & { principal?: Principal }, @Res({ passthrough: true }) res: Response) {
     const source = clientAddress(req, this.config.auth.trustedProxies);
     const account = body.email.trim().toLowerCase();
@@ -53,11 +53,12 @@ export class AuthController {
     }
     let session: Awaited<ReturnType<SessionsService['login']>>;
     try {
-      session = await this.sessions.login(body.email, body.password, source);
+      session = await this.sessions.login(body.email, body.password, source, { tenant: body.tenant });
     } catch (e) {
       if (e instanceof SignInRefused) {
         await this.limiter.hit(`login:account-failures:${account}`, limit);
-        await this.auditSignIn(e.tenantId, body.email, source, 'wrong_email_or_password');
+        // In the log of each tenant with an account at this address (the platform's when none).
+        for (const tenantId of e.tenantIds.length ? e.tenantIds : [null]) await this.auditSignIn(tenantId, body.email, source, 'wrong_email_or_password');
       }
       throw e;
     }
