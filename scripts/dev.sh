@@ -29,6 +29,13 @@ if [ -z "${GANTRY_BOOTSTRAP_ADMIN_KEY:-}" ]; then
   fi
   export GANTRY_BOOTSTRAP_ADMIN_KEY="$(cat "$ROOT/.gantry/admin-key")"
 fi
+# /metrics wants this token (or a platform-admin key): Prometheus reads it from the file.
+if [ -z "${GANTRY_METRICS_TOKEN:-}" ]; then
+  if [ ! -s "$ROOT/.gantry/metrics-token" ]; then
+    (umask 077 && node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64url"))' > "$ROOT/.gantry/metrics-token")
+  fi
+  export GANTRY_METRICS_TOKEN="$(cat "$ROOT/.gantry/metrics-token")"
+fi
 log "seeding the demo tenant"
 (cd "$ROOT/prisma" && GANTRY_ROOT="$ROOT" node dist/seed.js)
 
@@ -49,6 +56,7 @@ cat <<MSG
     Console   http://localhost:3000   (sign in with a key from .gantry/demo-keys.json)
     API       http://localhost:${PORT}/docs
     Admin key .gantry/admin-key (platform admin)
+    Metrics   curl -H "Authorization: Bearer \$(cat .gantry/metrics-token)" localhost:${PORT}/metrics
 
 MSG
 wait

@@ -43,7 +43,9 @@ export async function createUser(
   const { password, ...rest } = data;
   // argon2id, the parameters the API uses (OWASP minimum: 19 MiB, 2 passes).
   const passwordHash = password ? await hash(password, { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 }) : undefined;
-  const user = await db.user.upsert({ where: { email: data.email }, update: {}, create: { ...rest, passwordHash } });
+  // An e-mail is unique per tenant (not across tenants): the same address in another tenant is another user.
+  const existing = await db.user.findFirst({ where: { tenantId: data.tenantId ?? null, email: data.email } });
+  const user = existing ?? (await db.user.create({ data: { ...rest, passwordHash } }));
   if (passwordHash && !user.passwordHash) return db.user.update({ where: { id: user.id }, data: { passwordHash } });
   return user;
 }

@@ -85,7 +85,7 @@ describe('users, sessions, keys, rate limits and audit (real Postgres and Redis)
         .send({ email: 'Grace@auth-int.example', name: 'Grace', password: 'lilac-comet-77-ferries', role: 'member', teamId: t.team.id });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ email: 'grace@auth-int.example', role: 'member', teamId: t.team.id });
-      const row = await sys.db.user.findUniqueOrThrow({ where: { email: 'grace@auth-int.example' } });
+      const row = await sys.db.user.findFirstOrThrow({ where: { email: 'grace@auth-int.example', tenantId: t.tenant.id } });
       expect(row.passwordHash).toMatch(/^\$argon2id\$/);
       expect((await login('grace@auth-int.example', 'lilac-comet-77-ferries')).status).toBe(200);
       const list = await sys.http().get('/v1/users').set('Authorization', tenantAdmin);

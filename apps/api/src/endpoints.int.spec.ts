@@ -53,7 +53,7 @@ describe('inference endpoints (real Postgres and Redis, simulated cluster at spe
     const warm = await as(t.auth).post(`/v1/endpoints/${ep.id}/invoke`, { input: 'again' });
     expect(warm.body.coldStart).toBe(false);
     expect((await as(t.auth).get(`/v1/endpoints/${ep.id}`)).body.coldStarts.count).toBe(1);
-    expect(Number(/^gantry_cold_starts_total (\d+)/m.exec((await sys.http().get('/metrics')).text)?.[1] ?? 0)).toBeGreaterThanOrEqual(1);
+    expect(Number(/^gantry_cold_starts_total (\d+)/m.exec((await sys.http().get('/metrics').set('Authorization', `Bearer ${BOOTSTRAP_ADMIN_KEY}`)).text)?.[1] ?? 0)).toBeGreaterThanOrEqual(1);
     await as(t.auth).del(`/v1/endpoints/${ep.id}`);
     await eventually(async () => (await sys.db.allocation.count({ where: { endpointId: ep.id, endedAt: null } })) === 0, 15_000);
   }, 30_000);

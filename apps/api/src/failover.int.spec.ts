@@ -75,7 +75,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     const mine = (await sys.http().get('/v1/incidents').set('Authorization', acme.auth)).body.items.find((i: { id: string }) => i.id === inc.id);
     expect(mine.jobIds).toEqual([id]);
     // the operator's Prometheus counter moved
-    const metrics = (await sys.http().get('/metrics')).text;
+    const metrics = (await sys.http().get('/metrics').set('Authorization', admin)).text;
     expect(Number(/^gantry_failovers_total (\d+)/m.exec(metrics)?.[1] ?? 0)).toBeGreaterThanOrEqual(1);
     expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });

@@ -3,18 +3,23 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { APP_CONFIG, type AppConfig } from './config/config';
 import { DomainError } from './common/errors';
 import { toEnvelope } from './common/error.filter';
 import { checkJsonShape, checkPath } from './common/json-shape';
+import { securityHeaders, securityHeadersMiddleware } from './common/security-headers';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
-/** Express-level setup: JSON body parsing with enveloped errors, docs. */
+/** Express-level setup: security headers, JSON body parsing with enveloped errors, docs. */
 export function configureHttp(app: INestApplication): OpenAPIObject {
   const http = app.getHttpAdapter().getInstance() as express.Express;
+  const { hsts } = app.get<AppConfig>(APP_CONFIG, { strict: false });
   http.disable('x-powered-by');
   http.set('query parser', 'simple');
+  // First, so that every answer has them: JSON, errors, 404s, the docs (common/security-headers.ts).
+  http.use(securityHeadersMiddleware({ hsts }));
   http.use(express.json({ limit: '1mb', type: JSON_TYPES }));
   http.use((req: Request, _res: Response, next: NextFunction) => {
     // A body in another media type is refused (415) rather than read as "no body";
@@ -57,7 +62,8 @@ export function configureHttp(app: INestApplication): OpenAPIObject {
         : new DomainError('validation_failed', 'malformed HTTP request'),
     );
     const text = JSON.stringify(body);
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+    const headers = Object.entries(securityHeaders('', { hsts })).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${headers}Connection: close\r\n\r\n${text}`);
   });
   const document = buildOpenApi(app);
   http.get('/openapi.json', (_req: Request, res: Response) => {

@@ -16,7 +16,7 @@ describe('cluster integrity (operators)', () => {
   afterAll(async () => sys?.close());
 
   const violations = async (rule: string) => {
-    const text = (await sys.http().get('/metrics')).text;
+    const text = (await sys.http().get('/metrics').set('Authorization', admin)).text;
     const m = new RegExp(`^gantry_invariant_violations\\{rule="${rule}"\\} (\\d+)`, 'm').exec(text);
     return m ? Number(m[1]) : undefined;
   };

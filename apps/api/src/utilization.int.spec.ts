@@ -150,7 +150,7 @@ describe('utilization (real Postgres and Redis)', () => {
   });
 
   it('exposes Prometheus metrics', async () => {
-    const r = await sys.http().get('/metrics');
+    const r = await sys.http().get('/metrics').set('Authorization', admin);
     expect(r.status).toBe(200);
     expect(r.text).toMatch(/gantry_gpus\{model="H100-80GB",state="total"\} \d+/);
     expect(r.text).toMatch(/gantry_placements_total [1-9]/);

@@ -15,7 +15,9 @@ export const ZAuditEntry = z.object({
 });
 export type AuditEntry = z.infer<typeof ZAuditEntry>;
 
-export const ZAuditQuery = z.object({
-  action: z.string().max(100).optional(),
-  actor: z.string().max(200).optional(),
-});
+export const ZAuditQuery = z
+  .object({
+    action: z.string().max(100).optional(),
+    actor: z.string().max(200).optional(),
+  })
+  .strict();

@@ -87,16 +87,20 @@ export type Node = z.infer<typeof ZNode>;
 export const ZNodeDetail = ZNode.extend({ gpus: z.array(ZGpu) });
 export type NodeDetail = z.infer<typeof ZNodeDetail>;
 
-export const ZNodeListQuery = z.object({
-  leaf: z.string().max(100).optional(),
-  state: ZNodeState.optional(),
-  gpuModel: z.string().max(64).optional(),
-});
-export const ZGpuListQuery = z.object({
-  nodeId: z.string().max(64).optional(),
-  model: z.string().max(64).optional(),
-  health: ZGpuHealth.optional(),
-});
+export const ZNodeListQuery = z
+  .object({
+    leaf: z.string().max(100).optional(),
+    state: ZNodeState.optional(),
+    gpuModel: z.string().max(64).optional(),
+  })
+  .strict();
+export const ZGpuListQuery = z
+  .object({
+    nodeId: z.string().max(64).optional(),
+    model: z.string().max(64).optional(),
+    health: ZGpuHealth.optional(),
+  })
+  .strict();
 
 /** Capacity summary by GPU model (the Overview page). */
 export const ZCapacityRow = z.object({

@@ -10,11 +10,17 @@ export const ZErrorBody = z.object({
 });
 export type ErrorBody = z.infer<typeof ZErrorBody>;
 
-/** Cursor pagination: `?limit=&cursor=` -> `{ items, nextCursor }`. */
-export const ZPageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z.string().min(1).max(200).optional(),
-});
+/**
+ * Cursor pagination: `?limit=&cursor=` -> `{ items, nextCursor }`. Strict like every request
+ * schema (a misspelt parameter is a 400 naming it, not a filter silently ignored); `.extend()`
+ * keeps that.
+ */
+export const ZPageQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    cursor: z.string().min(1).max(200).optional(),
+  })
+  .strict();
 export type PageQuery = z.infer<typeof ZPageQuery>;
 
 export const page = <T extends z.ZodType>(item: T) =>

@@ -1,3 +1,6 @@
+// First: settings zod reads while the schemas below are built.
+import './zod-setup';
+
 export * from './common';
 export * from './tenancy';
 export * from './cluster';

@@ -137,10 +137,12 @@ export type Job = z.infer<typeof ZJob>;
 export const ZJobDetail = ZJob.extend({ events: z.array(ZJobEvent) });
 export type JobDetail = z.infer<typeof ZJobDetail>;
 
-export const ZJobListQuery = z.object({
-  teamId: z.string().max(64).optional(),
-  state: ZJobState.optional(),
-});
+export const ZJobListQuery = z
+  .object({
+    teamId: z.string().max(64).optional(),
+    state: ZJobState.optional(),
+  })
+  .strict();
 
 /** `POST /v1/teams/:id/suspend`: the team's jobs that were suspended (or are checkpointing). */
 export const ZTeamSuspendResult = z.object({ suspended: z.number().int(), jobIds: z.array(z.string()) });

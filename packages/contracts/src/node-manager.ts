@@ -109,10 +109,12 @@ export const ZIncident = z.object({
 });
 export type Incident = z.infer<typeof ZIncident>;
 
-export const ZIncidentListQuery = z.object({
-  state: ZIncidentState.optional(),
-  nodeId: z.string().max(100).optional(),
-});
+export const ZIncidentListQuery = z
+  .object({
+    state: ZIncidentState.optional(),
+    nodeId: z.string().max(100).optional(),
+  })
+  .strict();
 
 /** `GET /v1/cluster/integrity`: the invariant checker over the database, on demand (operators). */
 export const ZIntegrityQuery = z

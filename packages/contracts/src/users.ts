@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZSlug } from './common';
 import { ZRole } from './tenancy';
 
 export const ZEmail = z.string().trim().toLowerCase().max(254).email('must be an email address');
@@ -9,7 +10,17 @@ export const ZEmail = z.string().trim().toLowerCase().max(254).email('must be an
  */
 export const ZPassword = z.string().min(12, 'must be at least 12 characters').max(256, 'must be at most 256 characters');
 
-export const ZLogin = z.object({ email: ZEmail, password: z.string().min(1).max(256) }).strict();
+/**
+ * Sign-in. An e-mail is unique per tenant: when the address and password match accounts in
+ * several tenants, the answer is a 400 asking for `tenant` (the tenant's slug), which picks one.
+ */
+export const ZLogin = z
+  .object({
+    email: ZEmail,
+    password: z.string().min(1).max(256),
+    tenant: ZSlug.optional(),
+  })
+  .strict();
 export type Login = z.infer<typeof ZLogin>;
 
 export const ZUserCreate = z

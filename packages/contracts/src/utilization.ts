@@ -19,13 +19,15 @@ export const ZStep = z
     return n * { s: 1, m: 60, h: 3600, d: 86400 }[unit as 's' | 'm' | 'h' | 'd'];
   });
 
-export const ZUtilizationQuery = z.object({
-  groupBy: ZUtilizationGroupBy.optional().describe('team | gpuModel | node | tenant; without it the answer is the capacity summary'),
-  from: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 start (default: `to` minus 24 h)'),
-  to: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 end (default: now)'),
-  step: ZStep.optional().describe('bucket width: seconds or 60s, 5m, 1h, 1d; a multiple of 60 s'),
-  format: z.enum(['json', 'csv']).optional().describe('csv: one line per group and bucket (chargeback export)'),
-});
+export const ZUtilizationQuery = z
+  .object({
+    groupBy: ZUtilizationGroupBy.optional().describe('team | gpuModel | node | tenant; without it the answer is the capacity summary'),
+    from: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 start (default: `to` minus 24 h)'),
+    to: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 end (default: now)'),
+    step: ZStep.optional().describe('bucket width: seconds or 60s, 5m, 1h, 1d; a multiple of 60 s'),
+    format: z.enum(['json', 'csv']).optional().describe('csv: one line per group and bucket (chargeback export)'),
+  })
+  .strict();
 export type UtilizationQuery = z.output<typeof ZUtilizationQuery>;
 
 export const ZUtilizationPoint = z.object({
@@ -118,10 +120,12 @@ export const ZIdleAllocation = z.object({
 });
 export type IdleAllocation = z.infer<typeof ZIdleAllocation>;
 
-export const ZIdleQuery = z.object({
-  minIdleSeconds: z.coerce.number().int().min(0).max(30 * 86400).optional().describe('default: GANTRY_IDLE_MINUTES'),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-});
+export const ZIdleQuery = z
+  .object({
+    minIdleSeconds: z.coerce.number().int().min(0).max(30 * 86400).optional().describe('default: GANTRY_IDLE_MINUTES'),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+  })
+  .strict();
 export const ZIdleAllocations = z.object({
   smThresholdPct: z.number(),
   minIdleSeconds: z.number(),

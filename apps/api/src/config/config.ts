@@ -30,7 +30,7 @@ const ZEnv = z.object({
   GANTRY_LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug']).default('log'),
   /** Requests per minute per API key or session (429 with Retry-After beyond). */
   GANTRY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
-  /** Console sessions: lifetime in hours; `Secure` cookies (set to true behind HTTPS). */
+  /** Console sessions: lifetime in hours; `Secure` cookies (true, or implied by an https GANTRY_PUBLIC_URL). */
   GANTRY_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
   GANTRY_COOKIE_SECURE: z.enum(['true', 'false']).default('false'),
   /** Live API keys one owner (a user, or a chain of keys) may hold at once. */
@@ -47,6 +47,14 @@ const ZEnv = z.object({
     .string()
     .default('')
     .refine((v) => v.split(',').every((p) => !p.trim() || parseCidr(p.trim()) !== null), 'must be comma-separated IP addresses or CIDR ranges'),
+  /**
+   * The address people reach Gantry at (the console, which forwards /v1 to the API), e.g.
+   * `https://gantry.example.com`. https: session cookies are `Secure` and answers carry HSTS.
+   */
+  GANTRY_PUBLIC_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().url().regex(/^https?:\/\//i, 'must be an http:// or https:// URL').optional(),
+  ),
   /** Telemetry: seconds between driver metric samples, retention, idle detection, prices. */
   GANTRY_TELEMETRY_SECONDS: z.coerce.number().positive().max(3600).default(15),
   GANTRY_TELEMETRY_RAW_RETENTION_MINUTES: z.coerce.number().positive().default(60),
@@ -57,6 +65,16 @@ const ZEnv = z.object({
   /** JSON: { "<gpuModel>": { "pricePerGpuHour": 2.5, "idleW": 70, "busyW": 700 } } over the defaults. */
   GANTRY_GPU_PRICES: z.string().optional(),
   GANTRY_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('USD'),
+  /**
+   * Bearer token a Prometheus scraper sends to /metrics (besides platform admins' API keys);
+   * unset: only platform-admin keys may scrape. Compared in constant time.
+   */
+  GANTRY_METRICS_TOKEN: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.string().min(16, 'must be at least 16 characters').max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+  ),
+  /** true: /metrics labels series with tenant and team slugs too (default: opaque tenant_id and team_id only). */
+  GANTRY_METRICS_TENANT_LABELS: z.enum(['true', 'false']).default('false'),
 });
 
 export type Env = z.infer<typeof ZEnv>;
@@ -82,6 +100,10 @@ export interface AppConfig {
   integrityCheckSeconds: number;
   shutdownGraceSeconds: number;
   logLevel: Env['GANTRY_LOG_LEVEL'];
+  /** GANTRY_PUBLIC_URL, when set. */
+  publicUrl?: string;
+  /** `Strict-Transport-Security` on every answer: only when the public URL is https. */
+  hsts: boolean;
   auth: {
     rateLimitPerMinute: number;
     sessionHours: number;
@@ -92,6 +114,8 @@ export interface AppConfig {
     trustedProxies: string[];
   };
   telemetry: TelemetryConfig;
+  /** /metrics: the scrape token (unset: platform-admin keys only) and whether labels may name tenants and teams. */
+  metrics: { token?: string; tenantLabels: boolean };
 }
 
 export interface TelemetryConfig {
@@ -128,6 +152,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const e = parsed.data;
   const r = new URL(e.REDIS_URL);
+  const https = /^https:\/\//i.test(e.GANTRY_PUBLIC_URL ?? '');
   return {
     mode: e.GANTRY_MODE,
     port: e.PORT,
@@ -153,10 +178,12 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     integrityCheckSeconds: e.GANTRY_INTEGRITY_CHECK_SECONDS,
     shutdownGraceSeconds: e.GANTRY_SHUTDOWN_GRACE_SECONDS,
     logLevel: e.GANTRY_LOG_LEVEL,
+    publicUrl: e.GANTRY_PUBLIC_URL,
+    hsts: https,
     auth: {
       rateLimitPerMinute: e.GANTRY_RATE_LIMIT_PER_MINUTE,
       sessionHours: e.GANTRY_SESSION_HOURS,
-      cookieSecure: e.GANTRY_COOKIE_SECURE === 'true',
+      cookieSecure: e.GANTRY_COOKIE_SECURE === 'true' || https,
       maxLiveKeysPerOwner: e.GANTRY_MAX_KEYS_PER_OWNER,
       loginAttemptsPerMinute: e.GANTRY_LOGIN_ATTEMPTS_PER_MINUTE,
       loginAddressAttemptsPerMinute: e.GANTRY_LOGIN_ADDRESS_ATTEMPTS_PER_MINUTE,
@@ -172,6 +199,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       currency: e.GANTRY_CURRENCY,
       prices: { ...DEFAULT_GPU_PRICES, ...parsePrices(e.GANTRY_GPU_PRICES) },
     },
+    metrics: { token: e.GANTRY_METRICS_TOKEN, tenantLabels: e.GANTRY_METRICS_TENANT_LABELS === 'true' },
   };
 }
 

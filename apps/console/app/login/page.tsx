@@ -31,6 +31,9 @@ export default function LoginPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [pwError, setPwError] = useState<string | null>(null);
+  // Shown once the API says the email and password open accounts in several tenants.
+  const [needTenant, setNeedTenant] = useState(false);
+  const [tenant, setTenant] = useState('');
 
   async function onPasswordSubmit(e: React.FormEvent) {
     e.preventDefault();
@@ -43,11 +46,14 @@ export default function LoginPage() {
     setPwError(null);
     try {
       const client = makeClient(SESSION_MARKER);
-      await client.auth.login({ email: email.trim(), password });
+      await client.auth.login({ email: email.trim(), password, ...(tenant.trim() ? { tenant: tenant.trim().toLowerCase() } : {}) });
       const me = await client.me();
       signIn(SESSION_MARKER, me);
     } catch (err) {
-      if (isApiError(err) && err.status === 401) setPwError('Wrong email or password.');
+      if (isApiError(err) && err.status === 400 && err.details?.some((d) => d.field === 'tenant')) {
+        setNeedTenant(true);
+        setPwError(tenant.trim() ? describeError(err) : 'This email and password open accounts in more than one tenant: enter the tenant to sign in to.');
+      } else if (isApiError(err) && err.status === 401) setPwError('Wrong email or password.');
       else if (isApiError(err) && err.status === 429) setPwError(`Too many attempts: ${err.message}`);
       else setPwError(describeError(err));
     } finally {
@@ -120,6 +126,20 @@ export default function LoginPage() {
             aria-invalid={!!pwError}
           />
         </label>
+        {needTenant && (
+          <label className="field">
+            <span className="field-label">Tenant (its short name, e.g. acme)</span>
+            <input
+              data-testid="login-tenant"
+              type="text"
+              name="tenant"
+              autoComplete="organization"
+              spellCheck={false}
+              value={tenant}
+              onChange={(e) => setTenant(e.target.value)}
+            />
+          </label>
+        )}
         {pwError && (
           <div className="alert alert-error" role="alert" data-testid="login-password-error">
             {pwError}

@@ -4,6 +4,7 @@ import { page, ZApiKey, ZApiKeyCreate, ZApiKeyCreated, ZPageQuery, type PageQuer
 import type { z } from 'zod';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
+import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
 import { Caller } from '../auth/auth.decorators';
 import { ApiKeysService } from './api-keys.service';
@@ -27,8 +28,9 @@ export class ApiKeysController {
   }
 
   @Delete(':id')
+  @NoBody()
   @HttpCode(204)
-  @Route({ summary: 'Revoke an API key; it is refused at once', status: 204, errors: [401, 403, 404, 409] })
+  @Route({ summary: 'Revoke an API key; it is refused at once', status: 204, errors: [400, 401, 403, 404, 409] })
   async revoke(@Caller() p: Principal, @Param('id') id: string): Promise<void> {
     await this.keys.revoke(p, id);
   }

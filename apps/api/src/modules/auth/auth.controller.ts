@@ -7,6 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DomainError } from '../../common/errors';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
+import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
 import { AuditRepository } from '../audit/audit.repository';
 import { Caller, Public } from './auth.decorators';
@@ -35,7 +36,7 @@ export class AuthController {
   @Post('login')
   @Public()
   @HttpCode(200)
-  @Route({ summary: 'Sign in with email and password: sets an httpOnly session cookie; answers the CSRF token for changes', body: ZLogin, ok: ZLoginResult, errors: [400, 401, 429], public: true })
+  @Route({ summary: 'Sign in with email and password (and `tenant`, a slug, when the address has accounts in several tenants): sets an httpOnly session cookie; answers the CSRF token for changes', body: ZLogin, ok: ZLoginResult, errors: [400, 401, 429], public: true })
   async login(@Body(new ZodPipe(ZLogin)) body: Login, @Req() req: Request & { principal?: Principal }, @Res({ passthrough: true }) res: Response) {
     const source = clientAddress(req, this.config.auth.trustedProxies);
     const account = body.email.trim().toLowerCase();
@@ -52,11 +53,12 @@ export class AuthController {
     }
     let session: Awaited<ReturnType<SessionsService['login']>>;
     try {
-      session = await this.sessions.login(body.email, body.password, source);
+      session = await this.sessions.login(body.email, body.password, source, { tenant: body.tenant });
     } catch (e) {
       if (e instanceof SignInRefused) {
         await this.limiter.hit(`login:account-failures:${account}`, limit);
-        await this.auditSignIn(e.tenantId, body.email, source, 'wrong_email_or_password');
+        // In the log of each tenant with an account at this address (the platform's when none).
+        for (const tenantId of e.tenantIds.length ? e.tenantIds : [null]) await this.auditSignIn(tenantId, body.email, source, 'wrong_email_or_password');
       }
       throw e;
     }
@@ -72,6 +74,7 @@ export class AuthController {
    * the same httpOnly session cookie a password sign-in gets, so the browser never stores it.
    */
   @Post('key-session')
+  @NoBody()
   @HttpCode(200)
   @Route({ summary: 'Exchange the API key of this request for a console session (httpOnly cookie); answers the CSRF token for changes', ok: ZKeySessionResult, errors: [400, 401, 429] })
   async keySession(@Caller() p: Principal, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<KeySessionResult> {
@@ -87,8 +90,9 @@ export class AuthController {
   }
 
   @Post('logout')
+  @NoBody()
   @HttpCode(204)
-  @Route({ summary: 'End the console session (clears the cookies)', status: 204, errors: [401, 403] })
+  @Route({ summary: 'End the console session (clears the cookies)', status: 204, errors: [400, 401, 403] })
   async logout(@Caller() p: Principal, @Res({ passthrough: true }) res: Response): Promise<void> {
     if (p.via === 'session' && p.keyId.startsWith('session:')) await this.sessions.logout(p.keyId.slice('session:'.length));
     const secure = this.config.auth.cookieSecure;

@@ -9,8 +9,16 @@ import { PrismaService } from '../../common/prisma.service';
 export class SessionsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  findUserByEmail(email: string) {
-    return this.prisma.client.user.findUnique({ where: { email } });
+  /**
+   * The accounts with this e-mail (unique per tenant, so one per tenant at most), oldest
+   * first, at most `take`; with `tenantSlug`, only that tenant's.
+   */
+  findUsersByEmail(email: string, opts: { tenantSlug?: string; take: number }) {
+    return this.prisma.client.user.findMany({
+      where: { email, ...(opts.tenantSlug ? { tenant: { slug: opts.tenantSlug } } : {}) },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: opts.take,
+    });
   }
 
   /** A session of a user (password sign-in) or of an API key (`apiKeyHash`: the console's key sign-in). */

@@ -14,12 +14,17 @@ import { AuthService } from './auth.service';
 import { CredentialRevocations } from './credential-revocations';
 
 const TOUCH_EVERY_MS = 60_000;
+/** Accounts (in different tenants) one sign-in checks the password against, at most. */
+export const MAX_ACCOUNTS_PER_EMAIL = 5;
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** A refused sign-in (401), carrying the tenant of the account tried, if any, for the audit log. */
+/**
+ * A refused sign-in (401), carrying the tenants of the accounts tried (an e-mail is unique per
+ * tenant: several tenants may have one), none when the address is unknown, for the audit log.
+ */
 export class SignInRefused extends DomainError {
-  constructor(readonly tenantId: string | null) {
+  constructor(readonly tenantIds: (string | null)[]) {
     super('unauthenticated', 'invalid email or password');
   }
 }
@@ -40,11 +45,31 @@ export class SessionsService {
     return this.config.auth.sessionHours * 3600;
   }
 
-  /** Checks the password; on success a new session (the token goes only in the cookie). */
-  async login(email: string, password: string, source: string | null, now = new Date()): Promise<{ token: string; result: LoginResult }> {
-    const user = await this.repo.findUserByEmail(email);
-    const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : (await verifyPassword(await dummyHash(), password), false);
-    if (!user || !ok) throw new SignInRefused(user?.tenantId ?? null);
+  /**
+   * Checks the password; on success a new session (the token goes only in the cookie).
+   *
+   * An e-mail is unique per tenant, so several tenants may each have an account with it: the
+   * password is checked against each (at most MAX_ACCOUNTS_PER_EMAIL, or the one of `tenant`,
+   * a tenant slug) and the account it matches is signed in. When it matches accounts in more
+   * than one tenant, 400 asks for `tenant`. Every candidate is checked (no early exit), and an
+   * unknown e-mail or an account without a password costs a check against a dummy hash, so the
+   * time taken does not tell whether, or which, account matched.
+   */
+  async login(email: string, password: string, source: string | null, opts: { tenant?: string } = {}, now = new Date()): Promise<{ token: string; result: LoginResult }> {
+    const candidates = await this.repo.findUsersByEmail(email, { tenantSlug: opts.tenant, take: MAX_ACCOUNTS_PER_EMAIL });
+    const matches: typeof candidates = [];
+    for (const u of candidates) {
+      const ok = await verifyPassword(u.passwordHash ?? (await dummyHash()), password);
+      if (ok && u.passwordHash) matches.push(u);
+    }
+    if (!candidates.length) await verifyPassword(await dummyHash(), password);
+    if (!matches.length) throw new SignInRefused(candidates.map((u) => u.tenantId));
+    if (matches.length > 1) {
+      throw new DomainError('validation_failed', 'tenant: this email and password sign in to accounts in more than one tenant; send `tenant` (the tenant\'s slug) to choose one', [
+        { field: 'tenant', problem: 'required: the email and password match accounts in several tenants' },
+      ]);
+    }
+    const user = matches[0]!;
     const token = randomBytes(32).toString('base64url');
     const csrfToken = randomBytes(24).toString('base64url');
     const expiresAt = new Date(now.getTime() + this.sessionSeconds * 1000);

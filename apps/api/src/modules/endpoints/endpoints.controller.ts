@@ -21,6 +21,7 @@ import {
 import { z } from 'zod';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
+import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
 import { Caller, RequireScopes } from '../auth/auth.decorators';
 import { EndpointsService } from './endpoints.service';
@@ -64,9 +65,10 @@ export class EndpointsController {
   }
 
   @Delete(':id')
+  @NoBody()
   @HttpCode(204)
   @RequireScopes('endpoints:write')
-  @Route({ summary: 'Delete an endpoint; its replicas are stopped and their GPUs released', status: 204, errors: [401, 403, 404] })
+  @Route({ summary: 'Delete an endpoint; its replicas are stopped and their GPUs released', status: 204, errors: [400, 401, 403, 404] })
   async remove(@Caller() p: Principal, @Param('id') id: string): Promise<void> {
     await this.endpoints.remove(p, id);
   }

@@ -5,6 +5,7 @@ import { page, ZJob, ZJobCreate, ZJobDetail, ZJobListQuery, ZPageQuery, type Job
 import { z } from 'zod';
 import { ZodPipe, parseOr400 } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
+import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
 import { Caller, RequireScopes } from '../auth/auth.decorators';
 import { JobsService } from './jobs.service';
@@ -48,25 +49,28 @@ export class JobsController {
   }
 
   @Post(':id/suspend')
+  @NoBody()
   @HttpCode(200)
   @RequireScopes('jobs:write')
-  @Route({ summary: 'Suspend a job: checkpoint it and free its GPUs (training, notebook, vm, cluster)', ok: ZJob, errors: [401, 403, 404, 409] })
+  @Route({ summary: 'Suspend a job: checkpoint it and free its GPUs (training, notebook, vm, cluster)', ok: ZJob, errors: [400, 401, 403, 404, 409] })
   suspend(@Caller() p: Principal, @Param('id') id: string) {
     return this.jobs.suspend(p, id);
   }
 
   @Post(':id/resume')
+  @NoBody()
   @HttpCode(200)
   @RequireScopes('jobs:write')
-  @Route({ summary: 'Resume a suspended job: it is queued again with its checkpoint', ok: ZJob, errors: [401, 403, 404, 409] })
+  @Route({ summary: 'Resume a suspended job: it is queued again with its checkpoint', ok: ZJob, errors: [400, 401, 403, 404, 409] })
   resume(@Caller() p: Principal, @Param('id') id: string) {
     return this.jobs.resume(p, id);
   }
 
   @Post(':id/cancel')
+  @NoBody()
   @HttpCode(200)
   @RequireScopes('jobs:write')
-  @Route({ summary: 'Cancel a job; its GPUs are released at once', ok: ZJob, errors: [401, 403, 404, 409] })
+  @Route({ summary: 'Cancel a job; its GPUs are released at once', ok: ZJob, errors: [400, 401, 403, 404, 409] })
   cancel(@Caller() p: Principal, @Param('id') id: string) {
     return this.jobs.cancel(p, id);
   }

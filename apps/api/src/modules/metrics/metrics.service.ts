@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { ClusterService } from '../cluster/cluster.service';
 import { MetricsRecorder, WORKER_COUNTERS, type RecordedMetrics } from './metrics.recorder';
@@ -25,6 +26,7 @@ export class MetricsService {
     private readonly repo: MetricsRepository,
     private readonly recorder: MetricsRecorder,
     private readonly integrityStore: IntegrityStore,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
     collectDefaultMetrics({ register: this.registry, prefix: 'gantry_api_' });
     const cluster_ = this.cluster;
@@ -44,14 +46,20 @@ export class MetricsService {
       },
     });
     const jobs = this.repo;
+    // Opaque ids by default: whoever reads the metrics (a shared Prometheus, its dashboards)
+    // learns no tenant or team names unless the operator asks for them.
+    const names = config.metrics.tenantLabels;
     new Gauge({
       name: 'gantry_queue_depth',
-      help: 'Pending jobs by team',
-      labelNames: ['tenant', 'team', 'team_id'],
+      help: names ? 'Pending jobs by team (tenant and team: slugs)' : 'Pending jobs by team (opaque ids; GANTRY_METRICS_TENANT_LABELS=true adds tenant and team slugs)',
+      labelNames: names ? ['tenant_id', 'team_id', 'tenant', 'team'] : ['tenant_id', 'team_id'],
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const r of await jobs.queueDepthByTeam()) this.set({ tenant: r.tenantSlug, team: r.teamSlug, team_id: r.teamId }, r.pending);
+        for (const r of await jobs.queueDepthByTeam({ names })) {
+          const ids = { tenant_id: r.tenantId, team_id: r.teamId };
+          this.set(names ? { ...ids, tenant: r.tenantSlug ?? '', team: r.teamSlug ?? '' } : ids, r.pending);
+        }
       },
     });
     const integrity = () => this.integrity;

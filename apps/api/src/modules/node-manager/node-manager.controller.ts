@@ -21,6 +21,7 @@ import {
 import type { z } from 'zod';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
+import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
 import { Caller, RequireScopes } from '../auth/auth.decorators';
 import { NodeManagerService } from './node-manager.service';
@@ -43,6 +44,7 @@ export class NodeManagerController {
   }
 
   @Post('nodes/:id/uncordon')
+  @NoBody()
   @HttpCode(200)
   @RequireScopes('cluster:admin')
   @Route({ summary: 'Uncordon a cordoned or drained node', ok: ZNodeActionResult, errors: ADMIN_ERRORS })

@@ -4,6 +4,7 @@ import { ZSchedule, ZScheduleCreate, ZScheduleList } from '@gantry/contracts';
 import type { z } from 'zod';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
+import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
 import { Caller, RequireScopes } from '../auth/auth.decorators';
 import { SchedulesService } from './schedules.service';
@@ -28,9 +29,10 @@ export class SchedulesController {
   }
 
   @Delete('schedules/:id')
+  @NoBody()
   @HttpCode(204)
   @RequireScopes('jobs:write')
-  @Route({ summary: 'Delete a suspend or resume window', status: 204, errors: [401, 403, 404] })
+  @Route({ summary: 'Delete a suspend or resume window', status: 204, errors: [400, 401, 403, 404] })
   remove(@Caller() p: Principal, @Param('id') id: string) {
     return this.schedules.remove(p, id);
   }

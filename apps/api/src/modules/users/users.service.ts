@@ -54,7 +54,9 @@ export class UsersService {
       });
       return presentUser(row);
     } catch (e) {
-      if (isUniqueViolation(e)) throw new DomainError('conflict', `a user with email ${body.email} already exists`, [{ field: 'email', problem: 'already taken' }]);
+      // Unique per tenant: only an address already used in this same tenant collides, so the
+      // answer tells nothing about other tenants' users.
+      if (isUniqueViolation(e)) throw new DomainError('conflict', `email: a user with email ${body.email} already exists in this tenant`, [{ field: 'email', problem: 'already taken in this tenant' }]);
       throw e;
     }
   }

@@ -9,6 +9,7 @@ import {
   type UtilizationTotals,
 } from '@gantry/contracts';
 import { APP_CONFIG, type AppConfig, type TelemetryConfig } from '../../config/config';
+import { toCsv, type CsvValue } from '../../common/csv';
 import { DomainError } from '../../common/errors';
 import { scopeOf, type Principal } from '../../common/principal';
 import { UtilizationRepository } from './utilization.repository';
@@ -170,17 +171,14 @@ export class UtilizationService {
       'energy_kwh',
       `cost_${r.currency.toLowerCase()}`,
     ];
-    const lines = [head.join(',')];
+    const rows: CsvValue[][] = [head];
     for (const s of r.series) {
       for (const pt of s.points) {
-        lines.push(
-          [s.key, s.label, pt.t, pt.capacityGpuHours ?? '', pt.allocatedGpuHours, pt.busyGpuHours, pt.allocationRatio ?? '', pt.smRatio ?? '', pt.memoryUsedMiB, pt.energyKWh, pt.cost]
-            .map(csvField)
-            .join(','),
-        );
+        // Labels are names people chose (teams, tenants, nodes): csvCell keeps them text, never a formula.
+        rows.push([s.key, s.label, pt.t, pt.capacityGpuHours, pt.allocatedGpuHours, pt.busyGpuHours, pt.allocationRatio, pt.smRatio, pt.memoryUsedMiB, pt.energyKWh, pt.cost]);
       }
     }
-    return `${lines.join('\n')}\n`;
+    return toCsv(rows);
   }
 
   async idle(p: Principal, q: { minIdleSeconds?: number; limit: number }, now = new Date()): Promise<IdleAllocations> {
@@ -267,9 +265,4 @@ function add(into: Sums, s: Sums): void {
   into.e += s.e;
   into.cost += s.cost;
   into.est += s.est;
-}
-
-function csvField(v: string | number): string {
-  const s = String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
