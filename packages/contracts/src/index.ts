@@ -1,4 +1,6 @@
 export * from './common';
+export * from './gpu-catalog';
+export * from './events';
 export * from './tenancy';
 export * from './cluster';
 export * from './jobs';
