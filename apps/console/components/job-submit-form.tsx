@@ -2,7 +2,7 @@
 
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { JOB_KINDS, PRIORITIES, TOPOLOGY_LEVELS, type Job, type JobCreate } from '@gantry/contracts';
+import { JOB_KINDS, MIG_PROFILE_NAMES, PRIORITIES, TOPOLOGY_LEVELS, type Job, type JobCreate } from '@gantry/contracts';
 import { describeError, isApiError } from '@/lib/api';
 import { createJob, jobKeys } from '@/lib/queries/jobs';
 import { capacityQuery } from '@/lib/queries/utilization';
@@ -10,8 +10,6 @@ import { useClient } from '@/lib/session';
 import { useTeam } from '@/lib/team';
 
 type ResourceType = 'gpus' | 'mig' | 'fraction';
-
-const MIG_PROFILES = ['1g.10gb', '1g.20gb', '2g.20gb', '3g.40gb', '4g.40gb', '7g.80gb', '1g.18gb', '2g.35gb', '3g.71gb', '4g.71gb', '7g.141gb', '1g.5gb', '2g.10gb', '3g.20gb', '4g.20gb', '7g.40gb'];
 
 interface FormState {
   teamId: string;
@@ -317,7 +315,7 @@ export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void;
                     aria-invalid={invalid('migProfile')}
                   />
                   <datalist id="mig-profiles">
-                    {MIG_PROFILES.map((p) => (
+                    {MIG_PROFILE_NAMES.map((p) => (
                       <option key={p} value={p} />
                     ))}
                   </datalist>

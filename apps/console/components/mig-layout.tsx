@@ -1,21 +1,15 @@
-import type { Gpu } from '@gantry/contracts';
+import { MIG_COMPUTE_SLICES, MIG_MEMORY_SLOTS, migProfile, type Gpu } from '@gantry/contracts';
 import { migCompute } from '@/lib/gpu';
-import { MIG_NAMES } from '@/lib/queries/node-actions';
 
 type Slice = { profile: string; start: number; size?: number; jobId?: string };
 
-/** Memory slots of a slice: its size when the API gave one, else from NVIDIA's geometry by name. */
+/** Memory slots of a slice: its size when the API gave one, else from the GPU catalog's geometry. */
 function sizeOf(model: string, s: Slice): number {
-  if (s.size) return s.size;
-  const c = migCompute(s.profile);
-  if (c === 7) return 8;
-  if (c >= 3) return 4;
-  if (c === 2) return 2;
-  return MIG_NAMES[model]?.[2] === s.profile ? 2 : 1;
+  return s.size || (migProfile(model, s.profile)?.size ?? 1);
 }
 
 /** Compute slots of a GPU instance: as many as its compute slices, aligned with its memory start. */
-const computeStart = (s: Slice) => Math.min(s.start, 7 - migCompute(s.profile));
+const computeStart = (s: Slice) => Math.min(s.start, MIG_COMPUTE_SLICES - migCompute(s.profile));
 
 /**
  * A GPU's MIG layout drawn as NVIDIA describes it: 7 compute (SM) slots above 8 memory slots;
@@ -27,13 +21,13 @@ export function MigLayout({ gpu, target }: { gpu: Gpu; target?: boolean }) {
   const used = layout.filter((s) => s.jobId).reduce((n, s) => n + migCompute(s.profile), 0);
   return (
     <div className={`mig${target ? ' mig-target' : ''}`} data-testid={target ? 'mig-target' : undefined}>
-      <div className="mig-grid mig-grid-2" data-testid={target ? undefined : 'mig-layout'} title="MIG: 7 compute slots (top), 8 memory slots (bottom)">
+      <div className="mig-grid mig-grid-2" data-testid={target ? undefined : 'mig-layout'} title={`MIG: ${MIG_COMPUTE_SLICES} compute slots (top), ${MIG_MEMORY_SLOTS} memory slots (bottom)`}>
         <span className="mig-axis" style={{ gridRow: 1 }}>SM</span>
         <span className="mig-axis" style={{ gridRow: 2 }}>mem</span>
-        {Array.from({ length: 7 }, (_, i) => (
+        {Array.from({ length: MIG_COMPUTE_SLICES }, (_, i) => (
           <span key={`c${i}`} className="mig-slot mig-slot-compute" style={{ gridColumn: `${i + 2} / span 1`, gridRow: 1 }} data-testid="mig-compute-slot" />
         ))}
-        {Array.from({ length: 8 }, (_, i) => (
+        {Array.from({ length: MIG_MEMORY_SLOTS }, (_, i) => (
           <span key={`m${i}`} className="mig-slot" style={{ gridColumn: `${i + 2} / span 1`, gridRow: 2 }} data-testid="mig-memory-slot" />
         ))}
         {layout.map((s) => {
@@ -64,7 +58,7 @@ export function MigLayout({ gpu, target }: { gpu: Gpu; target?: boolean }) {
       </div>
       {!target && (
         <span className="mono small muted">
-          {used}/7 compute in use{compute < 7 ? ` · ${7 - compute} not partitioned` : ''}
+          {used}/{MIG_COMPUTE_SLICES} compute in use{compute < MIG_COMPUTE_SLICES ? ` · ${MIG_COMPUTE_SLICES - compute} not partitioned` : ''}
         </span>
       )}
     </div>

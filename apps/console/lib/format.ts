@@ -1,4 +1,4 @@
-import { JOB_STATES, TERMINAL_JOB_STATES, type Job, type JobState, type Placement } from '@gantry/contracts';
+import { JOB_STATES, TERMINAL_JOB_STATES, migSliceFraction, type Job, type JobState, type Placement } from '@gantry/contracts';
 
 export const TERMINAL_STATES: readonly JobState[] = TERMINAL_JOB_STATES;
 export const isActive = (state: JobState) => !TERMINAL_STATES.includes(state);
@@ -34,7 +34,7 @@ export function gpuEquivalent(job: Pick<Job, 'replicas' | 'resources'>): number 
   const r = job.resources;
   let per = 0;
   if (r.gpus !== undefined) per = r.gpus;
-  else if (r.migProfile !== undefined) per = Number(/^(\d)g/.exec(r.migProfile)?.[1] ?? 0) / 7;
+  else if (r.migProfile !== undefined) per = migSliceFraction(r.migProfile) ?? 0;
   else if (r.gpuFraction !== undefined) per = r.gpuFraction;
   return per * job.replicas;
 }

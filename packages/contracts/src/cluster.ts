@@ -1,11 +1,9 @@
 import { z } from 'zod';
+import { PERSONAS } from './gpu-catalog';
 
-export const GPU_MODELS = ['H100-80GB', 'H200-141GB', 'A100-80GB', 'A100-40GB'] as const;
 export const ZGpuModel = z.string().min(1).max(64);
 
-export const PERSONAS = ['container', 'vm-passthrough', 'inference'] as const;
 export const ZPersona = z.enum(PERSONAS);
-export type Persona = z.infer<typeof ZPersona>;
 
 export const NODE_STATES = ['ready', 'cordoned', 'draining', 'switching', 'down'] as const;
 export const ZNodeState = z.enum(NODE_STATES);

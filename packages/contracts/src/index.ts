@@ -2,6 +2,8 @@
 import './zod-setup';
 
 export * from './common';
+export * from './gpu-catalog';
+export * from './events';
 export * from './tenancy';
 export * from './cluster';
 export * from './jobs';

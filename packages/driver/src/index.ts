@@ -25,12 +25,11 @@ export {
   type TopologyGpu,
 } from './simulated/topology';
 export { loadTopologyFile, formatTopologyJson } from './simulated/topology-file';
-export { GPU_MODEL_SPECS, type GpuModelSpec } from './simulated/gpu-models';
 export { APPLICATION_XIDS, PROCESS_FATAL_XIDS, xidEffect, type XidEffect } from './simulated/xid';
 
-// MIG geometry (derived from @gantry/scheduler's table) and the rules the simulated GPUs enforce
-export * from './simulated/mig-geometry';
-export * from './simulated/mig-layout';
+// MIG geometry (derived from the GPU catalog in @gantry/contracts) and the rules every driver enforces
+export * from './shared/mig-geometry';
+export * from './shared/mig-layout';
 
 // A cluster served by another process (several workers, one simulated cluster)
 export { serveDriver, type ClusterHost } from './remote/cluster-host';

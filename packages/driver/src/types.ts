@@ -3,7 +3,9 @@
  * Nodes are addressed by name (stable across restarts and drivers); GPUs by node + index.
  */
 
-export type Persona = 'container' | 'vm-passthrough' | 'inference';
+import type { Persona } from '@gantry/contracts';
+
+export type { Persona } from '@gantry/contracts';
 
 export interface MigSliceSpec {
   profile: string;

@@ -10,7 +10,8 @@
  *      are idle and not wanted by MIG demand.
  * Hysteresis: a GPU changed less than `holdMs` ago is left alone (time is passed in).
  */
-import { migFreeStarts, migCreationOrder, migProfile, migProfilesFor, type MigLayoutEntry } from './mig-geometry';
+import { MIG_MODELS, migProfile, migProfilesFor } from '@gantry/contracts';
+import { migFreeStarts, migCreationOrder, type MigLayoutEntry } from './mig-geometry';
 import type { ClusterSnapshot, GpuState, NodeState } from './types';
 
 export interface MigDemand {
@@ -201,6 +202,6 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
 
 function maxSize(profile: string): number {
   let m = 0;
-  for (const model of ['A100-40GB', 'A100-80GB', 'H100-80GB', 'H200-141GB']) m = Math.max(m, sizeOf(model, profile));
+  for (const model of MIG_MODELS) m = Math.max(m, sizeOf(model, profile));
   return m;
 }

@@ -9,6 +9,7 @@
  * Reserve: team-usage (keeps fair-share usage current within a cycle).
  * Permit: gang (all replicas or none, required topology).
  */
+import { MIG_COMPUTE_SLICES, MIG_MEMORY_SLOTS, migSliceFraction } from '@gantry/contracts';
 import type { DeviceOption, Engine, JobView, NodeClass, NodeView } from './engine';
 import { poolFree } from './pool';
 import {
@@ -530,7 +531,7 @@ function packingScore(args: Record<string, unknown>): ScorePlugin {
         const g = n.gpus[option.gpus[0]!]!;
         let free = 0;
         for (const s of g.mig) if (!s.busy) free += s.size;
-        tight = 1 - free / 8;
+        tight = 1 - free / MIG_MEMORY_SLOTS;
       }
       if (absolute) return -idle / 8000 + tightW * tight;
       return (total > 0 ? 1 - idle / total : 0) + tightW * tight;
@@ -599,10 +600,8 @@ function teamUsage(engine: Engine): ReservePlugin {
 export function gpuUnits(job: JobView): number {
   if (job.kind === 'whole') return job.gpus;
   if (job.kind === 'share') return job.milli / 1000;
-  if (job.kind === 'mig') {
-    const c = /^(\d)g/.exec(job.migProfile ?? '');
-    return c ? Number(c[1]) / 7 : 1 / 7;
-  }
+  // an unknown profile (never validated, never placed) counts as the smallest slice
+  if (job.kind === 'mig') return migSliceFraction(job.migProfile ?? '') ?? 1 / MIG_COMPUTE_SLICES;
   return 0;
 }
 

@@ -3,10 +3,11 @@
  * Pure data: no I/O, no clock, no randomness. The worker builds a ClusterSnapshot from
  * Postgres, calls `runCycle`, and commits the decisions it returns.
  */
+import type { Persona } from '@gantry/contracts';
 
+export type { Persona } from '@gantry/contracts';
 export type GpuMode = 'whole' | 'mig' | 'shared';
 export type TopologyLevel = 'node' | 'leaf' | 'spine' | 'any';
-export type Persona = 'container' | 'vm-passthrough' | 'inference';
 
 /** One MIG slice (GPU instance) that exists on a GPU. `busy` = held by an allocation. */
 export interface MigSliceState {

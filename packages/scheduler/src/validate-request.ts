@@ -2,7 +2,7 @@
  * Submission-time checks: rejects requests no cluster state could ever satisfy, with a message
  * naming the problem. Pure.
  */
-import { MIG_MODELS, migProfile, modelsWithMigProfile } from './mig-geometry';
+import { MIG_COMPUTE_SLICES, MIG_MODELS, migProfile, modelsWithMigProfile } from '@gantry/contracts';
 import type { ClusterSnapshot, ReplicaRequest, TopologyLevel } from './types';
 
 export interface RequestToValidate {
@@ -93,7 +93,7 @@ export function validateRequest(req: RequestToValidate, knownModels: readonly st
     if (!LEVELS.includes(t.level)) return fail('invalid_topology', `topology level must be one of ${LEVELS.join(', ')} (got ${t.level})`);
     if (t.required && t.level === 'node' && replicas > 1 && perNode) {
       const per = r.gpus ?? 0;
-      const maxNode = r.migProfile ? maxOn(modelsWithMigProfile(r.migProfile).filter((m) => candidates.includes(m))) * 7 : maxOn(candidates);
+      const maxNode = r.migProfile ? maxOn(modelsWithMigProfile(r.migProfile).filter((m) => candidates.includes(m))) * MIG_COMPUTE_SLICES : maxOn(candidates);
       const need = r.migProfile ? replicas : r.gpus !== undefined ? replicas * per : (replicas * (r.gpuMilli ?? Math.round((r.gpuFraction ?? 0) * 1000))) / 1000;
       if (need > maxNode) {
         return fail('impossible_topology', `${replicas} replicas on one node need ${need} GPU${r.migProfile ? ' slices' : 's'}, but no node has more than ${maxNode}`);

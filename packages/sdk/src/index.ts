@@ -50,6 +50,7 @@ import type {
   IdleAllocations,
   UtilizationGroupBy,
   UtilizationReport,
+  LiveEvent,
 } from '@gantry/contracts';
 
 /** Query of a utilization report (`step`: seconds or 60s, 5m, 1h, 1d). */
@@ -60,19 +61,8 @@ export interface UtilizationReportQuery {
   step?: string | number;
 }
 
-/** One message of the live event stream (`/v1/events/stream`). */
-export interface LiveEvent {
-  id: string;
-  topic: 'job' | 'node' | 'incident' | 'other';
-  type: string;
-  tenantId: string | null;
-  /** The team of the event's job; null for tenant events without a job and cluster-wide ones. */
-  teamId: string | null;
-  jobId: string | null;
-  nodeId: string | null;
-  message: string;
-  at: string;
-}
+/** One message of the live event stream (`/v1/events/stream`): the contracts' type. */
+export type { LiveEvent } from '@gantry/contracts';
 
 export interface GantryClientOptions {
   /** e.g. http://127.0.0.1:4000 ; '' for same-origin (the console proxies /v1). */

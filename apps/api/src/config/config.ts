@@ -1,3 +1,4 @@
+import { GPU_MODEL_SPECS, UNKNOWN_GPU_MODEL } from '@gantry/contracts';
 import { z } from 'zod';
 import { parseCidr } from '../common/client-address';
 
@@ -130,13 +131,13 @@ export interface TelemetryConfig {
   prices: Record<string, { pricePerGpuHour: number; idleW: number; busyW: number }>;
 }
 
-/** Chargeback defaults per GPU model (list prices of a GPU cloud; watts: idle and TDP of the SXM parts). */
+/**
+ * Chargeback defaults per GPU model, from the GPU catalog (list prices of a GPU cloud; watts: idle
+ * and TDP of the SXM parts); `*` is any other model.
+ */
 export const DEFAULT_GPU_PRICES: TelemetryConfig['prices'] = {
-  'H100-80GB': { pricePerGpuHour: 2.49, idleW: 70, busyW: 700 },
-  'H200-141GB': { pricePerGpuHour: 3.49, idleW: 75, busyW: 700 },
-  'A100-80GB': { pricePerGpuHour: 1.79, idleW: 55, busyW: 400 },
-  'A100-40GB': { pricePerGpuHour: 1.29, idleW: 50, busyW: 400 },
-  '*': { pricePerGpuHour: 1.0, idleW: 50, busyW: 300 },
+  ...Object.fromEntries(Object.values(GPU_MODEL_SPECS).map(({ model, pricePerGpuHour, idleW, busyW }) => [model, { pricePerGpuHour, idleW, busyW }])),
+  '*': { pricePerGpuHour: UNKNOWN_GPU_MODEL.pricePerGpuHour, idleW: UNKNOWN_GPU_MODEL.idleW, busyW: UNKNOWN_GPU_MODEL.busyW },
 };
 
 const ZPrices = z.record(

@@ -1,3 +1,4 @@
+import { PERSONAS } from '@gantry/contracts';
 import { z } from 'zod';
 
 /** BullMQ queues (docs/design.md section 5) and the payload schema of each. */
@@ -20,7 +21,7 @@ export const QUEUES = {
   persona: z.object({
     action: z.enum(['switch', 'drain', 'cordon', 'uncordon']),
     nodeId: z.string(),
-    persona: z.enum(['container', 'vm-passthrough', 'inference']).optional(),
+    persona: z.enum(PERSONAS).optional(),
     reason: z.string().optional(),
   }),
   /** Health events and the failover loop: classify, cordon, drain, reschedule, remediate, validate, uncordon. */

@@ -1,5 +1,5 @@
 import type { GantryClient } from '../api';
-import type { MigLayoutEntry, Persona } from '@gantry/contracts';
+import { migProfileOfClass, type MigClass, type MigLayoutEntry, type Persona } from '@gantry/contracts';
 
 export type NodeAction = 'cordon' | 'uncordon' | 'drain';
 
@@ -21,24 +21,17 @@ export const setMigLayout = (client: GantryClient, gpuId: string, layout: MigLay
 
 /** Layouts an operator picks from (NVIDIA's usual configs), per GPU model: name -> slices. */
 export function migPresets(model: string): { name: string; layout: MigLayoutEntry[] }[] {
-  const p = MIG_NAMES[model];
-  if (!p) return [];
-  const [g1, , g1x2, g2, g3, g4, g7] = p;
+  const of = (cls: MigClass) => migProfileOfClass(model, cls);
+  const [p1, p1x2] = [of('1g'), of('1g.2mem')];
+  if (!p1 || !p1x2) return [];
+  const [g1, g1x2, g2, g3, g4, g7] = [p1.name, p1x2.name, of('2g')?.name, of('3g')?.name, of('4g')?.name, of('7g')?.name];
   return [
     { name: 'MIG off (whole GPU)', layout: [] },
-    { name: `7 x ${g1}`, layout: [0, 1, 2, 3, 4, 5, 6].map((start) => ({ profile: g1!, start })) },
+    { name: `7 x ${g1}`, layout: p1.starts.map((start) => ({ profile: g1, start })) },
     { name: `balanced: 2 x ${g1} + ${g2} + ${g3}`, layout: [{ profile: g3!, start: 4 }, { profile: g2!, start: 2 }, { profile: g1!, start: 0 }, { profile: g1!, start: 1 }] },
     { name: `2 x ${g3}`, layout: [{ profile: g3!, start: 0 }, { profile: g3!, start: 4 }] },
     { name: `${g4} + ${g3}`, layout: [{ profile: g4!, start: 0 }, { profile: g3!, start: 4 }] },
-    { name: `4 x ${g1x2}`, layout: [0, 2, 4, 6].map((start) => ({ profile: g1x2!, start })) },
+    { name: `4 x ${g1x2}`, layout: p1x2.starts.map((start) => ({ profile: g1x2, start })) },
     { name: `1 x ${g7}`, layout: [{ profile: g7!, start: 0 }] },
   ];
 }
-
-/** Profile names per model in NVIDIA's row order: 1g, 1g+me, 1g 2-slot, 2g, 3g, 4g, 7g. */
-export const MIG_NAMES: Record<string, string[]> = {
-  'A100-40GB': ['1g.5gb', '1g.5gb+me', '1g.10gb', '2g.10gb', '3g.20gb', '4g.20gb', '7g.40gb'],
-  'A100-80GB': ['1g.10gb', '1g.10gb+me', '1g.20gb', '2g.20gb', '3g.40gb', '4g.40gb', '7g.80gb'],
-  'H100-80GB': ['1g.10gb', '1g.10gb+me', '1g.20gb', '2g.20gb', '3g.40gb', '4g.40gb', '7g.80gb'],
-  'H200-141GB': ['1g.18gb', '1g.18gb+me', '1g.35gb', '2g.35gb', '3g.71gb', '4g.71gb', '7g.141gb'],
-};

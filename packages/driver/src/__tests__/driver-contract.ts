@@ -3,8 +3,8 @@
  * simulated driver, and the Kubernetes driver against a fake API server). A driver passes when
  * Gantry's worker could not tell which one it talks to.
  */
-import type { MigClassId } from '../simulated/mig-geometry';
-import { MigLayoutError, migProfilesOf } from '../simulated/mig-layout';
+import type { MigClassId } from '../shared/mig-geometry';
+import { MigLayoutError, migProfilesOf } from '../shared/mig-layout';
 import type { ClusterDriver, DriverEvent, InventoryNode, StartRequest } from '../types';
 
 export interface DriverContractSubject {

@@ -8,7 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '../clock';
 import type { DriverEventBus } from '../event-bus';
 import type { KubeApi } from './kube-api';
-import { GANTRY_LABELS } from './labels';
+import { GANTRY_LABELS } from '../shared/labels';
 import { inventoryNodeFromKubeNode } from './node-inventory';
 import { gantryPodsSelector, jobExitFromPods } from './pods';
 

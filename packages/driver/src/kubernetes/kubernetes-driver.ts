@@ -7,7 +7,7 @@
 import type { KubeConfig, V1Node, V1Pod } from '@kubernetes/client-node';
 import { systemClock, type Clock } from '../clock';
 import { DriverEventBus } from '../event-bus';
-import { assertValidMigLayout } from '../simulated/mig-layout';
+import { assertValidMigLayout } from '../shared/mig-layout';
 import type {
   ClusterDriver,
   DriverEvent,
@@ -22,7 +22,7 @@ import type {
 import { KubeApi, httpStatusOf, loadClientNode, loadKubeConfig } from './kube-api';
 import { KubeEventPoller } from './kube-event-poller';
 import { parseDcgmMetrics } from './dcgm-metrics';
-import { GANTRY_LABELS } from './labels';
+import { GANTRY_LABELS } from '../shared/labels';
 import { migConfigName, migPartedDevices, withMigPartedConfig, type MigPartedDeviceConfig } from './mig-config';
 import { inventoryNodeFromKubeNode, migLayoutsOfNode } from './node-inventory';
 import { cordonPatch, migApplyProgress, migConfigPatch, personaPatch, personaReady } from './node-patches';

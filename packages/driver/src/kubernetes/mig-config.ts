@@ -6,7 +6,7 @@
  * not placements. Pure functions.
  */
 import { createHash } from 'node:crypto';
-import { findMigProfile, migProfileCounts, migProfilesOf } from '../simulated/mig-layout';
+import { findMigProfile, migProfileCounts, migProfilesOf } from '../shared/mig-layout';
 import type { MigSliceSpec } from '../types';
 
 /** MIG layout per GPU index of one node; a missing or empty entry means MIG off. */

@@ -3,20 +3,21 @@
  * (or the well-known zone/region) labels for the leaf and spine, the operator's workload config
  * for the persona, and Gantry's MIG annotation for the layouts. Pure functions.
  */
+import { GPU_MODEL_SPECS, PERSONAS } from '@gantry/contracts';
 import type { V1Node } from '@kubernetes/client-node';
-import { GPU_MODEL_SPECS } from '../simulated/gpu-models';
-import { isMigCapable } from '../simulated/mig-layout';
+import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, TOPOLOGY_LABELS } from '../shared/labels';
+import { isMigCapable } from '../shared/mig-layout';
 import type { InventoryNode, MigSliceSpec, Persona } from '../types';
-import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, TOPOLOGY_LABELS } from './labels';
 import { layoutOfNamedConfig, migConfigName, type NodeMigLayouts } from './mig-config';
 import { cpuMilliOf, memoryMiBOf } from './quantities';
 
 export const UNKNOWN_TOPOLOGY = 'unknown';
 
-const GANTRY_MODELS: { family: string; gb: number; model: string }[] = Object.keys(GPU_MODEL_SPECS).map((model) => {
-  const [family, size] = model.split('-');
-  return { family, gb: Number.parseInt(size, 10), model };
-});
+const GANTRY_MODELS: { family: string; gb: number; model: string }[] = Object.values(GPU_MODEL_SPECS).map(({ model, memoryGB }) => ({
+  family: model.split('-')[0],
+  gb: memoryGB,
+  model,
+}));
 
 /**
  * Gantry's GPU model name for a GPU feature discovery product, e.g. `NVIDIA-H100-80GB-HBM3` ->
@@ -37,7 +38,7 @@ export function gpuModelFromProduct(product: string, memoryMiB?: number): string
 /** Gantry persona: `gantry.io/persona` when set, else from `nvidia.com/gpu.workload.config`. */
 export function personaFromLabels(labels: Record<string, string>): Persona {
   const gantry = labels[GANTRY_LABELS.persona];
-  if (gantry === 'container' || gantry === 'vm-passthrough' || gantry === 'inference') return gantry;
+  if ((PERSONAS as readonly string[]).includes(gantry)) return gantry as Persona;
   const workload = labels[GPU_LABELS.workloadConfig];
   return workload === 'vm-passthrough' || workload === 'vm-vgpu' ? 'vm-passthrough' : 'container';
 }

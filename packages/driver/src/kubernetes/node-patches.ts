@@ -4,7 +4,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { Persona } from '../types';
-import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, GPU_RESOURCE } from './labels';
+import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, GPU_RESOURCE } from '../shared/labels';
 import { normalizeMigLayouts, type NodeMigLayouts } from './mig-config';
 import { isNodeReady } from './node-inventory';
 

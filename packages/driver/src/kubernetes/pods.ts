@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { V1Eviction, V1Pod } from '@kubernetes/client-node';
 import type { JobExitReason, ReplicaSpec, StartRequest, WorkloadStatus } from '../types';
-import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_RESOURCE, migResource, SHARED_GPU_RESOURCE } from './labels';
+import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_RESOURCE, migResource, SHARED_GPU_RESOURCE } from '../shared/labels';
 
 const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)$/;
 

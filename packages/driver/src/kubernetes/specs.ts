@@ -4,7 +4,7 @@
  * bodies, job status from pods, dcgm-exporter telemetry. The client (kubernetes-driver.ts) only
  * moves these objects over the API.
  */
-export * from './labels';
+export * from '../shared/labels';
 export * from './quantities';
 export * from './node-inventory';
 export * from './mig-config';

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MigLayoutError } from '../simulated/mig-layout';
+import { MigLayoutError } from '../shared/mig-layout';
 import type { ClusterDriver, DriverEvent } from '../types';
 import { isRemoteMethod, REMOTE_METHODS, type HostInfo, type RpcResponse } from './protocol';
 

@@ -4,7 +4,7 @@
  * answered `{ result }` or `{ error }`; driver events stream from `GET /events` as server-sent
  * events, to every connected worker, like a Kubernetes watch.
  */
-import type { MigLayoutViolation } from '../simulated/mig-layout';
+import type { MigLayoutViolation } from '../shared/mig-layout';
 import type { ClusterDriver } from '../types';
 
 /** The ClusterDriver methods a remote worker may call. */

@@ -7,7 +7,7 @@
 import { Agent, request } from 'node:http';
 import { DriverEventBus } from '../event-bus';
 import type { ClusterDriver, DriverEvent, FaultInjection, GpuMetricSample, Inventory, MigSliceSpec, Persona, StartRequest, WorkloadStatus } from '../types';
-import { MigLayoutError } from '../simulated/mig-layout';
+import { MigLayoutError } from '../shared/mig-layout';
 import type { RemoteMethod, RpcError, RpcResponse } from './protocol';
 
 /** An error raised by the hosted driver, with its original name. */

@@ -2,9 +2,9 @@
  * The mutable state of the simulated cluster: nodes (persona, cordon, health) and their GPUs
  * (MIG layout, health). Lookups throw errors that name the missing node or GPU.
  */
-import { GPU_LABELS, TOPOLOGY_LABELS } from '../kubernetes/labels';
+import { GPU_LABELS, TOPOLOGY_LABELS } from '../shared/labels';
 import type { Inventory, InventoryNode, MigSliceSpec, Persona } from '../types';
-import { isMigCapable } from './mig-layout';
+import { isMigCapable } from '../shared/mig-layout';
 import { topologyNodes, type Topology } from './topology';
 
 export interface SimGpu {

@@ -2,7 +2,7 @@
  * Generated topologies: a regular spine/leaf tree of identical 8-GPU-style nodes, for the demo
  * cluster and for scale tests (1,000 nodes and more).
  */
-import { GPU_MODEL_SPECS, gpuFamily } from './gpu-models';
+import { gpuModelSpec } from '@gantry/contracts';
 import type { Topology, TopologyGpu } from './topology';
 
 export interface GenerateTopologyOptions {
@@ -71,7 +71,7 @@ export function demoTopology(): Topology {
 }
 
 function gpuOf(model: string, nvlinkDomain: number, fallbackMemoryMiB: number | undefined): TopologyGpu {
-  const memoryMiB = GPU_MODEL_SPECS[model]?.memoryMiB ?? fallbackMemoryMiB;
+  const memoryMiB = gpuModelSpec(model)?.memoryMiB ?? fallbackMemoryMiB;
   if (memoryMiB === undefined) {
     throw new Error(`generateTopology: unknown GPU model ${model}; pass gpuMemoryMiB`);
   }
@@ -80,4 +80,9 @@ function gpuOf(model: string, nvlinkDomain: number, fallbackMemoryMiB: number | 
 
 function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
+}
+
+/** `H100-80GB` -> `h100`: the family prefix of node names. */
+function gpuFamily(model: string): string {
+  return model.split('-')[0].toLowerCase();
 }

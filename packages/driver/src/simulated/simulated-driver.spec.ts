@@ -1,6 +1,6 @@
 import type { DriverEvent, StartRequest } from '../types';
 import { generateTopology } from './generate-topology';
-import { MigLayoutError } from './mig-layout';
+import { MigLayoutError } from '../shared/mig-layout';
 import { SimulatedDriverClosedError } from './sim-timers';
 import { SimulatedDriver, type SimulatedDriverOptions } from './simulated-driver';
 import { SIM_EXIT_CODES } from './workloads';

@@ -21,7 +21,7 @@ import type {
 } from '../types';
 import { SimCluster, type SimGpu, type SimNode } from './cluster-state';
 import { demoTopology } from './generate-topology';
-import { assertValidMigLayout, sameMigLayout } from './mig-layout';
+import { assertValidMigLayout, sameMigLayout } from '../shared/mig-layout';
 import { resolveReplicaClaims } from './replica-claims';
 import { SimTimers } from './sim-timers';
 import { gpuLoads, gpuSamples } from './telemetry';

@@ -7,9 +7,9 @@
 import type { GpuMetricSample } from '../types';
 import type { SimNode } from './cluster-state';
 import type { GpuClaim } from './gpu-claims';
-import { gpuPowerEnvelope } from './gpu-models';
-import { MIG_COMPUTE_SLICES, MIG_MEMORY_SLOTS } from './mig-geometry';
-import { findMigProfile } from './mig-layout';
+import { gpuPower, migSliceFraction } from '@gantry/contracts';
+import { MIG_MEMORY_SLOTS } from '../shared/mig-geometry';
+import { findMigProfile } from '../shared/mig-layout';
 
 /** Fractions of a GPU in use, each in [0, 1]. */
 export interface GpuLoad {
@@ -40,7 +40,7 @@ export function gpuSamples(nodes: readonly SimNode[], loads: ReadonlyMap<string,
     .flatMap((node) =>
       node.gpus.map((gpu) => {
         const load = loads.get(gpuLoadKey(node.name, gpu.index)) ?? { compute: 0, memory: 0 };
-        const { idleW, tdpW } = gpuPowerEnvelope(gpu.model);
+        const { idleW, busyW } = gpuPower(gpu.model);
         const smPct = load.compute === 0 ? 0 : Math.min(100, load.compute * (BUSY_SM_PCT + wobble(node.name, gpu.index, at)));
         return {
           nodeName: node.name,
@@ -48,7 +48,7 @@ export function gpuSamples(nodes: readonly SimNode[], loads: ReadonlyMap<string,
           at,
           smPct: round1(smPct),
           memoryUsedMiB: Math.round(load.memory * BUSY_MEMORY_FILL * gpu.memoryMiB),
-          powerW: round1(idleW + ((tdpW - idleW) * smPct) / 100),
+          powerW: round1(idleW + ((busyW - idleW) * smPct) / 100),
         };
       }),
     );
@@ -63,7 +63,7 @@ function claimedPart(claim: GpuClaim, model: string): GpuLoad {
     case 'mig': {
       const profile = findMigProfile(model, claim.profile);
       if (!profile) return { compute: 0, memory: 0 };
-      return { compute: profile.computeSlices / MIG_COMPUTE_SLICES, memory: profile.memorySlots / MIG_MEMORY_SLOTS };
+      return { compute: migSliceFraction(profile.name, model)!, memory: profile.memorySlots / MIG_MEMORY_SLOTS };
     }
   }
 }

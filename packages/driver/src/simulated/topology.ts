@@ -26,9 +26,9 @@
  *     }]
  *   }
  */
+import { gpuModelSpec, PERSONAS } from '@gantry/contracts';
+import { migLayoutViolations } from '../shared/mig-layout';
 import type { MigSliceSpec, Persona } from '../types';
-import { GPU_MODEL_SPECS } from './gpu-models';
-import { migLayoutViolations } from './mig-layout';
 
 export interface TopologyGpu {
   model: string;
@@ -67,8 +67,6 @@ export class TopologyError extends Error {
     this.name = 'TopologyError';
   }
 }
-
-const PERSONAS: readonly Persona[] = ['container', 'vm-passthrough', 'inference'];
 
 /** Checks an untrusted topology (a parsed JSON file) and returns it typed; errors name the path. */
 export function parseTopology(raw: unknown): Topology {
@@ -144,7 +142,7 @@ function parseNode(raw: unknown, path: string): TopologyNode {
 function parseGpu(raw: unknown, path: string): TopologyGpu {
   const gpu = record(raw, path);
   const model = text(gpu.model, `${path}.model`);
-  const knownMemory = GPU_MODEL_SPECS[model]?.memoryMiB;
+  const knownMemory = gpuModelSpec(model)?.memoryMiB;
   const memoryMiB =
     gpu.memoryMiB === undefined && knownMemory !== undefined ? knownMemory : count(gpu.memoryMiB, `${path}.memoryMiB`);
   const parsed: TopologyGpu = { model, memoryMiB, nvlinkDomain: count(gpu.nvlinkDomain, `${path}.nvlinkDomain`) };

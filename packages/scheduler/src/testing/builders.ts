@@ -1,6 +1,6 @@
 /** Test builders: node().gpus(8, 'H100-80GB').leaf('l1')..., job().gpus(2)... */
 import type { GpuState, MigSliceState, NodeState, PendingJob, Persona, TopologyLevel } from '../types';
-import { migProfile } from '../mig-geometry';
+import { migProfile } from '@gantry/contracts';
 
 let seq = 0;
 

@@ -1,24 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { RedisService } from '../../common/redis.service';
+import type { LiveEvent } from '@gantry/contracts';
 import { EventsFeedRepository, type FeedEvent } from './events-feed.repository';
 
 /** Redis channel of the live feed; every api process subscribes and fans out to its SSE clients. */
 export const eventsChannel = (prefix: string) => `${prefix}:events`;
 
-/** What a live-feed message carries. `topic` lets the console refresh the right views. */
-export interface LiveEvent {
-  id: string;
-  topic: 'job' | 'node' | 'incident' | 'other';
-  type: string;
-  tenantId: string | null;
-  /** The team of the event's job (null for tenant events without a job and for cluster-wide ones). */
-  teamId: string | null;
-  jobId: string | null;
-  nodeId: string | null;
-  message: string;
-  at: string;
-}
+/** What a live-feed message carries (the contracts' type). `topic` lets the console refresh the right views. */
+export type { LiveEvent } from '@gantry/contracts';
 
 const POLL_MS = 1000;
 /** Events may commit out of creation order: re-read this far back, skip what was sent. */

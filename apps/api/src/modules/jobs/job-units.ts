@@ -1,5 +1,4 @@
-import type { JobResources } from '@gantry/contracts';
-import { migProfile, modelsWithMigProfile } from '@gantry/scheduler';
+import { migSliceFraction, modelsWithMigProfile, type JobResources } from '@gantry/contracts';
 
 /**
  * Quota units of one replica: whole GPUs count 1 each, a MIG slice its compute slices / 7,
@@ -10,8 +9,7 @@ export function replicaGpuUnits(r: Pick<JobResources, 'gpus' | 'migProfile' | 'g
   if (r.gpuFraction) return r.gpuFraction;
   if (r.migProfile) {
     const model = r.gpuModel ?? modelsWithMigProfile(r.migProfile)[0];
-    const p = model ? migProfile(model, r.migProfile) : undefined;
-    return (p?.compute ?? 7) / 7;
+    return (model ? migSliceFraction(r.migProfile, model) : undefined) ?? 1;
   }
   return 0;
 }

@@ -8,16 +8,14 @@
  *
  * MIG: pending MIG slices and whole GPUs, by GPU model, for the engine's MIG planner.
  */
-import type { JobResources } from '@gantry/contracts';
+import type { JobResources, Persona } from '@gantry/contracts';
 import type { MigDemand, WholeDemand } from '@gantry/scheduler';
-
-export type PlannerPersona = 'container' | 'vm-passthrough' | 'inference';
 
 export interface PersonaNode {
   id: string;
-  persona: PlannerPersona;
+  persona: Persona;
   state: 'ready' | 'cordoned' | 'draining' | 'switching' | 'down';
-  personaTarget: PlannerPersona | null;
+  personaTarget: Persona | null;
   gpuModel: string | null;
   gpuCount: number;
   /** Healthy GPUs without any allocation. */
@@ -35,7 +33,7 @@ export interface VmReplicaDemand {
 }
 
 export interface PersonaPlan {
-  switches: { nodeId: string; persona: PlannerPersona; reason: string }[];
+  switches: { nodeId: string; persona: Persona; reason: string }[];
   /** VM replicas no node can serve even after the switches. */
   unmetReplicas: number;
 }

@@ -1,7 +1,7 @@
 import { coveringRows } from '../quotas/quota-coverage';
 import { Injectable, Logger } from '@nestjs/common';
-import { PRIORITY_VALUE, type JobResources, type Reason } from '@gantry/contracts';
-import { migProfile, runCycle, type CycleDecision, type NodeState, type ReplicaPlacement } from '@gantry/scheduler';
+import { PRIORITY_VALUE, migSliceFraction, type JobResources, type Reason } from '@gantry/contracts';
+import { runCycle, type CycleDecision, type NodeState, type ReplicaPlacement } from '@gantry/scheduler';
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import { ClusterRepository } from '../cluster/cluster.repository';
@@ -253,7 +253,7 @@ function toAllocations(job: PendingRow, replicas: ReplicaPlacement[], nodes: Map
     rep.gpus.forEach((g, i) => {
       const gpu = node.gpus.find((x) => x.id === g.gpuId)!;
       const milli = g.migProfile ? 1000 : (g.milli ?? 1000);
-      const units = g.migProfile ? (migProfile(gpu.model, g.migProfile)?.compute ?? 7) / 7 : milli / 1000;
+      const units = g.migProfile ? (migSliceFraction(g.migProfile, gpu.model) ?? 1) : milli / 1000;
       out.push({
         replica: rep.replica,
         nodeId: rep.nodeId,

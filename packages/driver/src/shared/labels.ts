@@ -1,6 +1,7 @@
 /**
  * Label and annotation keys: NVIDIA GPU Operator / GPU feature discovery, Topograph, Kubernetes
- * well-known labels, and Gantry's own (docs/reference/gpu.md section 2).
+ * well-known labels, and Gantry's own (docs/reference/gpu.md section 2). The Kubernetes driver
+ * reads and writes them; the simulated driver labels its nodes the same way.
  */
 
 export const GPU_LABELS = {

@@ -1,17 +1,17 @@
 /**
- * NVIDIA MIG geometry as the simulated hardware sees it: the classes (rows) and the profile names
- * per GPU model, derived from the one table in @gantry/scheduler (docs/reference/gpu.md section 1), so the
- * simulated GPUs and the placement engine can never disagree on a profile, size or legal start.
+ * NVIDIA MIG geometry as the drivers see it: the classes (rows) and the profile names per GPU
+ * model, derived from the GPU catalog in @gantry/contracts (docs/reference/gpu.md section 1), so
+ * the simulated GPUs, the Kubernetes driver and the placement engine can never disagree on a
+ * profile, size or legal start.
  *
  * Every MIG-capable GPU here has 7 compute slices and 8 memory slots. A GPU instance occupies
  * the memory slots [start, start + memorySlots); `start` must be one of its class's `starts`.
  */
-import { MIG_GEOMETRY, type MigClass as SchedulerMigClass } from '@gantry/scheduler';
+import { MIG_CLASS_GEOMETRY, MIG_GEOMETRY, type MigClass as CatalogMigClass } from '@gantry/contracts';
 
-export const MIG_COMPUTE_SLICES = 7;
-export const MIG_MEMORY_SLOTS = 8;
+export { MIG_COMPUTE_SLICES, MIG_MEMORY_SLOTS } from '@gantry/contracts';
 
-export type MigClassId = SchedulerMigClass;
+export type MigClassId = CatalogMigClass;
 
 export interface MigClass {
   id: MigClassId;
@@ -28,8 +28,8 @@ export interface MigClass {
 
 /** The classes are the same on every model; only the names differ. */
 export const MIG_CLASSES: readonly MigClass[] = Object.freeze(
-  Object.values(MIG_GEOMETRY)[0]!.map((p) =>
-    Object.freeze({ id: p.class, giProfileId: p.giId, computeSlices: p.compute, memorySlots: p.size, maxPerGpu: p.maxPerGpu, starts: p.starts, mediaExtensions: p.class === '1g+me' }),
+  MIG_CLASS_GEOMETRY.map((c) =>
+    Object.freeze({ id: c.class, giProfileId: c.giId, computeSlices: c.compute, memorySlots: c.size, maxPerGpu: c.maxPerGpu, starts: c.starts, mediaExtensions: c.class === '1g+me' }),
   ),
 );
 
