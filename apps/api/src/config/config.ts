@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCidr } from '../common/client-address';
+import { parseCidr } from './client-address';
 
 /** Environment parsed once at boot; a bad variable fails fast with its name. */
 const ZEnv = z.object({

@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import type { Scope } from '@gantry/contracts';
 import { DomainError } from '../../common/errors';
 import { hasScope, ownerOf, type Principal } from '../../common/principal';
-import { clientAddressFrom } from '../../common/client-address';
+import { clientAddressFrom } from '../../config/client-address';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { PUBLIC_ROUTE, REQUIRED_SCOPES } from './auth.decorators';
 import { AuthService } from './auth.service';
