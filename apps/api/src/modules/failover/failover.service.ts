@@ -4,15 +4,13 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
+import { RetryLater } from '../../queues/retry-later';
 import { NodeOpsRepository, type ActiveJob, type OpsNode } from '../node-manager/node-ops.repository';
 import { JobMover } from './job-mover';
 import { classifyNicDown, classifyNodeDown, classifyXid, type FaultClass } from './fault-classification';
 import { MetricsRecorder } from '../metrics/metrics.recorder';
 
 type FaultPayload = QueuePayload<'failover'>;
-
-/** Thrown to make BullMQ try the step again later (e.g. a GPU not idle yet). */
-export class RetryLater extends Error {}
 
 const step = (s: string, message: string, at = new Date()) => ({ at: at.toISOString(), step: s, message });
 

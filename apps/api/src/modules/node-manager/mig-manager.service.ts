@@ -4,7 +4,7 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
-import { RetryLater } from '../failover/failover.service';
+import { RetryLater } from '../../queues/retry-later';
 import { NodeOpsRepository } from './node-ops.repository';
 
 /** A manual change waits this long for its slices to become idle before it is abandoned. */
