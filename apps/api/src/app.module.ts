@@ -73,7 +73,7 @@ import { MigManagerService } from './modules/node-manager/mig-manager.service';
 import { PersonaService } from './modules/node-manager/persona.service';
 import { NodeManagerLoop } from './modules/node-manager/node-manager.loop';
 import { FailoverService } from './modules/failover/failover.service';
-import { JobMover } from './modules/failover/job-mover';
+import { JobMover } from './modules/node-manager/job-mover';
 import { HealthMonitor } from './modules/failover/health-monitor';
 import { MigProcessor } from './worker/mig.processor';
 import { PersonaProcessor } from './worker/persona.processor';

@@ -6,7 +6,7 @@ import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
 import { RetryLater } from '../../queues/retry-later';
 import { NodeOpsRepository, type ActiveJob, type OpsNode } from '../node-manager/node-ops.repository';
-import { JobMover } from './job-mover';
+import { JobMover } from '../node-manager/job-mover';
 import { classifyNicDown, classifyNodeDown, classifyXid, type FaultClass } from './fault-classification';
 import { MetricsRecorder } from '../metrics/metrics.recorder';
 

@@ -5,7 +5,7 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
-import { JobMover } from '../failover/job-mover';
+import { JobMover } from './job-mover';
 import { NodeOpsRepository, type OpsNode } from './node-ops.repository';
 
 export const personaToDb = (p: Persona) => (p === 'vm-passthrough' ? 'vm_passthrough' : p);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
-import { NodeOpsRepository, type ActiveJob } from '../node-manager/node-ops.repository';
+import { NodeOpsRepository, type ActiveJob } from './node-ops.repository';
 
 /**
  * Moves jobs off hardware (failover, drains, persona switches): checkpoint those still running
