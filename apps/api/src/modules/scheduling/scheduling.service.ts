@@ -5,7 +5,7 @@ import { migProfile, runCycle, type CycleDecision, type NodeState, type ReplicaP
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import { ClusterRepository } from '../cluster/cluster.repository';
-import { replicaGpuUnits } from '../jobs/job-units';
+import { replicaGpuUnits } from '../quotas/job-units';
 import { EndpointWorkSource } from '../endpoints/endpoint-work.source';
 import { admit, type AdmissionContext, type Held, type TeamQuota } from './quota-admission';
 import { planPreemption, type RunningJob } from './preemption';
