@@ -6,7 +6,7 @@ import { pageArgs } from '../../common/pagination';
 import { tenantWhere, type TenantScope } from '../../common/principal';
 import { EventsRepository } from '../events/events.repository';
 import { orderJobs, type ClusterSnapshot } from '@gantry/scheduler';
-import { pendingJob } from '../scheduling/snapshot';
+import { pendingJob } from '../cluster/snapshot';
 
 export const jobWithPlacement = {
   allocations: {

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { QueuesService } from '../../queues/queues.service';
 import { ClusterRepository } from '../cluster/cluster.repository';
 import { personaToApi } from '../cluster/cluster.presenter';
-import { buildSnapshot } from '../scheduling/snapshot';
+import { buildSnapshot } from '../cluster/snapshot';
 import { migDemandOf, planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
 import { MigManagerService } from './mig-manager.service';
 import { NodeOpsRepository } from './node-ops.repository';

@@ -11,7 +11,7 @@ import { admit, type AdmissionContext, type Held, type TeamQuota } from './quota
 import { planPreemption, type RunningJob } from './preemption';
 import { budgetPeriod } from '../quotas/budget-period';
 import { SchedulingRepository, type NewAllocation, type QuotaGuard } from './scheduling.repository';
-import { buildSnapshot, pendingJob } from './snapshot';
+import { buildSnapshot, pendingJob } from '../cluster/snapshot';
 
 export interface CycleReport {
   pending: number;
