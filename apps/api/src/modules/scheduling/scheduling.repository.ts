@@ -4,7 +4,7 @@ import type { Reason } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { crashPoint } from '../../common/crash-points';
-import { activeSlotKey } from './active-slot';
+import { activeSlotKey } from '../allocations/active-slot';
 import { EventsRepository } from '../events/events.repository';
 
 export interface NewAllocation {
