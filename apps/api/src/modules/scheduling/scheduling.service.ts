@@ -10,7 +10,9 @@ import { EndpointWorkSource } from '../endpoints/endpoint-work.source';
 import { admit, type AdmissionContext, type Held, type TeamQuota } from './quota-admission';
 import { planPreemption, type RunningJob } from './preemption';
 import { budgetPeriod } from '../quotas/budget-period';
-import { SchedulingRepository, type NewAllocation, type QuotaGuard } from './scheduling.repository';
+import { SchedulingRepository } from './scheduling.repository';
+import type { NewAllocation } from '../allocations/gpu-slots';
+import type { QuotaGuard } from '../quotas/quota-guard';
 import { buildSnapshot, pendingJob } from '../cluster/snapshot';
 
 export interface CycleReport {
