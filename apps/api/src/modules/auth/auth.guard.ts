@@ -6,7 +6,7 @@ import { DomainError } from '../../common/errors';
 import { hasScope, ownerOf, type Principal } from '../../common/principal';
 import { clientAddressFrom } from '../../config/client-address';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
-import { PUBLIC_ROUTE, REQUIRED_SCOPES } from './auth.decorators';
+import { PUBLIC_ROUTE, REQUIRED_SCOPES } from '../../common/auth.decorators';
 import { AuthService } from './auth.service';
 import { CSRF_HEADER, parseCookies, SESSION_COOKIE } from './cookies';
 import { RateLimiter } from './rate-limiter';
