@@ -8,7 +8,7 @@ import type { Principal } from '../../common/principal';
 import { presentUser } from '../users/users.presenter';
 import { roleToApi } from '../../common/roles';
 import { ROLE_SCOPES } from '../../common/role-scopes';
-import { dummyHash, verifyPassword } from './password';
+import { dummyHash, verifyPassword } from '../users/password';
 import { SessionsRepository } from './sessions.repository';
 import { AuthService } from './auth.service';
 import { CredentialRevocations } from './credential-revocations';

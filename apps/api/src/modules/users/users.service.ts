@@ -6,7 +6,7 @@ import { toPage } from '../../common/pagination';
 import { scopeOf, type Principal } from '../../common/principal';
 import { requireRole, roleToDb } from '../../common/roles';
 import { TenantsRepository } from '../tenants/tenants.repository';
-import { checkPassword, hashPassword } from '../auth/password';
+import { checkPassword, hashPassword } from './password';
 import { ROLE_RANK } from '../../common/role-scopes';
 import { UsersRepository } from './users.repository';
 import { presentUser } from './users.presenter';
