@@ -49,7 +49,7 @@ import { AuthController } from './modules/auth/auth.controller';
 import { SessionsService } from './modules/auth/sessions.service';
 import { SessionsRepository } from './modules/auth/sessions.repository';
 import { RateLimiter } from './modules/auth/rate-limiter';
-import { CredentialRevocations } from './modules/auth/credential-revocations';
+import { CredentialRevocations } from './common/credential-revocations';
 import { CredentialCheck } from './modules/auth/credential-check';
 import { UsersController } from './modules/users/users.controller';
 import { UsersService } from './modules/users/users.service';

@@ -4,7 +4,7 @@ import { Observable } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { scopeOf, type Principal, type TenantScope } from '../../common/principal';
 import { eventsChannel, type LiveEvent } from './events.publisher';
-import { CredentialRevocations } from '../auth/credential-revocations';
+import { CredentialRevocations } from '../../common/credential-revocations';
 import { CredentialCheck } from '../auth/credential-check';
 
 export interface SseMessage {
