@@ -117,17 +117,6 @@ export class JobsRepository {
     }).map((j) => j.id);
   }
 
-  /** Team usage in GPU units, by GPU model, from active allocations. */
-  async teamUsage(teamId: string): Promise<Map<string, number>> {
-    const rows = await this.prisma.client.allocation.groupBy({
-      by: ['gpuModel'],
-      where: { teamId, endedAt: null },
-      _sum: { gpuUnits: true },
-    });
-    return new Map(rows.map((r) => [r.gpuModel, Number(r._sum.gpuUnits ?? 0)]));
-  }
-
-
   /**
    * Suspend: a pending job is held at once (it holds nothing); a starting or running one goes
    * to `suspending` and the worker checkpoints it and frees its GPUs. Null when not found.

@@ -73,10 +73,6 @@ export class NodeOpsRepository {
     return this.db.gpu.findUnique({ where: { id: gpuId }, include: { node: true, instances: { orderBy: { start: 'asc' } } } });
   }
 
-  findGpuByIndex(nodeId: string, index: number) {
-    return this.db.gpu.findUnique({ where: { nodeId_index: { nodeId, index } } });
-  }
-
   /**
    * Moves a node between states when it is in one of `from` (a state check, so a retry or a
    * concurrent change does no harm), with its event. False when the node was not in `from`.
@@ -422,10 +418,6 @@ export class NodeOpsRepository {
   /** Open incidents whose loop is not closed (re-enqueued after a restart). */
   openIncidents() {
     return this.db.incident.findMany({ where: { resolvedAt: null, state: { not: 'failed' } }, select: { id: true, detectedAt: true, nodeId: true } });
-  }
-
-  appendEvent(e: NewEvent) {
-    return this.db.$transaction((tx) => this.events.append(tx, e));
   }
 
   // ---- planning inputs ---------------------------------------------------------------------
