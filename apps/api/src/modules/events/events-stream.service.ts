@@ -97,11 +97,6 @@ export class EventsStreamService implements OnModuleDestroy {
     });
   }
 
-  /** Open connections on this process. */
-  get connections(): number {
-    return this.listeners.size;
-  }
-
   async onModuleDestroy(): Promise<void> {
     this.listeners.clear();
     this.subscriber?.disconnect();
