@@ -68,7 +68,12 @@ import { AutoscaleProcessor } from './worker/autoscale.processor';
 import { AutoscaleScheduler } from './worker/autoscale.scheduler';
 import { NodeManagerController } from './modules/node-manager/node-manager.controller';
 import { NodeManagerService } from './modules/node-manager/node-manager.service';
-import { NodeOpsRepository } from './modules/node-manager/node-ops.repository';
+import { NodesRepository } from './modules/node-manager/nodes.repository';
+import { NodeJobsRepository } from './modules/node-manager/node-jobs.repository';
+import { IncidentsRepository } from './modules/node-manager/incidents.repository';
+import { MigChangesRepository } from './modules/node-manager/mig-changes.repository';
+import { HeartbeatsRepository } from './modules/node-manager/heartbeats.repository';
+import { DemandRepository } from './modules/node-manager/demand.repository';
 import { MigManagerService } from './modules/node-manager/mig-manager.service';
 import { PersonaService } from './modules/node-manager/persona.service';
 import { NodeManagerLoop } from './modules/node-manager/node-manager.loop';
@@ -154,7 +159,9 @@ export class HttpModule {
         EndpointTraffic,
         ClusterService,
         NodeManagerService,
-        NodeOpsRepository,
+        NodesRepository,
+        IncidentsRepository,
+        MigChangesRepository,
         UtilizationService,
         UtilizationRepository,
         MetricsService,
@@ -178,7 +185,12 @@ export class WorkerModule {
       imports: [CoreModule.forRoot(config)],
       providers: [
         overrides.driver ? { provide: CLUSTER_DRIVER, useValue: overrides.driver } : driverProvider,
-        NodeOpsRepository,
+        NodesRepository,
+        NodeJobsRepository,
+        IncidentsRepository,
+        MigChangesRepository,
+        HeartbeatsRepository,
+        DemandRepository,
         JobMover,
         FailoverService,
         MigManagerService,

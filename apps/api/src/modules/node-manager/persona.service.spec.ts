@@ -21,7 +21,7 @@ describe('crash recovery in node operations', () => {
       { discover: () => ({ nodes: [{ name: 'node-1', gpus: [{ migLayout: [{ profile: '3g.40gb', start: 0 }] }, { migLayout: [] }, { migLayout: [{ profile: '7g.80gb', start: 0 }] }] }] }) },
       calls,
     );
-    const svc = new PersonaService(repo, fake({}, calls), fake({ move: () => [] }, calls), driver, { driver: { simSpeed: 1 } } as never);
+    const svc = new PersonaService(repo, repo, repo, fake({}, calls), fake({ move: () => [] }, calls), driver, { driver: { simSpeed: 1 } } as never);
     await svc.handle({ action: 'switch', nodeId: 'n1', persona: 'vm-passthrough' });
     const mig = calls.filter((c) => c.startsWith('applyMigLayout') || c.startsWith('commitMigLayout'));
     expect(mig).toEqual(['applyMigLayout "node-1" 0 []', 'commitMigLayout "g0" []', 'applyMigLayout "node-1" 2 []', 'commitMigLayout "g2" []']);
