@@ -24,8 +24,8 @@ import { TeamJobsController } from './modules/jobs/team-jobs.controller';
 import { SchedulesController } from './modules/schedules/schedules.controller';
 import { SchedulesService } from './modules/schedules/schedules.service';
 import { SchedulesRepository } from './modules/schedules/schedules.repository';
-import { SchedulesProcessor } from './queues/schedules.processor';
-import { SchedulesScheduler } from './queues/schedules.scheduler';
+import { SchedulesProcessor } from './worker/schedules.processor';
+import { SchedulesScheduler } from './worker/schedules.scheduler';
 import { JobsService } from './modules/jobs/jobs.service';
 import { JobsRepository } from './modules/jobs/jobs.repository';
 import { JobRequestValidator } from './modules/jobs/job-request.validator';
@@ -37,11 +37,11 @@ import { SchedulingService } from './modules/scheduling/scheduling.service';
 import { LifecycleRepository } from './modules/lifecycle/lifecycle.repository';
 import { LifecycleService } from './modules/lifecycle/lifecycle.service';
 import { driverProvider } from './driver/driver.provider';
-import { ScheduleProcessor } from './queues/schedule.processor';
-import { LifecycleProcessor } from './queues/lifecycle.processor';
-import { QUEUE_PROCESSORS, type QueueProcessor } from './queues/processor';
-import { WorkerHost } from './queues/worker.host';
-import { Reconciler } from './queues/reconciler';
+import { ScheduleProcessor } from './worker/schedule.processor';
+import { LifecycleProcessor } from './worker/lifecycle.processor';
+import { QUEUE_PROCESSORS, type QueueProcessor } from './worker/processor';
+import { WorkerHost } from './worker/worker.host';
+import { Reconciler } from './worker/reconciler';
 import { QuotasController } from './modules/quotas/quotas.controller';
 import { QuotasService } from './modules/quotas/quotas.service';
 import { QuotasRepository } from './modules/quotas/quotas.repository';
@@ -49,7 +49,7 @@ import { AuthController } from './modules/auth/auth.controller';
 import { SessionsService } from './modules/auth/sessions.service';
 import { SessionsRepository } from './modules/auth/sessions.repository';
 import { RateLimiter } from './modules/auth/rate-limiter';
-import { CredentialRevocations } from './modules/auth/credential-revocations';
+import { CredentialRevocations } from './common/credential-revocations';
 import { CredentialCheck } from './modules/auth/credential-check';
 import { UsersController } from './modules/users/users.controller';
 import { UsersService } from './modules/users/users.service';
@@ -64,25 +64,30 @@ import { EndpointTraffic } from './modules/endpoints/endpoint-traffic';
 import { EndpointReplicasRepository } from './modules/endpoints/endpoint-replicas.repository';
 import { EndpointWorkSource } from './modules/endpoints/endpoint-work.source';
 import { AutoscalerService } from './modules/endpoints/autoscaler.service';
-import { AutoscaleProcessor } from './queues/autoscale.processor';
-import { AutoscaleScheduler } from './queues/autoscale.scheduler';
+import { AutoscaleProcessor } from './worker/autoscale.processor';
+import { AutoscaleScheduler } from './worker/autoscale.scheduler';
 import { NodeManagerController } from './modules/node-manager/node-manager.controller';
 import { NodeManagerService } from './modules/node-manager/node-manager.service';
-import { NodeOpsRepository } from './modules/node-manager/node-ops.repository';
+import { NodesRepository } from './modules/node-manager/nodes.repository';
+import { NodeJobsRepository } from './modules/node-manager/node-jobs.repository';
+import { IncidentsRepository } from './modules/node-manager/incidents.repository';
+import { MigChangesRepository } from './modules/node-manager/mig-changes.repository';
+import { HeartbeatsRepository } from './modules/node-manager/heartbeats.repository';
+import { DemandRepository } from './modules/node-manager/demand.repository';
 import { MigManagerService } from './modules/node-manager/mig-manager.service';
 import { PersonaService } from './modules/node-manager/persona.service';
 import { NodeManagerLoop } from './modules/node-manager/node-manager.loop';
 import { FailoverService } from './modules/failover/failover.service';
-import { JobMover } from './modules/failover/job-mover';
+import { JobMover } from './modules/node-manager/job-mover';
 import { HealthMonitor } from './modules/failover/health-monitor';
-import { MigProcessor } from './queues/mig.processor';
-import { PersonaProcessor } from './queues/persona.processor';
-import { FailoverProcessor } from './queues/failover.processor';
+import { MigProcessor } from './worker/mig.processor';
+import { PersonaProcessor } from './worker/persona.processor';
+import { FailoverProcessor } from './worker/failover.processor';
 import { CLUSTER_DRIVER, type ClusterDriver } from './driver/driver.provider';
 import { TelemetryRepository } from './modules/telemetry/telemetry.repository';
 import { TelemetryService } from './modules/telemetry/telemetry.service';
-import { TelemetryProcessor } from './queues/telemetry.processor';
-import { TelemetryScheduler } from './queues/telemetry.scheduler';
+import { TelemetryProcessor } from './worker/telemetry.processor';
+import { TelemetryScheduler } from './worker/telemetry.scheduler';
 import { UtilizationController } from './modules/utilization/utilization.controller';
 import { UtilizationService } from './modules/utilization/utilization.service';
 import { UtilizationRepository } from './modules/utilization/utilization.repository';
@@ -154,7 +159,9 @@ export class HttpModule {
         EndpointTraffic,
         ClusterService,
         NodeManagerService,
-        NodeOpsRepository,
+        NodesRepository,
+        IncidentsRepository,
+        MigChangesRepository,
         UtilizationService,
         UtilizationRepository,
         MetricsService,
@@ -178,7 +185,12 @@ export class WorkerModule {
       imports: [CoreModule.forRoot(config)],
       providers: [
         overrides.driver ? { provide: CLUSTER_DRIVER, useValue: overrides.driver } : driverProvider,
-        NodeOpsRepository,
+        NodesRepository,
+        NodeJobsRepository,
+        IncidentsRepository,
+        MigChangesRepository,
+        HeartbeatsRepository,
+        DemandRepository,
         JobMover,
         FailoverService,
         MigManagerService,

@@ -1,5 +1,5 @@
 import { createApiKey, createUser } from '@gantry/db';
-import { hashPassword } from './modules/auth/password';
+import { hashPassword } from './modules/users/password';
 import { BOOTSTRAP_ADMIN_KEY, makeTenant, startSystem, type TestSystem } from './test-support/system';
 
 const ADMIN = `Bearer ${BOOTSTRAP_ADMIN_KEY}`;

@@ -1,4 +1,5 @@
-import { SchedulingRepository, type NewAllocation } from './modules/scheduling/scheduling.repository';
+import { SchedulingRepository } from './modules/scheduling/scheduling.repository';
+import type { NewAllocation } from './modules/allocations/gpu-slots';
 import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
 import { checkInvariants } from './invariants';
 

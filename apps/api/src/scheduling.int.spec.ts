@@ -1,5 +1,6 @@
 import { Prisma } from '@gantry/db';
-import { SchedulingRepository, type NewAllocation } from './modules/scheduling/scheduling.repository';
+import { SchedulingRepository } from './modules/scheduling/scheduling.repository';
+import type { NewAllocation } from './modules/allocations/gpu-slots';
 import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
 import { ClusterRepository } from './modules/cluster/cluster.repository';
 

@@ -14,7 +14,7 @@ import { percentile as pct, until as untilEvery } from './waiting';
 
 /** Polls every 20 ms: failover is timed in milliseconds. */
 const until = <T>(fn: () => Promise<T | undefined | null | false>, ms: number, every = 20) => untilEvery(fn, ms, every);
-import { startBenchWorker } from '@gantry/api/dist/bench/worker-harness';
+import { startBenchWorker } from '@gantry/api/bench-support';
 import { createTeam, createTenant } from '@gantry/db';
 import { generateTopology, SimulatedDriver } from '@gantry/driver';
 

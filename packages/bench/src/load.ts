@@ -12,7 +12,7 @@
 import autocannon from 'autocannon';
 import { createApiKey, createPrismaClient, createTeam, createTenant } from '@gantry/db';
 import { generateTopology } from '@gantry/driver';
-import { checkInvariants, type InvariantViolation } from '@gantry/api/dist/invariants';
+import { checkInvariants, type InvariantViolation } from '@gantry/api/bench-support';
 import { startSystemProcesses } from './processes';
 import { Rng } from './rng';
 import { scratchDatabase } from './scratch-db';

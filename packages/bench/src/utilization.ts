@@ -10,11 +10,7 @@
  * The scratch database is dropped at the end.
  */
 import { scratchDatabase } from './scratch-db';
-import { parseConfig } from '@gantry/api/dist/config/config';
-import { PrismaService } from '@gantry/api/dist/common/prisma.service';
-import { UtilizationRepository } from '@gantry/api/dist/modules/utilization/utilization.repository';
-import { UtilizationService } from '@gantry/api/dist/modules/utilization/utilization.service';
-import type { Principal } from '@gantry/api/dist/common/principal';
+import { parseConfig, PrismaService, UtilizationRepository, UtilizationService, type Principal } from '@gantry/api/bench-support';
 
 export interface UtilizationBenchReport {
   bench: 'utilization';

@@ -1,6 +1,6 @@
 import { GPU_MODEL_SPECS, UNKNOWN_GPU_MODEL } from '@gantry/contracts';
 import { z } from 'zod';
-import { parseCidr } from '../common/client-address';
+import { parseCidr } from './client-address';
 
 /** Environment parsed once at boot; a bad variable fails fast with its name. */
 const ZEnv = z.object({

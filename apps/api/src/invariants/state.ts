@@ -2,7 +2,7 @@
  * The rows the rules read, as plain data (the rules are pure functions over this: unit tests
  * build it by hand, `load.ts` reads it from Postgres in one snapshot).
  */
-import { activeSlotKey } from '../modules/scheduling/active-slot';
+import { activeSlotKey } from '../modules/allocations/active-slot';
 
 export interface AllocationRow {
   id: string;

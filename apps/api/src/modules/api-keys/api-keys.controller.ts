@@ -6,7 +6,7 @@ import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
 import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
-import { Caller } from '../auth/auth.decorators';
+import { Caller } from '../../common/auth.decorators';
 import { ApiKeysService } from './api-keys.service';
 
 @ApiTags('api-keys')

@@ -6,10 +6,10 @@ import { DomainError, notFound } from '../../common/errors';
 import { toPage } from '../../common/pagination';
 import { hasScope, keyOwner, ownerOf, scopeOf, type Principal } from '../../common/principal';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
-import { ROLE_SCOPES } from '../auth/role-scopes';
-import { CredentialRevocations } from '../auth/credential-revocations';
+import { ROLE_SCOPES } from '../../common/role-scopes';
+import { CredentialRevocations } from '../../common/credential-revocations';
 import { TenantsRepository } from '../tenants/tenants.repository';
-import { roleToApi, roleToDb } from '../auth/roles';
+import { roleToApi, roleToDb } from '../../common/roles';
 import { ApiKeysRepository } from './api-keys.repository';
 
 const RANK: Record<Role, number> = { viewer: 0, member: 1, 'team-admin': 2, 'tenant-admin': 3, 'platform-admin': 4 };

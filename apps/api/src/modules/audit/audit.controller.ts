@@ -7,7 +7,7 @@ import { Route } from '../../common/openapi.decorators';
 import { toPage } from '../../common/pagination';
 import { scopeOf, type Principal } from '../../common/principal';
 import { requireRole } from '../../common/roles';
-import { Caller } from '../auth/auth.decorators';
+import { Caller } from '../../common/auth.decorators';
 import { AuditRepository } from './audit.repository';
 
 const ZAuditListQuery = ZPageQuery.extend(ZAuditQuery.shape);

@@ -10,7 +10,7 @@ import { Route } from '../../common/openapi.decorators';
 import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
 import { AuditRepository } from '../audit/audit.repository';
-import { Caller, Public } from './auth.decorators';
+import { Caller, Public } from '../../common/auth.decorators';
 import { clientAddress } from './auth.guard';
 import { CSRF_COOKIE, SESSION_COOKIE, setCookie } from './cookies';
 import { RateLimiter } from './rate-limiter';

@@ -6,8 +6,8 @@ import { DomainError } from '../../common/errors';
 import { safeEqual } from '../../common/safe-equal';
 import { keyOwner, type Principal } from '../../common/principal';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
-import { roleToApi } from './roles';
-import { ROLE_SCOPES } from './role-scopes';
+import { roleToApi } from '../../common/roles';
+import { ROLE_SCOPES } from '../../common/role-scopes';
 
 const TOUCH_EVERY_MS = 60_000;
 

@@ -6,8 +6,8 @@ import type { SessionsRepository } from './sessions.repository';
 // registry: the setup file has loaded the whole app, this service with the real password module too.
 const verifications: string[] = [];
 jest.resetModules();
-jest.doMock('./password', () => {
-  const actual = jest.requireActual<typeof import('./password')>('./password');
+jest.doMock('../users/password', () => {
+  const actual = jest.requireActual<typeof import('../users/password')>('../users/password');
   return {
     ...actual,
     verifyPassword: async (stored: string, password: string) => {
@@ -18,7 +18,7 @@ jest.doMock('./password', () => {
 });
 // After the mock: the service under test sees the counting verifyPassword.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { hashPassword } = require('./password') as typeof import('./password');
+const { hashPassword } = require('../users/password') as typeof import('../users/password');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { MAX_ACCOUNTS_PER_EMAIL, SessionsService, SignInRefused } = require('./sessions.service') as typeof import('./sessions.service');
 

@@ -6,12 +6,12 @@ import { DomainError } from '../../common/errors';
 import { safeEqual } from '../../common/safe-equal';
 import type { Principal } from '../../common/principal';
 import { presentUser } from '../users/users.presenter';
-import { roleToApi } from './roles';
-import { ROLE_SCOPES } from './role-scopes';
-import { dummyHash, verifyPassword } from './password';
+import { roleToApi } from '../../common/roles';
+import { ROLE_SCOPES } from '../../common/role-scopes';
+import { dummyHash, verifyPassword } from '../users/password';
 import { SessionsRepository } from './sessions.repository';
 import { AuthService } from './auth.service';
-import { CredentialRevocations } from './credential-revocations';
+import { CredentialRevocations } from '../../common/credential-revocations';
 
 const TOUCH_EVERY_MS = 60_000;
 /** Accounts (in different tenants) one sign-in checks the password against, at most. */

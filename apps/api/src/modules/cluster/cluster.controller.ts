@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
 import type { Principal } from '../../common/principal';
-import { Caller, RequireScopes } from '../auth/auth.decorators';
+import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { ClusterService } from './cluster.service';
 
 const ZNodesQuery = ZPageQuery.extend(ZNodeListQuery.shape);

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { Prisma } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
 import { isUniqueViolation } from '../../common/prisma-errors';
-import { Abort, takeGpuSlots, withinQuota, type NewAllocation, type QuotaGuard } from '../scheduling/scheduling.repository';
+import { Abort, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
+import { withinQuota, type QuotaGuard } from '../quotas/quota-guard';
 
 const activeReplicas = {
   replicas: { where: { endedAt: null }, orderBy: { replica: 'asc' } },

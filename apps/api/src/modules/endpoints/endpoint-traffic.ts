@@ -61,13 +61,6 @@ export class EndpointTraffic {
     return out;
   }
 
-  /** Last second with traffic (ms), or null. */
-  async lastTrafficMs(endpointId: string, nowMs = Date.now()): Promise<number | null> {
-    const s = await this.samples(endpointId, nowMs, KEEP_SECONDS);
-    for (let i = s.length - 1; i >= 0; i--) if (s[i]!.rps > 0) return s[i]!.t * 1000 + 999;
-    return null;
-  }
-
   /** Drops request buckets older than the retention (the hash's TTL covers idle endpoints). */
   async prune(endpointId: string, nowMs = Date.now()): Promise<void> {
     const k = this.key(endpointId, 'req');

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Reason } from '@gantry/contracts';
 import { QueuesService } from '../../queues/queues.service';
-import type { NewAllocation, QuotaGuard } from '../scheduling/scheduling.repository';
+import type { NewAllocation } from '../allocations/gpu-slots';
+import type { QuotaGuard } from '../quotas/quota-guard';
 import { EndpointReplicasRepository } from './endpoint-replicas.repository';
 import { EndpointTraffic } from './endpoint-traffic';
 

@@ -22,7 +22,7 @@ import { scopeOf, type Principal, type TenantScope } from '../../common/principa
 import { QueuesService } from '../../queues/queues.service';
 import { TenantsRepository } from '../tenants/tenants.repository';
 import { JobRequestValidator } from '../jobs/job-request.validator';
-import { replicaGpuUnits } from '../jobs/job-units';
+import { replicaGpuUnits } from '../quotas/job-units';
 import { EndpointsRepository, type EndpointRow } from './endpoints.repository';
 import { presentEndpoint, presentEndpointDetail } from './endpoints.presenter';
 import { EndpointTraffic } from './endpoint-traffic';

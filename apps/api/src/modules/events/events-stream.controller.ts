@@ -2,7 +2,7 @@ import { Controller, Sse } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Observable } from 'rxjs';
 import type { Principal } from '../../common/principal';
-import { Caller, RequireScopes } from '../auth/auth.decorators';
+import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { EventsStreamService, type SseMessage } from './events-stream.service';
 
 @ApiTags('observability')

@@ -4,7 +4,7 @@ import { Observable } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { scopeOf, type Principal, type TenantScope } from '../../common/principal';
 import { eventsChannel, type LiveEvent } from './events.publisher';
-import { CredentialRevocations } from '../auth/credential-revocations';
+import { CredentialRevocations } from '../../common/credential-revocations';
 import { CredentialCheck } from '../auth/credential-check';
 
 export interface SseMessage {
@@ -95,11 +95,6 @@ export class EventsStreamService implements OnModuleDestroy {
         this.listeners.delete(listener);
       };
     });
-  }
-
-  /** Open connections on this process. */
-  get connections(): number {
-    return this.listeners.size;
   }
 
   async onModuleDestroy(): Promise<void> {

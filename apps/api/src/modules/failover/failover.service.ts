@@ -4,15 +4,15 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
-import { NodeOpsRepository, type ActiveJob, type OpsNode } from '../node-manager/node-ops.repository';
-import { JobMover } from './job-mover';
+import { RetryLater } from '../../queues/retry-later';
+import { NodesRepository, type OpsNode } from '../node-manager/nodes.repository';
+import { NodeJobsRepository, type ActiveJob } from '../node-manager/node-jobs.repository';
+import { IncidentsRepository } from '../node-manager/incidents.repository';
+import { JobMover } from '../node-manager/job-mover';
 import { classifyNicDown, classifyNodeDown, classifyXid, type FaultClass } from './fault-classification';
 import { MetricsRecorder } from '../metrics/metrics.recorder';
 
 type FaultPayload = QueuePayload<'failover'>;
-
-/** Thrown to make BullMQ try the step again later (e.g. a GPU not idle yet). */
-export class RetryLater extends Error {}
 
 const step = (s: string, message: string, at = new Date()) => ({ at: at.toISOString(), step: s, message });
 
@@ -28,7 +28,9 @@ export class FailoverService {
   private readonly logger = new Logger('failover');
 
   constructor(
-    private readonly repo: NodeOpsRepository,
+    private readonly nodes: NodesRepository,
+    private readonly nodeJobs: NodeJobsRepository,
+    private readonly incidents: IncidentsRepository,
     private readonly queues: QueuesService,
     private readonly mover: JobMover,
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
@@ -60,7 +62,7 @@ export class FailoverService {
   }
 
   private async fault(p: FaultPayload): Promise<void> {
-    const node = await this.repo.findNode(p.nodeName!);
+    const node = await this.nodes.findNode(p.nodeName!);
     if (!node) return this.logger.warn(`health event for unknown node ${p.nodeName}`);
     const at = new Date(p.at ?? Date.now());
     switch (p.kind) {
@@ -82,16 +84,16 @@ export class FailoverService {
   private async nodeDown(node: OpsNode, at: Date, source: 'event' | 'heartbeat'): Promise<void> {
     const cls = classifyNodeDown(source);
     const inc = await this.open(cls, `node-down:${node.id}`, node, null, at, `${node.name}: ${cls.summary}`);
-    const cordoned = await this.repo.setNodeState(
+    const cordoned = await this.nodes.setNodeState(
       node.id,
       ['ready', 'cordoned', 'draining', 'switching'],
       { state: 'down', reason: source === 'heartbeat' ? 'no heartbeat past the grace period' : 'node down', transitionStartedAt: null, transitionEtaAt: null, personaTarget: null },
       { type: 'node.down', message: `${node.name} is down (${source === 'heartbeat' ? 'missed heartbeats' : 'driver event'}); cordoned, its jobs go back to the queue` },
     );
-    if (cordoned) await this.repo.incidentStep(inc, [step('cordoned', `${node.name} taken out of scheduling (state down)`)]);
+    if (cordoned) await this.incidents.incidentStep(inc, [step('cordoned', `${node.name} taken out of scheduling (state down)`)]);
     await this.driver.cordon(node.name).catch(() => undefined);
     crashPoint('failover.cordoned');
-    await this.moveJobs(inc, await this.repo.activeJobsOn({ nodeId: node.id }), cls, { code: 'node_down', message: `node ${node.name} went down: rescheduling on healthy nodes` });
+    await this.moveJobs(inc, await this.nodeJobs.activeJobsOn({ nodeId: node.id }), cls, { code: 'node_down', message: `node ${node.name} went down: rescheduling on healthy nodes` });
     crashPoint('failover.requeued');
     await this.queues.failover({ action: 'remediate', incidentId: inc }, `remediate-${inc}-0`);
   }
@@ -104,21 +106,21 @@ export class FailoverService {
     if (cls.scope === 'none') {
       // Application fault: restart the job only; the GPU stays in service.
       const inc = await this.open(cls, `xid-app:${gpu.id}:${at.getTime()}`, node, gpu.id, at, `${where}: ${cls.summary}`, xid);
-      const jobs = await this.repo.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
+      const jobs = await this.nodeJobs.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
       await this.moveJobs(inc, jobs, cls, { code: 'application_fault', message: `Xid ${xid} (application fault) on ${where}: restarting the job` });
-      await this.repo.resolveIncident(inc, step('resolved', `no hardware action: ${where} stays in service${jobs.length ? `; ${jobs.length} job(s) restarted` : ''}`), new Date());
+      await this.incidents.resolveIncident(inc, step('resolved', `no hardware action: ${where} stays in service${jobs.length ? `; ${jobs.length} job(s) restarted` : ''}`), new Date());
       return;
     }
     const inc = await this.open(cls, `gpu:${gpu.id}`, node, gpu.id, at, `${where}: ${cls.summary}`, xid);
-    const quarantined = await this.repo.setGpuHealth(gpu.id, cls.gpuHealth!, {
+    const quarantined = await this.nodes.setGpuHealth(gpu.id, cls.gpuHealth!, {
       nodeId: node.id,
       type: 'gpu.quarantined',
       message: `${where}: Xid ${xid}, GPU ${cls.gpuHealth} and out of scheduling`,
       data: { gpuId: gpu.id, xid },
     });
-    if (quarantined) await this.repo.incidentStep(inc, [step('quarantined', `${where} marked ${cls.gpuHealth}: no new work lands on it`)]);
+    if (quarantined) await this.incidents.incidentStep(inc, [step('quarantined', `${where} marked ${cls.gpuHealth}: no new work lands on it`)]);
     crashPoint('failover.cordoned');
-    const jobs = await this.repo.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
+    const jobs = await this.nodeJobs.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
     await this.moveJobs(inc, jobs, cls, { code: 'gpu_fault', message: `Xid ${xid} on ${where}: rescheduling on healthy GPUs` });
     crashPoint('failover.requeued');
     await this.queues.failover({ action: 'remediate', incidentId: inc }, `remediate-${inc}-0`);
@@ -127,21 +129,21 @@ export class FailoverService {
   private async nicDown(node: OpsNode, at: Date): Promise<void> {
     const cls = classifyNicDown();
     const inc = await this.open(cls, `nic:${node.id}`, node, null, at, `${node.name}: ${cls.summary}`);
-    const cordoned = await this.repo.setNodeState(node.id, ['ready'], { state: 'cordoned', reason: 'NIC down: no multi-node work until the link is back' }, {
+    const cordoned = await this.nodes.setNodeState(node.id, ['ready'], { state: 'cordoned', reason: 'NIC down: no multi-node work until the link is back' }, {
       type: 'node.cordoned',
       message: `${node.name}: network interface down; cordoned`,
     });
-    if (cordoned) await this.repo.incidentStep(inc, [step('cordoned', `${node.name} cordoned: its network cannot carry multi-node (NCCL) traffic`)]);
+    if (cordoned) await this.incidents.incidentStep(inc, [step('cordoned', `${node.name} cordoned: its network cannot carry multi-node (NCCL) traffic`)]);
     await this.driver.cordon(node.name).catch(() => undefined);
-    const jobs = (await this.repo.activeJobsOn({ nodeId: node.id })).filter((j) => j.nodeIds.length > 1);
+    const jobs = (await this.nodeJobs.activeJobsOn({ nodeId: node.id })).filter((j) => j.nodeIds.length > 1);
     await this.moveJobs(inc, jobs, cls, { code: 'nic_down', message: `network of node ${node.name} is down: moving the multi-node gang` });
-    await this.repo.incidentStep(inc, [step('waiting', 'waiting for the link to come back (nic-up), then validate and uncordon')], { state: 'remediating' });
+    await this.incidents.incidentStep(inc, [step('waiting', 'waiting for the link to come back (nic-up), then validate and uncordon')], { state: 'remediating' });
   }
 
   /** node-up / nic-up: validate every open incident of the node now. */
   private async recovered(node: OpsNode, kind: string): Promise<void> {
-    for (const inc of await this.repo.openIncidentsOn(node.id)) {
-      await this.repo.incidentStep(inc.id, [step('signal', `${kind} received from ${node.name}`)]);
+    for (const inc of await this.incidents.openIncidentsOn(node.id)) {
+      await this.incidents.incidentStep(inc.id, [step('signal', `${kind} received from ${node.name}`)]);
       await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-${kind}-${Date.now()}`);
     }
   }
@@ -151,7 +153,7 @@ export class FailoverService {
    * got there first and moved it; otherwise contain what the driver reports and requeue it.
    */
   private async jobLost(jobId: string, reason: string, at: number): Promise<void> {
-    const job = await this.repo.findJob(jobId);
+    const job = await this.nodeJobs.findJob(jobId);
     if (!job || !['starting', 'running'].includes(job.state)) return;
     // The loss is about an earlier run when the job was placed again after it (moved already).
     if (job.allocations.some((a) => a.startedAt.getTime() > at)) return;
@@ -159,7 +161,7 @@ export class FailoverService {
     if (status.state === 'running') return;
     const inv = await this.driver.discover();
     for (const nodeId of new Set(job.allocations.map((a) => a.nodeId))) {
-      const node = await this.repo.findNode(nodeId);
+      const node = await this.nodes.findNode(nodeId);
       const seen = node && inv.nodes.find((n) => n.name === node.name);
       if (!node || !seen) continue;
       if (seen.ready === false) return this.nodeDown(node, new Date(), 'event');
@@ -178,9 +180,9 @@ export class FailoverService {
   // ---- remediation, validation, uncordon ---------------------------------------------------
 
   private async remediate(incidentId: string): Promise<void> {
-    const inc = await this.repo.findIncident(incidentId);
+    const inc = await this.incidents.findIncident(incidentId);
     if (!inc || inc.resolvedAt) return;
-    const node = inc.nodeId ? await this.repo.findNode(inc.nodeId) : null;
+    const node = inc.nodeId ? await this.nodes.findNode(inc.nodeId) : null;
     if (!node) return;
     const gpu = inc.gpuId ? node.gpus.find((g) => g.id === inc.gpuId) : undefined;
     await this.markMitigated(inc.id, inc.jobIds);
@@ -191,17 +193,17 @@ export class FailoverService {
       case 'reset-gpu': {
         if (!gpu) return;
         if (inc.attempts >= 1) {
-          await this.repo.incidentStep(inc.id, [step('escalated', `the reset did not bring GPU ${gpu.index} back: rebooting ${node.name}`)], { remediation: 'reboot-node' });
+          await this.incidents.incidentStep(inc.id, [step('escalated', `the reset did not bring GPU ${gpu.index} back: rebooting ${node.name}`)], { remediation: 'reboot-node' });
           return this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-reboot`);
         }
         // Jobs still on the GPU: the fault step that should have moved them died (worker killed
         // after the quarantine, its queue job lost with Redis): move them now, then reset.
-        const left = await this.repo.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
+        const left = await this.nodeJobs.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
         if (left.length) await this.moveJobs(inc.id, left, { checkpoint: false }, { code: 'gpu_fault', message: `GPU ${gpu.index} of ${node.name} is quarantined: rescheduling on healthy GPUs` });
-        if ((await this.repo.activeJobsOn({ nodeId: node.id, gpuId: gpu.id })).length) throw new RetryLater(`GPU ${gpu.index} of ${node.name} still holds work`);
-        await this.repo.incidentStep(inc.id, [step('remediating', `resetting GPU ${gpu.index} of ${node.name}`)], { state: 'remediating', attempts: inc.attempts + 1 });
+        if ((await this.nodeJobs.activeJobsOn({ nodeId: node.id, gpuId: gpu.id })).length) throw new RetryLater(`GPU ${gpu.index} of ${node.name} still holds work`);
+        await this.incidents.incidentStep(inc.id, [step('remediating', `resetting GPU ${gpu.index} of ${node.name}`)], { state: 'remediating', attempts: inc.attempts + 1 });
         if (this.driver.resetGpu) await this.driver.resetGpu(node.name, gpu.index);
-        else await this.repo.incidentStep(inc.id, [step('waiting', `the ${this.driver.name} driver cannot reset GPUs: waiting for the health source to report it healthy`)]);
+        else await this.incidents.incidentStep(inc.id, [step('waiting', `the ${this.driver.name} driver cannot reset GPUs: waiting for the health source to report it healthy`)]);
         crashPoint('failover.remediating');
         if (!(await this.validate(inc.id, inc.kind, node, gpu.index))) {
           await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-after-reset`, { delayMs: 200 });
@@ -210,18 +212,18 @@ export class FailoverService {
       }
       case 'reboot-node': {
         if (inc.attempts >= 3) {
-          await this.repo.failIncident(inc.id, step('failed', `${node.name} did not come back after ${inc.attempts} remediation attempts: needs an operator`));
+          await this.incidents.failIncident(inc.id, step('failed', `${node.name} did not come back after ${inc.attempts} remediation attempts: needs an operator`));
           return;
         }
         if (node.state === 'ready') {
-          await this.repo.setNodeState(node.id, ['ready'], { state: 'cordoned', reason: 'cordoned for a reboot (remediation)' }, { type: 'node.cordoned', message: `${node.name}: cordoned for a reboot` });
+          await this.nodes.setNodeState(node.id, ['ready'], { state: 'cordoned', reason: 'cordoned for a reboot (remediation)' }, { type: 'node.cordoned', message: `${node.name}: cordoned for a reboot` });
           await this.driver.cordon(node.name).catch(() => undefined);
         }
-        const jobs = await this.repo.activeJobsOn({ nodeId: node.id });
+        const jobs = await this.nodeJobs.activeJobsOn({ nodeId: node.id });
         await this.moveJobs(inc.id, jobs, { checkpoint: true } as FaultClass, { code: 'node_reboot', message: `node ${node.name} reboots to repair a GPU: moving its jobs` });
-        await this.repo.incidentStep(inc.id, [step('remediating', `rebooting ${node.name}`)], { state: 'remediating', attempts: inc.attempts + 1 });
+        await this.incidents.incidentStep(inc.id, [step('remediating', `rebooting ${node.name}`)], { state: 'remediating', attempts: inc.attempts + 1 });
         if (this.driver.rebootNode) await this.driver.rebootNode(node.name);
-        else await this.repo.incidentStep(inc.id, [step('waiting', `the ${this.driver.name} driver cannot reboot nodes: waiting for the node to come back`)]);
+        else await this.incidents.incidentStep(inc.id, [step('waiting', `the ${this.driver.name} driver cannot reboot nodes: waiting for the node to come back`)]);
         crashPoint('failover.remediating');
         if (!(await this.validate(inc.id, inc.kind, node, gpu?.index))) {
           await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-after-reboot-${inc.attempts + 1}`, { delayMs: 500 });
@@ -245,21 +247,21 @@ export class FailoverService {
     const steps = [step('validated', `${node.name}${gpuIndex !== undefined ? ` GPU ${gpuIndex}` : ''} healthy according to the ${this.driver.name} driver`, now)];
     if (gpuIndex !== undefined) {
       const gpu = node.gpus.find((g) => g.index === gpuIndex)!;
-      await this.repo.setGpuHealth(gpu.id, 'healthy', { nodeId: node.id, type: 'gpu.healthy', message: `${node.name} GPU ${gpuIndex} back in service`, data: { gpuId: gpu.id } });
+      await this.nodes.setGpuHealth(gpu.id, 'healthy', { nodeId: node.id, type: 'gpu.healthy', message: `${node.name} GPU ${gpuIndex} back in service`, data: { gpuId: gpu.id } });
     }
-    if (kind === 'node-down') await this.repo.setAllGpusHealthy(node.id);
+    if (kind === 'node-down') await this.nodes.setAllGpusHealthy(node.id);
     // Uncordon unless another open incident still holds the node.
-    const others = (await this.repo.openIncidentsOn(node.id)).filter((i) => i.id !== incidentId && i.scope === 'node');
-    const fresh = await this.repo.findNode(node.id);
+    const others = (await this.incidents.openIncidentsOn(node.id)).filter((i) => i.id !== incidentId && i.scope === 'node');
+    const fresh = await this.nodes.findNode(node.id);
     if (fresh && !others.length && ['down', 'cordoned'].includes(fresh.state) && (fresh.state === 'down' || /NIC|reboot|remediation/.test(fresh.stateReason ?? ''))) {
-      await this.repo.setNodeState(node.id, [fresh.state as 'down' | 'cordoned'], { state: 'ready', reason: null }, { type: 'node.ready', message: `${node.name} validated and uncordoned` });
+      await this.nodes.setNodeState(node.id, [fresh.state as 'down' | 'cordoned'], { state: 'ready', reason: null }, { type: 'node.ready', message: `${node.name} validated and uncordoned` });
       await this.driver.uncordon(node.name).catch(() => undefined);
       steps.push(step('uncordoned', `${node.name} back in scheduling`, now));
     }
-    await this.repo.incidentStep(incidentId, steps);
-    const inc = await this.repo.findIncident(incidentId);
+    await this.incidents.incidentStep(incidentId, steps);
+    const inc = await this.incidents.findIncident(incidentId);
     await this.markMitigated(incidentId, inc?.jobIds ?? []);
-    await this.repo.resolveIncident(incidentId, step('resolved', 'the loop is closed: hardware validated and back in service', now), now);
+    await this.incidents.resolveIncident(incidentId, step('resolved', 'the loop is closed: hardware validated and back in service', now), now);
     await this.queues.requestSchedule(`incident ${incidentId} resolved`);
     return true;
   }
@@ -267,7 +269,7 @@ export class FailoverService {
   // ---- helpers -----------------------------------------------------------------------------
 
   private async open(cls: FaultClass, openKey: string, node: OpsNode, gpuId: string | null, at: Date, summary: string, xid?: number): Promise<string> {
-    const { id, created } = await this.repo.openIncident(
+    const { id, created } = await this.incidents.openIncident(
       { openKey, kind: cls.kind, severity: cls.severity, scope: cls.scope, remediation: cls.remediation, summary, nodeId: node.id, gpuId, xid, detectedAt: at },
       step('detected', summary, at),
     );
@@ -281,18 +283,18 @@ export class FailoverService {
   private async moveJobs(incidentId: string, jobs: ActiveJob[], cls: Pick<FaultClass, 'checkpoint'>, reason: { code: string; message: string }): Promise<void> {
     const moved = await this.mover.move(jobs, { checkpoint: cls.checkpoint, ...reason });
     if (!moved.length) return;
-    await this.repo.incidentJobs(incidentId, moved);
+    await this.incidents.incidentJobs(incidentId, moved);
     const gangs = moved.filter((j) => j.nodeIds.length > 1).length;
-    await this.repo.incidentStep(incidentId, [
+    await this.incidents.incidentStep(incidentId, [
       step('rescheduled', `${moved.length} job(s) returned to the queue${gangs ? ` (${gangs} multi-node gang(s), moved as a whole)` : ''}${cls.checkpoint ? ', checkpointed where they still ran' : ''}; progress kept`),
     ]);
   }
 
   /** Every job the fault moved runs again (or has ended): the incident is mitigated. */
   private async markMitigated(incidentId: string, jobIds: string[]): Promise<void> {
-    const inc = await this.repo.findIncident(incidentId);
+    const inc = await this.incidents.findIncident(incidentId);
     if (!inc || inc.mitigatedAt) return;
-    const at = await this.repo.jobsBackAt(jobIds);
-    if (at) await this.repo.incidentStep(incidentId, [step('mitigated', jobIds.length ? `all ${jobIds.length} moved job(s) running again elsewhere` : 'no workload was affected', at)], { state: inc.state === 'open' ? 'mitigated' : inc.state, mitigatedAt: at });
+    const at = await this.nodeJobs.jobsBackAt(jobIds);
+    if (at) await this.incidents.incidentStep(incidentId, [step('mitigated', jobIds.length ? `all ${jobIds.length} moved job(s) running again elsewhere` : 'no workload was affected', at)], { state: inc.state === 'open' ? 'mitigated' : inc.state, mitigatedAt: at });
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationSh
 import type { DriverEvent } from '@gantry/driver';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
-import { NodeOpsRepository } from '../node-manager/node-ops.repository';
+import { HeartbeatsRepository } from '../node-manager/heartbeats.repository';
 import { isFailoverExit } from './fault-classification';
 
 /** Missed heartbeats: a node is down after this many heartbeat intervals without one. */
@@ -30,7 +30,7 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
   constructor(
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
     private readonly queues: QueuesService,
-    private readonly repo: NodeOpsRepository,
+    private readonly heartbeats: HeartbeatsRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -123,7 +123,7 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
       const names = [...this.beatsSinceFlush];
       this.beatsSinceFlush = new Set();
       this.lastFlush = now;
-      await this.repo.touchHeartbeats(names, new Date(now)).catch((err: unknown) => this.logger.warn(`heartbeat flush: ${String(err)}`));
+      await this.heartbeats.touchHeartbeats(names, new Date(now)).catch((err: unknown) => this.logger.warn(`heartbeat flush: ${String(err)}`));
     }
   }
 }

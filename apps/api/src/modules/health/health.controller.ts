@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Public } from '../auth/auth.decorators';
+import { Public } from '../../common/auth.decorators';
 import { Route } from '../../common/openapi.decorators';
 import { HealthService } from './health.service';
 

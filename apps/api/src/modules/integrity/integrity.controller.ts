@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { ZIntegrityQuery, ZIntegrityReport, type IntegrityQuery } from '@gantry/contracts';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
-import { RequireScopes } from '../auth/auth.decorators';
+import { RequireScopes } from '../../common/auth.decorators';
 import { IntegrityService } from './integrity.service';
 
 /** Operators: no GPU slot held twice, no job lost or stuck, every layout valid (docs/reliability.md). */

@@ -7,7 +7,7 @@ import { ZodPipe, parseOr400 } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
 import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
-import { Caller, RequireScopes } from '../auth/auth.decorators';
+import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { JobsService } from './jobs.service';
 
 const ZJobsQuery = ZPageQuery.extend(ZJobListQuery.shape);

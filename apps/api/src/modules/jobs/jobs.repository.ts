@@ -6,7 +6,7 @@ import { pageArgs } from '../../common/pagination';
 import { tenantWhere, type TenantScope } from '../../common/principal';
 import { EventsRepository } from '../events/events.repository';
 import { orderJobs, type ClusterSnapshot } from '@gantry/scheduler';
-import { pendingJob } from '../scheduling/snapshot';
+import { pendingJob } from '../cluster/snapshot';
 
 export const jobWithPlacement = {
   allocations: {
@@ -116,17 +116,6 @@ export class JobsRepository {
       teamWeights: Object.fromEntries(teams.map((t) => [t.id, Number(t.weight)])),
     }).map((j) => j.id);
   }
-
-  /** Team usage in GPU units, by GPU model, from active allocations. */
-  async teamUsage(teamId: string): Promise<Map<string, number>> {
-    const rows = await this.prisma.client.allocation.groupBy({
-      by: ['gpuModel'],
-      where: { teamId, endedAt: null },
-      _sum: { gpuUnits: true },
-    });
-    return new Map(rows.map((r) => [r.gpuModel, Number(r._sum.gpuUnits ?? 0)]));
-  }
-
 
   /**
    * Suspend: a pending job is held at once (it holds nothing); a starting or running one goes

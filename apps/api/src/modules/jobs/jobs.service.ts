@@ -10,7 +10,7 @@ import { QueuesService } from '../../queues/queues.service';
 import { TenantsRepository } from '../tenants/tenants.repository';
 import { JobsRepository, SUSPENDABLE_KINDS, type JobRow } from './jobs.repository';
 import { presentJob, presentJobDetail } from './jobs.presenter';
-import { replicaGpuUnits } from './job-units';
+import { replicaGpuUnits } from '../quotas/job-units';
 import { JobRequestValidator } from './job-request.validator';
 import { checkFitsQuota } from '../quotas/quota-coverage';
 import { QuotasRepository } from '../quotas/quotas.repository';

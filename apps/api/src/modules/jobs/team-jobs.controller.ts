@@ -4,7 +4,7 @@ import { ZTeamResumeResult, ZTeamSuspendResult } from '@gantry/contracts';
 import { Route } from '../../common/openapi.decorators';
 import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
-import { Caller, RequireScopes } from '../auth/auth.decorators';
+import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { JobsService } from './jobs.service';
 
 /** A whole team's jobs in one action (follow-the-sun hand-offs). */

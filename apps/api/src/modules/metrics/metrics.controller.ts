@@ -1,7 +1,7 @@
 import { Controller, Get, Res, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../auth/auth.decorators';
+import { Public } from '../../common/auth.decorators';
 import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';
 

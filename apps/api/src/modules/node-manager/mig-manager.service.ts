@@ -4,8 +4,9 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
-import { RetryLater } from '../failover/failover.service';
-import { NodeOpsRepository } from './node-ops.repository';
+import { RetryLater } from '../../queues/retry-later';
+import { NodesRepository } from './nodes.repository';
+import { MigChangesRepository } from './mig-changes.repository';
 
 /** A manual change waits this long for its slices to become idle before it is abandoned. */
 export const MIG_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
@@ -27,25 +28,26 @@ export class MigManagerService {
   private readonly logger = new Logger('mig');
 
   constructor(
-    private readonly repo: NodeOpsRepository,
+    private readonly nodes: NodesRepository,
+    private readonly migChanges: MigChangesRepository,
     private readonly queues: QueuesService,
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
   ) {}
 
   /** Takes the GPU out of scheduling now and queues the change. */
   async request(gpuId: string, layout: { profile: string; start: number }[], reason: string): Promise<void> {
-    await this.repo.beginMigChange(gpuId, layout, reason, new Date());
+    await this.migChanges.beginMigChange(gpuId, layout, reason, new Date());
     await this.queues.mig({ gpuId, layout, reason });
   }
 
   async apply(p: QueuePayload<'mig'>): Promise<void> {
-    const gpu = await this.repo.findGpu(p.gpuId);
+    const gpu = await this.nodes.findGpu(p.gpuId);
     if (!gpu) return;
     const target = gpu.migTarget as { profile: string; start: number }[] | null;
     if (!target || layoutKey(target) !== layoutKey(p.layout)) return; // replaced by a newer request, or done
     const abandon = async (why: string) => {
       this.logger.warn(`GPU ${gpu.index} of ${gpu.node.name}: ${why}`);
-      await this.repo.abandonMigChange(gpu.id, why);
+      await this.migChanges.abandonMigChange(gpu.id, why);
       await this.queues.requestSchedule(`MIG change on ${gpu.id} abandoned`);
     };
     const valid = validateMigLayout(gpu.model, p.layout);
@@ -53,7 +55,7 @@ export class MigManagerService {
     if (gpu.node.persona === 'vm_passthrough' && p.layout.length) return abandon('the node runs the vm-passthrough persona: its GPUs go whole to VMs');
     // Wait until every slice that goes away (or the whole GPU) is idle.
     const keeps = (a: { migProfile: string | null; migStart: number | null }) => p.layout.some((e) => e.profile === a.migProfile && e.start === a.migStart);
-    const busy = (await this.repo.gpuAllocations(gpu.id)).filter((a) => a.migStart === null || !keeps(a));
+    const busy = (await this.migChanges.gpuAllocations(gpu.id)).filter((a) => a.migStart === null || !keeps(a));
     if (busy.length) {
       const waited = Date.now() - (gpu.migRequestedAt?.getTime() ?? Date.now());
       if (waited > MIG_IDLE_TIMEOUT_MS) return abandon(`slices still busy after ${Math.round(waited / 60000)} min`);
@@ -68,7 +70,7 @@ export class MigManagerService {
       if (!seen || layoutKey(seen.migLayout) !== layoutKey(p.layout)) throw new Error(`GPU ${gpu.index} of ${gpu.node.name}: the driver reports another layout after the change`);
     }
     const sized = p.layout.map((e) => ({ ...e, size: migProfile(gpu.model, e.profile)!.size }));
-    if (!(await this.repo.commitMigLayout(gpu.id, sized, new Date()))) throw new RetryLater('a slice got busy meanwhile');
+    if (!(await this.migChanges.commitMigLayout(gpu.id, sized, new Date()))) throw new RetryLater('a slice got busy meanwhile');
     await this.queues.requestSchedule(`MIG layout applied on ${gpu.node.name} GPU ${gpu.index}`);
   }
 }

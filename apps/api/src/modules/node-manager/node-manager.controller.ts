@@ -23,7 +23,7 @@ import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
 import { NoBody } from '../../common/no-body';
 import type { Principal } from '../../common/principal';
-import { Caller, RequireScopes } from '../auth/auth.decorators';
+import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { NodeManagerService } from './node-manager.service';
 
 const ZIncidentsQuery = ZPageQuery.extend(ZIncidentListQuery.shape);

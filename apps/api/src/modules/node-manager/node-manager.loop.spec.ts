@@ -32,7 +32,7 @@ describe('NodeManagerLoop.rederive', () => {
       persona: async (p: { action: string; nodeId: string; persona?: string }) => void sent.push(`persona ${p.action} ${p.nodeId}${p.persona ? ` ${p.persona}` : ''}`),
       failover: async (p: { action: string; incidentId?: string }) => void sent.push(`failover ${p.action} ${p.incidentId}`),
     };
-    const l = new NodeManagerLoop(repo as never, {} as never, {} as never, queues as never, { reconcileSeconds: 1, driver: { simSpeed: 1 } } as never);
+    const l = new NodeManagerLoop(repo as never, repo as never, repo as never, repo as never, {} as never, {} as never, queues as never, { reconcileSeconds: 1, driver: { simSpeed: 1 } } as never);
     return { l, sent };
   }
 

@@ -4,13 +4,16 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { QueuesService } from '../../queues/queues.service';
 import { ClusterRepository } from '../cluster/cluster.repository';
 import { personaToApi } from '../cluster/cluster.presenter';
-import { buildSnapshot } from '../scheduling/snapshot';
+import { buildSnapshot } from '../cluster/snapshot';
 import { migDemandOf, planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
 import { MigManagerService } from './mig-manager.service';
-import { NodeOpsRepository } from './node-ops.repository';
+import { NodesRepository } from './nodes.repository';
+import { IncidentsRepository } from './incidents.repository';
+import { MigChangesRepository } from './mig-changes.repository';
+import { DemandRepository } from './demand.repository';
 
 type NodeRows = Awaited<ReturnType<ClusterRepository['allNodes']>>;
-type PendingRows = Awaited<ReturnType<NodeOpsRepository['unplacedPendingJobs']>>;
+type PendingRows = Awaited<ReturnType<DemandRepository['unplacedPendingJobs']>>;
 
 /** Hysteresis of both planners, in simulated seconds (10 minutes of cluster time). */
 export const PLAN_HOLD_SIM_SECONDS = 600;
@@ -30,7 +33,10 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
   private running = false;
 
   constructor(
-    private readonly repo: NodeOpsRepository,
+    private readonly nodes: NodesRepository,
+    private readonly incidents: IncidentsRepository,
+    private readonly migChanges: MigChangesRepository,
+    private readonly demand: DemandRepository,
     private readonly cluster: ClusterRepository,
     private readonly mig: MigManagerService,
     private readonly queues: QueuesService,
@@ -57,7 +63,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
     this.running = true;
     try {
       await this.rederive(now);
-      const pending = await this.repo.unplacedPendingJobs();
+      const pending = await this.demand.unplacedPendingJobs();
       const vm = pending.some((p) => p.kind === 'vm');
       const tried = pending.filter((p) => p.tried);
       const rows = await this.cluster.allNodes();
@@ -116,7 +122,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
     const old = (d: Date | null | undefined) => o.afterRestart || !d || now.getTime() - d.getTime() > ORPHAN_AFTER_MS;
     const reason = o.afterRestart ? 'resumed after a restart' : 're-derived: its queue job was lost';
     let n = 0;
-    const [gpus, nodes, incidents] = await Promise.all([this.repo.gpusWithMigTarget(), this.repo.nodesInTransition(), this.repo.openIncidents()]);
+    const [gpus, nodes, incidents] = await Promise.all([this.migChanges.gpusWithMigTarget(), this.nodes.nodesInTransition(), this.incidents.openIncidents()]);
     if (gpus.length) {
       const live = new Set((await this.queues.liveJobData('mig')).map((d) => d.gpuId));
       for (const g of gpus.filter((x) => !live.has(x.id) && old(x.migRequestedAt))) {
@@ -140,7 +146,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
       // a fault still being handled has no incident id yet: leave its node alone
       const live = new Set(liveJobs.map((d) => d.incidentId).filter(Boolean));
       const faultingNames = new Set(liveJobs.filter((d) => d.action === 'fault').map((d) => d.nodeName ?? ''));
-      const faulting = new Set((faultingNames.size ? await this.repo.nodeNames() : []).filter((x) => faultingNames.has(x.name)).map((x) => x.id));
+      const faulting = new Set((faultingNames.size ? await this.nodes.nodeNames() : []).filter((x) => faultingNames.has(x.name)).map((x) => x.id));
       for (const inc of incidents.filter((x) => !live.has(x.id) && old(x.detectedAt) && !(x.nodeId && faulting.has(x.nodeId)))) {
         n++;
         await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-${o.afterRestart ? 'resume' : 'rederived'}-${now.getTime()}`);

@@ -21,7 +21,9 @@ import { QueuesService } from '../../queues/queues.service';
 import { ClusterRepository } from '../cluster/cluster.repository';
 import { personaToApi } from '../cluster/cluster.presenter';
 import { layoutKey } from './mig-manager.service';
-import { NodeOpsRepository, type OpsNode } from './node-ops.repository';
+import { NodesRepository, type OpsNode } from './nodes.repository';
+import { IncidentsRepository } from './incidents.repository';
+import { MigChangesRepository } from './mig-changes.repository';
 import { presentIncident } from './incident.presenter';
 import { personaToDb } from './persona.service';
 
@@ -42,14 +44,16 @@ const result = (n: Pick<OpsNode, 'id' | 'name' | 'state' | 'persona' | 'personaT
 @Injectable()
 export class NodeManagerService {
   constructor(
-    private readonly repo: NodeOpsRepository,
+    private readonly nodes: NodesRepository,
+    private readonly incidentsRepo: IncidentsRepository,
+    private readonly migChanges: MigChangesRepository,
     private readonly cluster: ClusterRepository,
     private readonly queues: QueuesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   private async node(id: string): Promise<OpsNode> {
-    const n = await this.repo.findNode(id);
+    const n = await this.nodes.findNode(id);
     if (!n) throw notFound('node', id);
     return n;
   }
@@ -63,7 +67,7 @@ export class NodeManagerService {
     if (n.state === 'cordoned') return result(n);
     if (n.state !== 'ready') throw new DomainError('invalid_state', `node ${n.name} is ${n.state} and cannot be cordoned`);
     const why = `cordoned by ${p.name}${reason ? `: ${reason}` : ''}`;
-    await this.repo.setNodeState(n.id, ['ready'], { state: 'cordoned', reason: why }, { type: 'node.cordoned', message: `${n.name} ${why}` });
+    await this.nodes.setNodeState(n.id, ['ready'], { state: 'cordoned', reason: why }, { type: 'node.cordoned', message: `${n.name} ${why}` });
     await this.queues.persona({ action: 'cordon', nodeId: n.id });
     return this.fresh(n.id);
   }
@@ -74,9 +78,9 @@ export class NodeManagerService {
     if (n.state !== 'cordoned') {
       throw new DomainError('invalid_state', `node ${n.name} is ${n.state}: ${n.state === 'down' ? 'it is uncordoned by the failover loop once validated' : 'wait until it finishes'}`);
     }
-    const holding = (await this.repo.openIncidentsOn(n.id)).filter((i) => i.scope === 'node');
+    const holding = (await this.incidentsRepo.openIncidentsOn(n.id)).filter((i) => i.scope === 'node');
     if (holding.length) throw new DomainError('invalid_state', `node ${n.name} is held by open incident ${holding[0]!.id} (${holding[0]!.summary})`);
-    await this.repo.setNodeState(n.id, ['cordoned'], { state: 'ready', reason: null }, { type: 'node.uncordoned', message: `${n.name} uncordoned by ${p.name}` });
+    await this.nodes.setNodeState(n.id, ['cordoned'], { state: 'ready', reason: null }, { type: 'node.uncordoned', message: `${n.name} uncordoned by ${p.name}` });
     await this.queues.persona({ action: 'uncordon', nodeId: n.id });
     await this.queues.requestSchedule(`node ${n.name} uncordoned`);
     return this.fresh(n.id);
@@ -87,7 +91,7 @@ export class NodeManagerService {
     if (n.state !== 'draining') {
       if (n.state !== 'ready' && n.state !== 'cordoned') throw new DomainError('invalid_state', `node ${n.name} is ${n.state} and cannot be drained`);
       const why = `drained by ${p.name}${reason ? `: ${reason}` : ''}`;
-      await this.repo.setNodeState(
+      await this.nodes.setNodeState(
         n.id,
         ['ready', 'cordoned'],
         { state: 'draining', reason: why, transitionStartedAt: new Date(), transitionEtaAt: null },
@@ -110,7 +114,7 @@ export class NodeManagerService {
     const now = new Date();
     const seconds = this.config.driver.simulated ? DEFAULT_SIMULATED_DELAYS.personaSwitchSeconds / this.config.driver.simSpeed : 240;
     const eta = new Date(now.getTime() + seconds * 1000);
-    await this.repo.setNodeState(
+    await this.nodes.setNodeState(
       n.id,
       ['ready', 'cordoned'],
       { state: 'switching', reason: `switching to ${persona} (by ${p.name})`, personaTarget: target, transitionStartedAt: now, transitionEtaAt: eta },
@@ -121,7 +125,7 @@ export class NodeManagerService {
   }
 
   async setMigLayout(p: Principal, gpuId: string, body: MigLayoutRequest): Promise<MigChangeAccepted> {
-    const gpu = await this.repo.findGpu(gpuId);
+    const gpu = await this.nodes.findGpu(gpuId);
     if (!gpu) throw notFound('GPU', gpuId);
     const layout = body.layout.map((e) => ({ profile: e.profile, start: e.start }));
     if (layout.length) {
@@ -140,7 +144,7 @@ export class NodeManagerService {
     if (!inFlight && layoutKey(current) === layoutKey(layout) && (gpu.mode === 'mig') === layout.length > 0) {
       return { gpuId: gpu.id, nodeId: gpu.nodeId, state: 'unchanged', layout };
     }
-    await this.repo.beginMigChange(gpu.id, layout, `by ${p.name}`, new Date());
+    await this.migChanges.beginMigChange(gpu.id, layout, `by ${p.name}`, new Date());
     await this.queues.mig({ gpuId: gpu.id, layout, reason: `by ${p.name}` });
     return { gpuId: gpu.id, nodeId: gpu.nodeId, state: 'applying', layout };
   }
@@ -179,9 +183,9 @@ export class NodeManagerService {
 
   async incidents(p: Principal, q: PageQuery & { state?: string; nodeId?: string }): Promise<Page<Incident>> {
     const scope = scopeOf(p);
-    const rows = await this.repo.listIncidents(q, q);
+    const rows = await this.incidentsRepo.listIncidents(q, q);
     const page = toPage(rows, q, (r) => r);
-    const targets = await this.repo.incidentTargets(
+    const targets = await this.incidentsRepo.incidentTargets(
       page.items.map((r) => r.nodeId).filter((x): x is string => !!x),
       page.items.map((r) => r.gpuId).filter((x): x is string => !!x),
     );

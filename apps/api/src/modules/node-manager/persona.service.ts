@@ -5,8 +5,10 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
-import { JobMover } from '../failover/job-mover';
-import { NodeOpsRepository, type OpsNode } from './node-ops.repository';
+import { JobMover } from './job-mover';
+import { NodesRepository, type OpsNode } from './nodes.repository';
+import { NodeJobsRepository } from './node-jobs.repository';
+import { MigChangesRepository } from './mig-changes.repository';
 
 export const personaToDb = (p: Persona) => (p === 'vm-passthrough' ? 'vm_passthrough' : p);
 
@@ -26,7 +28,9 @@ export class PersonaService {
   private readonly logger = new Logger('persona');
 
   constructor(
-    private readonly repo: NodeOpsRepository,
+    private readonly nodes: NodesRepository,
+    private readonly nodeJobs: NodeJobsRepository,
+    private readonly migChanges: MigChangesRepository,
     private readonly queues: QueuesService,
     private readonly mover: JobMover,
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
@@ -34,7 +38,7 @@ export class PersonaService {
   ) {}
 
   async handle(p: QueuePayload<'persona'>): Promise<void> {
-    const node = await this.repo.findNode(p.nodeId);
+    const node = await this.nodes.findNode(p.nodeId);
     if (!node) return;
     switch (p.action) {
       case 'cordon':
@@ -59,10 +63,10 @@ export class PersonaService {
   private async drain(node: OpsNode, reason: string): Promise<void> {
     if (node.state !== 'draining') return;
     await this.driver.cordon(node.name);
-    const jobs = await this.repo.activeJobsOn({ nodeId: node.id });
+    const jobs = await this.nodeJobs.activeJobsOn({ nodeId: node.id });
     await this.mover.move(jobs, { checkpoint: true, code: 'node_drained', message: `node ${node.name} drained (${reason}): rescheduling elsewhere` });
-    if ((await this.repo.countActiveAllocationsOnNode(node.id)) > 0) throw new Error(`node ${node.name} still holds work`);
-    await this.repo.setNodeState(node.id, ['draining'], { state: 'cordoned', reason: `drained: ${reason}`, transitionStartedAt: null, transitionEtaAt: null }, {
+    if ((await this.nodeJobs.countActiveAllocationsOnNode(node.id)) > 0) throw new Error(`node ${node.name} still holds work`);
+    await this.nodes.setNodeState(node.id, ['draining'], { state: 'cordoned', reason: `drained: ${reason}`, transitionStartedAt: null, transitionEtaAt: null }, {
       type: 'node.drained',
       message: `${node.name} drained: ${jobs.length} job(s) moved; the node stays cordoned`,
     });
@@ -79,7 +83,7 @@ export class PersonaService {
       if (node.persona === target && node.state !== 'switching') return;
       const now = new Date();
       const eta = new Date(now.getTime() + personaSwitchRealSeconds(this.driver, this.config.driver.simSpeed) * 1000);
-      const ok = await this.repo.setNodeState(
+      const ok = await this.nodes.setNodeState(
         node.id,
         ['ready', 'cordoned'],
         { state: 'switching', reason: `switching to ${persona} (${reason})`, personaTarget: target, transitionStartedAt: now, transitionEtaAt: eta },
@@ -88,9 +92,9 @@ export class PersonaService {
       if (!ok) return this.logger.warn(`${node.name} is ${node.state}: persona switch to ${persona} skipped`);
     }
     await this.driver.cordon(node.name).catch(() => undefined);
-    const jobs = await this.repo.activeJobsOn({ nodeId: node.id });
+    const jobs = await this.nodeJobs.activeJobsOn({ nodeId: node.id });
     await this.mover.move(jobs, { checkpoint: true, code: 'persona_switch', message: `node ${node.name} switches to the ${persona} persona: rescheduling elsewhere` });
-    if ((await this.repo.countActiveAllocationsOnNode(node.id)) > 0) throw new Error(`node ${node.name} still holds work`);
+    if ((await this.nodeJobs.countActiveAllocationsOnNode(node.id)) > 0) throw new Error(`node ${node.name} still holds work`);
     if (persona === 'vm-passthrough') {
       // VMs take whole GPUs: MIG goes off first (the slices are idle: the node is drained). The
       // driver's layout counts, not only the database's: a worker killed after the driver
@@ -101,13 +105,13 @@ export class PersonaService {
         const actual = seen?.gpus[gpu.index]?.migLayout ?? [];
         if (gpu.mode !== 'mig' && !actual.length && gpu.migTarget === null) continue;
         if (actual.length) await this.driver.applyMigLayout(node.name, gpu.index, []);
-        await this.repo.commitMigLayout(gpu.id, [], new Date());
+        await this.migChanges.commitMigLayout(gpu.id, [], new Date());
       }
     }
     crashPoint('persona.requested');
     await this.driver.setPersona(node.name, persona);
     crashPoint('persona.switched');
-    const ok = await this.repo.setNodeState(
+    const ok = await this.nodes.setNodeState(
       node.id,
       ['switching'],
       { state: 'ready', reason: null, persona: target, personaTarget: null, personaChangedAt: new Date(), transitionStartedAt: null, transitionEtaAt: null },

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
 import type { Principal } from '../../common/principal';
-import { Caller, RequireScopes } from '../auth/auth.decorators';
+import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { QuotasService } from './quotas.service';
 
 @ApiTags('quotas')

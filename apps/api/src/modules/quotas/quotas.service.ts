@@ -3,7 +3,7 @@ import type { JobResources, QuotaEntry, QuotasPut, TeamQuotas, TeamUsage, Tenant
 import { DomainError, notFound } from '../../common/errors';
 import { scopeOf, type Principal } from '../../common/principal';
 import { requireRole } from '../../common/roles';
-import { replicaGpuUnits } from '../jobs/job-units';
+import { replicaGpuUnits } from './job-units';
 import { checkNewTenantTotal, checkQuotaShape, checkTeamAdminCeiling, checkTenantTotal } from './quota-rules';
 import { QuotasRepository } from './quotas.repository';
 import { budgetPeriod } from './budget-period';

@@ -35,12 +35,6 @@ export interface AdmissionContext {
   budgets?: Map<string, { exhausted: boolean; policy: 'block' | 'preemptible-only'; gpuHours: number; budget: number }>;
 }
 
-export interface Admitted<J> {
-  job: J;
-  /** True when the job runs above its team's guaranteed quota (borrowed: reclaimable). */
-  borrowing: boolean;
-}
-
 export interface Held {
   jobId: string;
   reasons: Reason[];

@@ -1,26 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, type Tx } from '@gantry/db';
+import { Prisma } from '@gantry/db';
 import type { Reason } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { crashPoint } from '../../common/crash-points';
-import { activeSlotKey } from './active-slot';
+import { Abort, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
+import { withinQuota, type QuotaGuard } from '../quotas/quota-guard';
 import { EventsRepository } from '../events/events.repository';
-
-export interface NewAllocation {
-  replica: number;
-  nodeId: string;
-  gpuId: string;
-  gpuModel: string;
-  migProfile?: string;
-  migStart?: number;
-  milli: number;
-  gpuUnits: number;
-  cpuMilli: number;
-  memoryMiB: number;
-  /** Turns an idle whole GPU into a shared one as part of this commit. */
-  makeShared?: boolean;
-}
 
 /**
  * The scheduling cycle's reads and writes. The cycle acts for the whole cluster, so these
@@ -179,104 +165,4 @@ export class SchedulingRepository {
         WHERE j.id = v.id AND j.state = 'pending'`;
     }
   }
-}
-
-/** A GPU slot or share taken meanwhile: the caller's transaction rolls back. */
-export class Abort extends Error {}
-
-/** The quota rows a commit must respect: the team's limits and the tenant total. */
-export interface QuotaGuard {
-  limits: { gpuModel: string; limit: number }[];
-  tenantTotal: number | null;
-}
-
-/**
- * The admission decision re-checked inside the commit's transaction, under advisory locks on the
- * team (and the tenant when it has a total): however many commits race, the team never passes
- * its limit and the tenant never passes its total. Locks are taken first, team then tenant.
- * `limits` are the rows covering the work (quota-coverage); none: no quota covers it, refused.
- */
-export async function withinQuota(tx: Tx, job: { tenantId: string; teamId: string }, allocs: NewAllocation[], guard: QuotaGuard): Promise<boolean> {
-  if (!guard.limits.length) return false;
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${'quota-team:' + job.teamId}))`;
-  if (guard.tenantTotal !== null) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${'quota-tenant:' + job.tenantId}))`;
-  const held = await tx.allocation.groupBy({ by: ['gpuModel'], where: { teamId: job.teamId, endedAt: null }, _sum: { gpuUnits: true } });
-  const heldBy = new Map(held.map((h) => [h.gpuModel, Number(h._sum.gpuUnits ?? 0)]));
-  const adding = new Map<string, number>();
-  for (const a of allocs) adding.set(a.gpuModel, (adding.get(a.gpuModel) ?? 0) + a.gpuUnits);
-  const sum = (m: Map<string, number>, model: string) => (model === '*' ? [...m.values()].reduce((s, n) => s + n, 0) : (m.get(model) ?? 0));
-  for (const l of guard.limits) {
-    const add = sum(adding, l.gpuModel);
-    if (add > 0 && sum(heldBy, l.gpuModel) + add > l.limit + 1e-6) return false;
-  }
-  if (guard.tenantTotal !== null) {
-    const t = await tx.allocation.aggregate({ where: { tenantId: job.tenantId, endedAt: null }, _sum: { gpuUnits: true } });
-    if (Number(t._sum.gpuUnits ?? 0) + sum(adding, '*') > guard.tenantTotal + 1e-6) return false;
-  }
-  return true;
-}
-
-/**
- * Takes the GPU slots of a placement inside the caller's transaction (jobs and endpoint
- * replicas alike): shares are checked under a row lock on the GPU, whole GPUs and MIG slices
- * by the unique active slot. Throws Abort (or a unique violation) when a slot is gone.
- */
-export async function takeGpuSlots(
-  tx: Tx,
-  owner: { tenantId: string; teamId: string; jobId?: string; endpointId?: string },
-  allocs: NewAllocation[],
-): Promise<void> {
-  // Every GPU of the placement, locked in id order: a MIG change or another commit on the same
-  // GPU waits for this transaction, and this one sees what they committed (schedulable, mode).
-  const gpuIds = [...new Set(allocs.map((a) => a.gpuId))].sort();
-  const locked = await tx.$queryRaw<{ id: string; mode: string; schedulable: boolean }[]>`
-    SELECT id, mode::text AS mode, schedulable FROM "Gpu" WHERE id IN (${Prisma.join(gpuIds)}) ORDER BY id FOR UPDATE`;
-  const gpus = new Map(locked.map((g) => [g.id, g]));
-  const migAllocs = allocs.filter((a) => a.migProfile);
-  const slices = migAllocs.length
-    ? await tx.gpuInstance.findMany({ where: { gpuId: { in: [...new Set(migAllocs.map((a) => a.gpuId))] } }, select: { gpuId: true, profile: true, start: true } })
-    : [];
-  for (const a of allocs) {
-    const g = gpus.get(a.gpuId);
-    // A GPU taken out of scheduling since the snapshot (a MIG change, a fault) or whose mode
-    // changed meanwhile cannot take this slot: the driver would refuse it.
-    if (!g || !g.schedulable) throw new Abort();
-    if (a.migProfile) {
-      if (g.mode !== 'mig' || !slices.some((s) => s.gpuId === a.gpuId && s.profile === a.migProfile && s.start === a.migStart)) throw new Abort();
-    } else if (a.milli >= 1000 && g.mode !== 'whole') throw new Abort();
-  }
-  for (const a of allocs.filter((x) => x.milli < 1000 && !x.migProfile)) {
-    // Shares: the GPU row is locked; check the sum under the lock.
-    const gpu = gpus.get(a.gpuId)!;
-    if (a.makeShared && gpu.mode === 'whole') {
-      // The first share turns an idle whole GPU into a shared one.
-      const busy = await tx.allocation.count({ where: { gpuId: a.gpuId, endedAt: null } });
-      if (busy > 0) throw new Abort();
-      await tx.gpu.update({ where: { id: a.gpuId }, data: { mode: 'shared', version: { increment: 1 } } });
-      gpu.mode = 'shared';
-    }
-    // A GPU another share of this cycle made shared meanwhile takes this one too (within 1000).
-    if (gpu.mode !== 'shared') throw new Abort();
-    const used = await tx.allocation.aggregate({ where: { gpuId: a.gpuId, endedAt: null }, _sum: { milli: true } });
-    if ((used._sum.milli ?? 0) + a.milli > 1000) throw new Abort();
-  }
-  await tx.allocation.createMany({
-    data: allocs.map((a) => ({
-      tenantId: owner.tenantId,
-      teamId: owner.teamId,
-      jobId: owner.jobId ?? null,
-      endpointId: owner.endpointId ?? null,
-      replica: a.replica,
-      nodeId: a.nodeId,
-      gpuId: a.gpuId,
-      gpuModel: a.gpuModel,
-      migProfile: a.migProfile ?? null,
-      migStart: a.migStart ?? null,
-      milli: a.milli,
-      gpuUnits: new Prisma.Decimal(a.gpuUnits.toFixed(4)),
-      cpuMilli: a.cpuMilli,
-      memoryMiB: a.memoryMiB,
-      activeSlot: activeSlotKey(a),
-    })),
-  });
 }

@@ -5,13 +5,15 @@ import { runCycle, type CycleDecision, type NodeState, type ReplicaPlacement } f
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import { ClusterRepository } from '../cluster/cluster.repository';
-import { replicaGpuUnits } from '../jobs/job-units';
+import { replicaGpuUnits } from '../quotas/job-units';
 import { EndpointWorkSource } from '../endpoints/endpoint-work.source';
 import { admit, type AdmissionContext, type Held, type TeamQuota } from './quota-admission';
 import { planPreemption, type RunningJob } from './preemption';
 import { budgetPeriod } from '../quotas/budget-period';
-import { SchedulingRepository, type NewAllocation, type QuotaGuard } from './scheduling.repository';
-import { buildSnapshot, pendingJob } from './snapshot';
+import { SchedulingRepository } from './scheduling.repository';
+import type { NewAllocation } from '../allocations/gpu-slots';
+import type { QuotaGuard } from '../quotas/quota-guard';
+import { buildSnapshot, pendingJob } from '../cluster/snapshot';
 
 export interface CycleReport {
   pending: number;

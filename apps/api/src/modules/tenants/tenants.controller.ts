@@ -4,7 +4,7 @@ import { page, ZMe, ZPageQuery, ZTeam, ZTeamCreate, ZTenant, ZTenantCreate, type
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
 import type { Principal } from '../../common/principal';
-import { Caller, RequireScopes } from '../auth/auth.decorators';
+import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { TenantsService } from './tenants.service';
 import { Idempotent } from '../../common/idempotency.interceptor';
 

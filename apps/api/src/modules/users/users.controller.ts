@@ -4,7 +4,7 @@ import { page, ZPageQuery, ZUser, ZUserCreate, type PageQuery, type UserCreate }
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
 import type { Principal } from '../../common/principal';
-import { Caller } from '../auth/auth.decorators';
+import { Caller } from '../../common/auth.decorators';
 import { UsersService } from './users.service';
 import { Idempotent } from '../../common/idempotency.interceptor';
 

@@ -1,5 +1,5 @@
 import type { User } from '@gantry/contracts';
-import { roleToApi, type DbRole } from '../auth/roles';
+import { roleToApi, type DbRole } from '../../common/roles';
 
 export const presentUser = (u: { id: string; email: string; name: string; role: DbRole; tenantId: string | null; teamId: string | null; createdAt: Date }): User => ({
   id: u.id,

@@ -3,7 +3,7 @@ import type { PageQuery } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
 import type { TenantScope } from '../../common/principal';
-import type { DbRole } from '../auth/roles';
+import type { DbRole } from '../../common/roles';
 
 /** Console users, read through the caller's tenant scope (a team-bound caller sees its team). */
 @Injectable()

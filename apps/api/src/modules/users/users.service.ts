@@ -4,11 +4,10 @@ import { DomainError, notFound } from '../../common/errors';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { toPage } from '../../common/pagination';
 import { scopeOf, type Principal } from '../../common/principal';
-import { requireRole } from '../../common/roles';
+import { requireRole, roleToDb } from '../../common/roles';
 import { TenantsRepository } from '../tenants/tenants.repository';
-import { checkPassword, hashPassword } from '../auth/password';
-import { ROLE_RANK } from '../auth/role-scopes';
-import { roleToDb } from '../auth/roles';
+import { checkPassword, hashPassword } from './password';
+import { ROLE_RANK } from '../../common/role-scopes';
 import { UsersRepository } from './users.repository';
 import { presentUser } from './users.presenter';
 

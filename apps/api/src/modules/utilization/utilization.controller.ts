@@ -6,7 +6,7 @@ import { ZCapacity, ZGpuHeatmap, ZIdleAllocations, ZIdleQuery, ZUtilizationQuery
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
 import type { Principal } from '../../common/principal';
-import { Caller, RequireScopes } from '../auth/auth.decorators';
+import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { ClusterService } from '../cluster/cluster.service';
 import { UtilizationService } from './utilization.service';
 

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { QueuesService } from './queues.service';
+import { QueuesService } from '../queues/queues.service';
 
 /** How often the worker looks for due suspend and resume windows. */
 export const SCHEDULES_TICK_MS = 30_000;

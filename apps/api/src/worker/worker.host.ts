@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Worker } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { QUEUE_NAMES } from './queue-names';
+import { QUEUE_NAMES } from '../queues/queue-names';
 import { QUEUE_PROCESSORS, type QueueProcessor } from './processor';
 
 /** Lock of an active job (renewed while it runs) and how often stalled jobs are looked for. */

@@ -1,7 +1,7 @@
 import type { ClusterSnapshot, GpuState, NodeState, PendingJob } from '@gantry/scheduler';
 import { PRIORITY_VALUE, type JobResources, type TopologyLevel } from '@gantry/contracts';
-import type { NodeRow } from '../cluster/cluster.repository';
-import { personaToApi } from '../cluster/cluster.presenter';
+import type { NodeRow } from './cluster.repository';
+import { personaToApi } from './cluster.presenter';
 
 /** Step 1 of the cycle: the engine's in-memory view of the cluster, from Postgres rows. */
 export function buildSnapshot(nodes: NodeRow[], without?: ReadonlySet<string>): ClusterSnapshot {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MigManagerService } from '../modules/node-manager/mig-manager.service';
-import { QUEUES } from './queue-names';
+import { QUEUES } from '../queues/queue-names';
 import type { QueueProcessor } from './processor';
 
 /** `mig`: apply a MIG layout to one GPU. */

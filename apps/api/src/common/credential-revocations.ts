@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { APP_CONFIG, type AppConfig } from '../../config/config';
-import { RedisService } from '../../common/redis.service';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { RedisService } from './redis.service';
 
 /** A credential that stopped being valid: an API key (and every session made from it) or a session. */
 export interface Revocation {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { SchedulingService, type CycleReport } from '../modules/scheduling/scheduling.service';
-import { QUEUES } from './queue-names';
+import { QUEUES } from '../queues/queue-names';
 import type { QueueProcessor } from './processor';
-import { QueuesService } from './queues.service';
+import { QueuesService } from '../queues/queues.service';
 import { MetricsRecorder } from '../modules/metrics/metrics.recorder';
 
 const MAX_ROUNDS = 20;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
-import { NodeOpsRepository, type ActiveJob } from '../node-manager/node-ops.repository';
+import { NodeJobsRepository, type ActiveJob } from './node-jobs.repository';
 
 /**
  * Moves jobs off hardware (failover, drains, persona switches): checkpoint those still running
@@ -12,7 +12,7 @@ import { NodeOpsRepository, type ActiveJob } from '../node-manager/node-ops.repo
 @Injectable()
 export class JobMover {
   constructor(
-    private readonly repo: NodeOpsRepository,
+    private readonly nodeJobs: NodeJobsRepository,
     private readonly queues: QueuesService,
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -27,7 +27,7 @@ export class JobMover {
         jobs.map(async (job) => {
           const progress = await this.progressOf(job, opts.checkpoint);
           await this.driver.stop(job.id).catch(() => undefined);
-          return (await this.repo.requeueJob(job.id, { code: opts.code, message: opts.message }, progress, now)) ? job : null;
+          return (await this.nodeJobs.requeueJob(job.id, { code: opts.code, message: opts.message }, progress, now)) ? job : null;
         }),
       )
     ).filter((j): j is NonNullable<typeof j> => j !== null);

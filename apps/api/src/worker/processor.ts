@@ -1,4 +1,4 @@
-import type { QueueName } from './queue-names';
+import type { QueueName } from '../queues/queue-names';
 
 /** A queue's processor: parses its payload and calls one service. */
 export interface QueueProcessor {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AutoscalerService } from '../modules/endpoints/autoscaler.service';
-import { QUEUES } from './queue-names';
+import { QUEUES } from '../queues/queue-names';
 import type { QueueProcessor } from './processor';
 
 /** `autoscale`: the repeatable endpoint tick, and the start of a placed endpoint replica. */

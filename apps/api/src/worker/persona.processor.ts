@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PersonaService } from '../modules/node-manager/persona.service';
-import { QUEUES } from './queue-names';
+import { QUEUES } from '../queues/queue-names';
 import type { QueueProcessor } from './processor';
 
 /** `persona`: switch a node's persona (cordon, drain, reconfigure, ready); operator cordon/uncordon/drain. */

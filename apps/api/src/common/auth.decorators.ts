@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Scope } from '@gantry/contracts';
-import type { Principal } from '../../common/principal';
+import type { Principal } from './principal';
 
 export const PUBLIC_ROUTE = 'gantry:public';
 export const REQUIRED_SCOPES = 'gantry:scopes';

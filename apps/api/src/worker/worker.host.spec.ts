@@ -1,6 +1,6 @@
 import { checkProcessors } from './worker.host';
 import type { QueueProcessor } from './processor';
-import { QUEUE_NAMES } from './queue-names';
+import { QUEUE_NAMES } from '../queues/queue-names';
 
 const p = (queue: QueueProcessor['queue']): QueueProcessor => ({ queue, concurrency: 1, process: async () => undefined });
 

@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../driver/driver.provider';
 import { ClusterRepository } from '../modules/cluster/cluster.repository';
 import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
-import { QueuesService } from './queues.service';
+import { QueuesService } from '../queues/queues.service';
 import { isFailoverExit } from '../modules/failover/fault-classification';
 
 /**

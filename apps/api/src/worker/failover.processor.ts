@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { FailoverService } from '../modules/failover/failover.service';
-import { QUEUES } from './queue-names';
+import { QUEUES } from '../queues/queue-names';
 import type { QueueProcessor } from './processor';
 
 /** `failover`: health events and the steps of the failover loop. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { QueuesService } from './queues.service';
+import { QueuesService } from '../queues/queues.service';
 
 /** Registers the repeatable `telemetry` tick (one scheduler, shared by every worker). */
 @Injectable()

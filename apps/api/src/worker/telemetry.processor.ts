@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TelemetryService, type TickReport } from '../modules/telemetry/telemetry.service';
-import { QUEUES } from './queue-names';
+import { QUEUES } from '../queues/queue-names';
 import type { QueueProcessor } from './processor';
 
 /** `telemetry` (repeatable): one sample of the driver's GPU metrics into the rollups. */

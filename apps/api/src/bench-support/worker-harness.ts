@@ -7,7 +7,7 @@ import type { ClusterDriver } from '@gantry/driver';
 import { parseConfig, type AppConfig } from '../config/config';
 import { WorkerModule } from '../app.module';
 import { QueuesService } from '../queues/queues.service';
-import { activeSlotKey } from '../modules/scheduling/active-slot';
+import { activeSlotKey } from '../modules/allocations/active-slot';
 
 /**
  * A worker booted in-process for benchmarks (packages/bench): the same WorkerModule as

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
-import { QUEUES } from './queue-names';
+import { QUEUES } from '../queues/queue-names';
 import type { QueueProcessor } from './processor';
 
 /** `lifecycle`: start, stop, suspend or finish a job through the driver. */

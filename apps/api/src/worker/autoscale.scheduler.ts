@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { KNATIVE_DEFAULTS } from '../modules/endpoints/autoscaler';
-import { QueuesService } from './queues.service';
+import { QueuesService } from '../queues/queues.service';
 
 /** Registers the repeatable `autoscale` tick (Knative's 2 s; one scheduler shared by every worker). */
 @Injectable()

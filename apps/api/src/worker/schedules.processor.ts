@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SchedulesService, type ScheduleTickReport } from '../modules/schedules/schedules.service';
-import { QUEUES } from './queue-names';
+import { QUEUES } from '../queues/queue-names';
 import type { QueueProcessor } from './processor';
 
 /** `schedules` (repeatable): one pass over the suspend and resume windows. */

@@ -1,0 +1,13 @@
+/**
+ * What other packages of the workspace may use from the API (package.json `exports`:
+ * `@gantry/api/bench-support`): the benchmarks in packages/bench. Everything else in the API
+ * is internal to it; a deep import (`@gantry/api/dist/...`) is refused by the exports map.
+ */
+export { startBenchWorker, type BenchWorker } from './worker-harness';
+export { checkInvariants, type InvariantViolation } from '../invariants';
+export { CRASH_POINTS } from '../common/crash-points';
+export { parseConfig } from '../config/config';
+export { PrismaService } from '../common/prisma.service';
+export type { Principal } from '../common/principal';
+export { UtilizationRepository } from '../modules/utilization/utilization.repository';
+export { UtilizationService } from '../modules/utilization/utilization.service';

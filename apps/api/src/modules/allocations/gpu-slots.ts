@@ -1,0 +1,85 @@
+import { Prisma, type Tx } from '@gantry/db';
+import { activeSlotKey } from './active-slot';
+
+export interface NewAllocation {
+  replica: number;
+  nodeId: string;
+  gpuId: string;
+  gpuModel: string;
+  migProfile?: string;
+  migStart?: number;
+  milli: number;
+  gpuUnits: number;
+  cpuMilli: number;
+  memoryMiB: number;
+  /** Turns an idle whole GPU into a shared one as part of this commit. */
+  makeShared?: boolean;
+}
+
+/** A GPU slot or share taken meanwhile: the caller's transaction rolls back. */
+export class Abort extends Error {}
+
+/**
+ * Takes the GPU slots of a placement inside the caller's transaction (jobs and endpoint
+ * replicas alike): shares are checked under a row lock on the GPU, whole GPUs and MIG slices
+ * by the unique active slot. Throws Abort (or a unique violation) when a slot is gone.
+ */
+export async function takeGpuSlots(
+  tx: Tx,
+  owner: { tenantId: string; teamId: string; jobId?: string; endpointId?: string },
+  allocs: NewAllocation[],
+): Promise<void> {
+  // Every GPU of the placement, locked in id order: a MIG change or another commit on the same
+  // GPU waits for this transaction, and this one sees what they committed (schedulable, mode).
+  const gpuIds = [...new Set(allocs.map((a) => a.gpuId))].sort();
+  const locked = await tx.$queryRaw<{ id: string; mode: string; schedulable: boolean }[]>`
+    SELECT id, mode::text AS mode, schedulable FROM "Gpu" WHERE id IN (${Prisma.join(gpuIds)}) ORDER BY id FOR UPDATE`;
+  const gpus = new Map(locked.map((g) => [g.id, g]));
+  const migAllocs = allocs.filter((a) => a.migProfile);
+  const slices = migAllocs.length
+    ? await tx.gpuInstance.findMany({ where: { gpuId: { in: [...new Set(migAllocs.map((a) => a.gpuId))] } }, select: { gpuId: true, profile: true, start: true } })
+    : [];
+  for (const a of allocs) {
+    const g = gpus.get(a.gpuId);
+    // A GPU taken out of scheduling since the snapshot (a MIG change, a fault) or whose mode
+    // changed meanwhile cannot take this slot: the driver would refuse it.
+    if (!g || !g.schedulable) throw new Abort();
+    if (a.migProfile) {
+      if (g.mode !== 'mig' || !slices.some((s) => s.gpuId === a.gpuId && s.profile === a.migProfile && s.start === a.migStart)) throw new Abort();
+    } else if (a.milli >= 1000 && g.mode !== 'whole') throw new Abort();
+  }
+  for (const a of allocs.filter((x) => x.milli < 1000 && !x.migProfile)) {
+    // Shares: the GPU row is locked; check the sum under the lock.
+    const gpu = gpus.get(a.gpuId)!;
+    if (a.makeShared && gpu.mode === 'whole') {
+      // The first share turns an idle whole GPU into a shared one.
+      const busy = await tx.allocation.count({ where: { gpuId: a.gpuId, endedAt: null } });
+      if (busy > 0) throw new Abort();
+      await tx.gpu.update({ where: { id: a.gpuId }, data: { mode: 'shared', version: { increment: 1 } } });
+      gpu.mode = 'shared';
+    }
+    // A GPU another share of this cycle made shared meanwhile takes this one too (within 1000).
+    if (gpu.mode !== 'shared') throw new Abort();
+    const used = await tx.allocation.aggregate({ where: { gpuId: a.gpuId, endedAt: null }, _sum: { milli: true } });
+    if ((used._sum.milli ?? 0) + a.milli > 1000) throw new Abort();
+  }
+  await tx.allocation.createMany({
+    data: allocs.map((a) => ({
+      tenantId: owner.tenantId,
+      teamId: owner.teamId,
+      jobId: owner.jobId ?? null,
+      endpointId: owner.endpointId ?? null,
+      replica: a.replica,
+      nodeId: a.nodeId,
+      gpuId: a.gpuId,
+      gpuModel: a.gpuModel,
+      migProfile: a.migProfile ?? null,
+      migStart: a.migStart ?? null,
+      milli: a.milli,
+      gpuUnits: new Prisma.Decimal(a.gpuUnits.toFixed(4)),
+      cpuMilli: a.cpuMilli,
+      memoryMiB: a.memoryMiB,
+      activeSlot: activeSlotKey(a),
+    })),
+  });
+}

@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '@gantry/db';
+import { PrismaService } from '../../common/prisma.service';
+import { isUniqueViolation } from '../../common/prisma-errors';
+import { EventsRepository } from '../events/events.repository';
+
+export interface NewIncident {
+  openKey: string;
+  kind: string;
+  severity: string;
+  scope: string;
+  remediation: string;
+  summary: string;
+  nodeId: string | null;
+  gpuId: string | null;
+  xid?: number;
+  detectedAt: Date;
+}
+
+export interface IncidentStep {
+  at: string;
+  step: string;
+  message: string;
+}
+
+/**
+ * Incidents of the failover loop: one open per fault and target, a timeline, MTTR. Cluster-wide
+ * (system-scoped); the API filters incidents by tenant.
+ */
+@Injectable()
+export class IncidentsRepository {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: EventsRepository,
+  ) {}
+
+  private get db() {
+    return this.prisma.client;
+  }
+
+  /** Opens an incident, or returns the one already open for the same fault and target. */
+  async openIncident(n: NewIncident, firstStep: IncidentStep): Promise<{ id: string; created: boolean }> {
+    const existing = await this.db.incident.findUnique({ where: { openKey: n.openKey }, select: { id: true } });
+    if (existing) return { id: existing.id, created: false };
+    try {
+      const row = await this.db.$transaction(async (tx) => {
+        const inc = await tx.incident.create({
+          data: {
+            openKey: n.openKey,
+            kind: n.kind,
+            severity: n.severity,
+            scope: n.scope,
+            remediation: n.remediation,
+            summary: n.summary,
+            nodeId: n.nodeId,
+            gpuId: n.gpuId,
+            xid: n.xid ?? null,
+            detectedAt: n.detectedAt,
+            timeline: [firstStep] as unknown as Prisma.InputJsonValue,
+          },
+        });
+        await this.events.append(tx, { tenantId: null, nodeId: n.nodeId ?? undefined, type: 'incident.opened', message: n.summary, data: { incidentId: inc.id, kind: n.kind, xid: n.xid } });
+        return inc;
+      });
+      return { id: row.id, created: true };
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+      const again = await this.db.incident.findUnique({ where: { openKey: n.openKey }, select: { id: true } });
+      if (!again) throw e;
+      return { id: again.id, created: false };
+    }
+  }
+
+  findIncident(id: string) {
+    return this.db.incident.findUnique({ where: { id } });
+  }
+
+  openIncidentsOn(nodeId: string) {
+    return this.db.incident.findMany({ where: { nodeId, resolvedAt: null }, orderBy: { detectedAt: 'asc' } });
+  }
+
+  /** Appends steps to the timeline atomically (concurrent steps never overwrite each other). */
+  async incidentStep(id: string, steps: IncidentStep[], patch: { state?: string; mitigatedAt?: Date; attempts?: number; remediation?: string } = {}): Promise<void> {
+    if (steps.length) {
+      await this.db.$executeRaw`UPDATE "Incident" SET timeline = timeline || ${JSON.stringify(steps)}::jsonb WHERE id = ${id}`;
+    }
+    const data: Prisma.IncidentUpdateManyMutationInput = {};
+    if (patch.state) data.state = patch.state;
+    if (patch.mitigatedAt) data.mitigatedAt = patch.mitigatedAt;
+    if (patch.attempts !== undefined) data.attempts = patch.attempts;
+    if (patch.remediation) data.remediation = patch.remediation;
+    if (Object.keys(data).length) await this.db.incident.updateMany({ where: { id, resolvedAt: null }, data });
+  }
+
+  /** Records the jobs an incident moved, deduplicated; tenantIds[i] is the tenant of jobIds[i]. */
+  async incidentJobs(id: string, jobs: { id: string; tenantId: string }[]): Promise<void> {
+    if (!jobs.length) return;
+    await this.db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT id FROM "Incident" WHERE id = ${id} FOR UPDATE`;
+      const inc = await tx.incident.findUnique({ where: { id }, select: { jobIds: true, tenantIds: true } });
+      if (!inc) return;
+      const jobIds = [...inc.jobIds];
+      const tenantIds = [...inc.tenantIds];
+      for (const j of jobs) {
+        if (jobIds.includes(j.id)) continue;
+        jobIds.push(j.id);
+        tenantIds.push(j.tenantId);
+      }
+      await tx.incident.update({ where: { id }, data: { jobIds, tenantIds } });
+    });
+  }
+
+  /** Closes the loop: resolved, MTTR fixed by resolvedAt, the open key freed for a next fault. */
+  async resolveIncident(id: string, step: IncidentStep, now: Date): Promise<boolean> {
+    await this.db.$executeRaw`UPDATE "Incident" SET timeline = timeline || ${JSON.stringify([step])}::jsonb WHERE id = ${id} AND "resolvedAt" IS NULL`;
+    return this.db.$transaction(async (tx) => {
+      const inc = await tx.incident.findUnique({ where: { id } });
+      if (!inc || inc.resolvedAt) return false;
+      await tx.incident.update({ where: { id }, data: { state: 'resolved', resolvedAt: now, openKey: null, mitigatedAt: inc.mitigatedAt ?? now } });
+      await this.events.append(tx, {
+        tenantId: null,
+        nodeId: inc.nodeId ?? undefined,
+        type: 'incident.resolved',
+        message: `${inc.summary}: resolved in ${((now.getTime() - inc.detectedAt.getTime()) / 1000).toFixed(1)} s`,
+        data: { incidentId: id },
+      });
+      return true;
+    });
+  }
+
+  async failIncident(id: string, step: IncidentStep): Promise<void> {
+    await this.incidentStep(id, [step], { state: 'failed' });
+  }
+
+  listIncidents(q: { limit: number; cursor?: string }, filter: { state?: string; nodeId?: string }) {
+    return this.db.incident.findMany({
+      where: {
+        AND: [q.cursor ? { id: { lt: q.cursor } } : {}, filter.state ? { state: filter.state } : {}, filter.nodeId ? { nodeId: filter.nodeId } : {}],
+      },
+      orderBy: { id: 'desc' },
+      take: q.limit + 1,
+    });
+  }
+
+  /** Names, ids and GPU indexes of nodes and GPUs referenced by incidents (for presenting them). */
+  async incidentTargets(nodeIds: string[], gpuIds: string[]) {
+    const [nodes, gpus] = await Promise.all([
+      this.db.node.findMany({ where: { id: { in: nodeIds } }, select: { id: true, name: true } }),
+      this.db.gpu.findMany({ where: { id: { in: gpuIds } }, select: { id: true, index: true, health: true } }),
+    ]);
+    return { nodes: new Map(nodes.map((n) => [n.id, n.name])), gpus: new Map(gpus.map((g) => [g.id, g])) };
+  }
+
+  /** Open incidents whose loop is not closed (re-enqueued after a restart). */
+  openIncidents() {
+    return this.db.incident.findMany({ where: { resolvedAt: null, state: { not: 'failed' } }, select: { id: true, detectedAt: true, nodeId: true } });
+  }
+}

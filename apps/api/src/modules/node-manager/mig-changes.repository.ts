@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '@gantry/db';
+import { PrismaService } from '../../common/prisma.service';
+import { EventsRepository } from '../events/events.repository';
+
+/** MIG changes of a GPU: requested (out of scheduling), applied and verified, or abandoned. */
+@Injectable()
+export class MigChangesRepository {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: EventsRepository,
+  ) {}
+
+  private get db() {
+    return this.prisma.client;
+  }
+
+  /** Takes the GPU out of scheduling and records the layout being applied. */
+  async beginMigChange(gpuId: string, layout: { profile: string; start: number }[], reason: string, now: Date): Promise<void> {
+    await this.db.$transaction(async (tx) => {
+      const gpu = await tx.gpu.findUniqueOrThrow({ where: { id: gpuId } });
+      const same = JSON.stringify(gpu.migTarget) === JSON.stringify(layout);
+      await tx.gpu.update({
+        where: { id: gpuId },
+        data: { schedulable: false, migTarget: layout as unknown as Prisma.InputJsonValue, ...(same && gpu.migRequestedAt ? {} : { migRequestedAt: now }), version: { increment: 1 } },
+      });
+      if (!same) {
+        const text = layout.length ? layout.map((e) => `${e.profile}@${e.start}`).join(', ') : 'MIG off';
+        await this.events.append(tx, { tenantId: null, nodeId: gpu.nodeId, type: 'gpu.mig.requested', message: `GPU ${gpu.index}: MIG layout ${text} requested (${reason}); GPU out of scheduling`, data: { gpuId, layout } });
+      }
+    });
+  }
+
+  /** Active allocations on a GPU: its whole-GPU holder or the MIG slices in use (by start). */
+  gpuAllocations(gpuId: string) {
+    return this.db.allocation.findMany({ where: { gpuId, endedAt: null }, select: { jobId: true, migStart: true, migProfile: true, milli: true } });
+  }
+
+  /**
+   * Stores a verified layout: slices destroyed, slices created, mode, back in scheduling. Under
+   * the GPU row lock, refuses (false) when a slice being destroyed holds an allocation.
+   */
+  commitMigLayout(gpuId: string, layout: { profile: string; start: number; size: number }[], now: Date): Promise<boolean> {
+    return this.db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT id FROM "Gpu" WHERE id = ${gpuId} FOR UPDATE`;
+      const gpu = await tx.gpu.findUniqueOrThrow({ where: { id: gpuId }, include: { instances: true } });
+      const keep = (p: string, s: number) => layout.some((e) => e.profile === p && e.start === s);
+      const gone = gpu.instances.filter((i) => !keep(i.profile, i.start));
+      const busy = await tx.allocation.findMany({ where: { gpuId, endedAt: null }, select: { migStart: true, migProfile: true } });
+      if (busy.some((a) => a.migStart === null || gone.some((i) => i.start === a.migStart))) return false;
+      if (gone.length) await tx.gpuInstance.deleteMany({ where: { id: { in: gone.map((i) => i.id) } } });
+      const fresh = layout.filter((e) => !gpu.instances.some((i) => i.profile === e.profile && i.start === e.start));
+      if (fresh.length) await tx.gpuInstance.createMany({ data: fresh.map((e) => ({ gpuId, profile: e.profile, start: e.start, size: e.size })) });
+      await tx.gpu.update({
+        where: { id: gpuId },
+        data: { mode: layout.length ? 'mig' : 'whole', schedulable: true, migTarget: Prisma.DbNull, migRequestedAt: null, migChangedAt: now, version: { increment: 1 } },
+      });
+      const text = layout.length ? layout.map((e) => `${e.profile}@${e.start}`).join(', ') : 'MIG off (whole GPU)';
+      await this.events.append(tx, { tenantId: null, nodeId: gpu.nodeId, type: 'gpu.mig.applied', message: `GPU ${gpu.index}: MIG layout ${text} applied and verified; back in scheduling`, data: { gpuId, layout } });
+      return true;
+    });
+  }
+
+  /** Gives up a change (timeout, refusal): the GPU goes back to scheduling with its old layout. */
+  async abandonMigChange(gpuId: string, why: string): Promise<void> {
+    await this.db.$transaction(async (tx) => {
+      const gpu = await tx.gpu.findUniqueOrThrow({ where: { id: gpuId } });
+      await tx.gpu.update({ where: { id: gpuId }, data: { schedulable: true, migTarget: Prisma.DbNull, migRequestedAt: null, version: { increment: 1 } } });
+      await this.events.append(tx, { tenantId: null, nodeId: gpu.nodeId, type: 'gpu.mig.abandoned', message: `GPU ${gpu.index}: MIG change abandoned: ${why}`, data: { gpuId } });
+    });
+  }
+
+  /** GPUs with a MIG change in flight (the reconciler re-enqueues them after a restart). */
+  gpusWithMigTarget() {
+    return this.db.gpu.findMany({ where: { migTarget: { not: Prisma.DbNull } }, select: { id: true, migTarget: true, migRequestedAt: true } });
+  }
+}

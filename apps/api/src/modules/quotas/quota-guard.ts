@@ -1,0 +1,34 @@
+import type { Tx } from '@gantry/db';
+import type { NewAllocation } from '../allocations/gpu-slots';
+
+/** The quota rows a commit must respect: the team's limits and the tenant total. */
+export interface QuotaGuard {
+  limits: { gpuModel: string; limit: number }[];
+  tenantTotal: number | null;
+}
+
+/**
+ * The admission decision re-checked inside the commit's transaction, under advisory locks on the
+ * team (and the tenant when it has a total): however many commits race, the team never passes
+ * its limit and the tenant never passes its total. Locks are taken first, team then tenant.
+ * `limits` are the rows covering the work (quota-coverage); none: no quota covers it, refused.
+ */
+export async function withinQuota(tx: Tx, job: { tenantId: string; teamId: string }, allocs: NewAllocation[], guard: QuotaGuard): Promise<boolean> {
+  if (!guard.limits.length) return false;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${'quota-team:' + job.teamId}))`;
+  if (guard.tenantTotal !== null) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${'quota-tenant:' + job.tenantId}))`;
+  const held = await tx.allocation.groupBy({ by: ['gpuModel'], where: { teamId: job.teamId, endedAt: null }, _sum: { gpuUnits: true } });
+  const heldBy = new Map(held.map((h) => [h.gpuModel, Number(h._sum.gpuUnits ?? 0)]));
+  const adding = new Map<string, number>();
+  for (const a of allocs) adding.set(a.gpuModel, (adding.get(a.gpuModel) ?? 0) + a.gpuUnits);
+  const sum = (m: Map<string, number>, model: string) => (model === '*' ? [...m.values()].reduce((s, n) => s + n, 0) : (m.get(model) ?? 0));
+  for (const l of guard.limits) {
+    const add = sum(adding, l.gpuModel);
+    if (add > 0 && sum(heldBy, l.gpuModel) + add > l.limit + 1e-6) return false;
+  }
+  if (guard.tenantTotal !== null) {
+    const t = await tx.allocation.aggregate({ where: { tenantId: job.tenantId, endedAt: null }, _sum: { gpuUnits: true } });
+    if (Number(t._sum.gpuUnits ?? 0) + sum(adding, '*') > guard.tenantTotal + 1e-6) return false;
+  }
+  return true;
+}
