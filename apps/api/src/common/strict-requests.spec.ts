@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as contracts from '@gantry/contracts';
 import { z } from 'zod';
-import { ZNoBody } from './no-body';
+import { ZNoBody } from './no-body.interceptor';
 import { parseOr400 } from './zod.pipe';
 
 type Schema = {

@@ -4,7 +4,7 @@ import { page, ZApiKey, ZApiKeyCreate, ZApiKeyCreated, ZPageQuery, type PageQuer
 import type { z } from 'zod';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
-import { NoBody } from '../../common/no-body';
+import { NoBody } from '../../common/no-body.interceptor';
 import type { Principal } from '../../common/principal';
 import { Caller } from '../../common/auth.decorators';
 import { ApiKeysService } from './api-keys.service';

@@ -7,7 +7,7 @@ import { toPage } from '../../common/pagination';
 import { hasScope, keyOwner, ownerOf, scopeOf, type Principal } from '../../common/principal';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { ROLE_SCOPES } from '../../common/role-scopes';
-import { CredentialRevocations } from '../../common/credential-revocations';
+import { CredentialRevocations } from '../../common/credential-revocations.service';
 import { TenantsRepository } from '../tenants/tenants.repository';
 import { roleToApi, roleToDb } from '../../common/roles';
 import { ApiKeysRepository } from './api-keys.repository';

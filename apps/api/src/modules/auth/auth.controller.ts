@@ -7,13 +7,13 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DomainError } from '../../common/errors';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
-import { NoBody } from '../../common/no-body';
+import { NoBody } from '../../common/no-body.interceptor';
 import type { Principal } from '../../common/principal';
 import { AuditRepository } from '../audit/audit.repository';
 import { Caller, Public } from '../../common/auth.decorators';
 import { clientAddress } from './auth.guard';
 import { CSRF_COOKIE, SESSION_COOKIE, setCookie } from './cookies';
-import { RateLimiter } from './rate-limiter';
+import { RateLimiter } from './rate-limiter.service';
 import { SessionsService, SignInRefused } from './sessions.service';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');

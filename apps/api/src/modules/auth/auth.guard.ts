@@ -9,7 +9,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { PUBLIC_ROUTE, REQUIRED_SCOPES } from '../../common/auth.decorators';
 import { AuthService } from './auth.service';
 import { CSRF_HEADER, parseCookies, SESSION_COOKIE } from './cookies';
-import { RateLimiter } from './rate-limiter';
+import { RateLimiter } from './rate-limiter.service';
 import { SessionsService } from './sessions.service';
 
 /**

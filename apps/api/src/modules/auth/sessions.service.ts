@@ -11,7 +11,7 @@ import { ROLE_SCOPES } from '../../common/role-scopes';
 import { dummyHash, verifyPassword } from '../users/password';
 import { SessionsRepository } from './sessions.repository';
 import { AuthService } from './auth.service';
-import { CredentialRevocations } from '../../common/credential-revocations';
+import { CredentialRevocations } from '../../common/credential-revocations.service';
 
 const TOUCH_EVERY_MS = 60_000;
 /** Accounts (in different tenants) one sign-in checks the password against, at most. */

@@ -6,7 +6,7 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider
 import { QueuesService } from '../../queues/queues.service';
 import { decide } from './autoscaler';
 import { EndpointReplicasRepository, type LiveEndpoint } from './endpoint-replicas.repository';
-import { EndpointTraffic } from './endpoint-traffic';
+import { EndpointTraffic } from './endpoint-traffic.service';
 
 /** How long a replica may take to load before the worker gives up on it (real seconds). */
 const READY_TIMEOUT_MS = 10 * 60_000;

@@ -4,7 +4,7 @@ import { QueuesService } from '../../queues/queues.service';
 import type { NewAllocation } from '../allocations/gpu-slots';
 import type { QuotaGuard } from '../quotas/quota-guard';
 import { EndpointReplicasRepository } from './endpoint-replicas.repository';
-import { EndpointTraffic } from './endpoint-traffic';
+import { EndpointTraffic } from './endpoint-traffic.service';
 
 const PREFIX = 'endpoint:';
 

@@ -1,6 +1,6 @@
 import type { ColdStartStats, Endpoint, EndpointDetail, JobResources } from '@gantry/contracts';
 import type { EndpointRow } from './endpoints.repository';
-import type { AutoscalerState } from './endpoint-traffic';
+import type { AutoscalerState } from './endpoint-traffic.service';
 import { presentResources } from '../jobs/jobs.presenter';
 
 /** Nearest-rank percentile of ascending values. */

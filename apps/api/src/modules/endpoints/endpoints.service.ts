@@ -25,7 +25,7 @@ import { JobRequestValidator } from '../jobs/job-request.validator';
 import { replicaGpuUnits } from '../quotas/job-units';
 import { EndpointsRepository, type EndpointRow } from './endpoints.repository';
 import { presentEndpoint, presentEndpointDetail } from './endpoints.presenter';
-import { EndpointTraffic } from './endpoint-traffic';
+import { EndpointTraffic } from './endpoint-traffic.service';
 import { MetricsRecorder } from '../metrics/metrics.recorder';
 
 /** How long the activator holds a request at zero before answering 503. */

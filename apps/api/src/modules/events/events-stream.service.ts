@@ -4,8 +4,8 @@ import { Observable } from 'rxjs';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { scopeOf, type Principal, type TenantScope } from '../../common/principal';
 import { eventsChannel, type LiveEvent } from './events.publisher';
-import { CredentialRevocations } from '../../common/credential-revocations';
-import { CredentialCheck } from '../auth/credential-check';
+import { CredentialRevocations } from '../../common/credential-revocations.service';
+import { CredentialCheck } from '../auth/credential-check.service';
 
 export interface SseMessage {
   id?: string;

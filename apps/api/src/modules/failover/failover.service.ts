@@ -8,7 +8,7 @@ import { RetryLater } from '../../queues/retry-later';
 import { NodesRepository, type OpsNode } from '../node-manager/nodes.repository';
 import { NodeJobsRepository, type ActiveJob } from '../node-manager/node-jobs.repository';
 import { IncidentsRepository } from '../node-manager/incidents.repository';
-import { JobMover } from '../node-manager/job-mover';
+import { JobMover } from '../node-manager/job-mover.service';
 import { classifyNicDown, classifyNodeDown, classifyXid, type FaultClass } from './fault-classification';
 import { MetricsRecorder } from '../metrics/metrics.recorder';
 

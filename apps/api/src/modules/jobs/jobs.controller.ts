@@ -5,7 +5,7 @@ import { page, ZJob, ZJobCreate, ZJobDetail, ZJobListQuery, ZPageQuery, type Job
 import { z } from 'zod';
 import { ZodPipe, parseOr400 } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
-import { NoBody } from '../../common/no-body';
+import { NoBody } from '../../common/no-body.interceptor';
 import type { Principal } from '../../common/principal';
 import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { JobsService } from './jobs.service';

@@ -2,7 +2,7 @@ import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ZTeamResumeResult, ZTeamSuspendResult } from '@gantry/contracts';
 import { Route } from '../../common/openapi.decorators';
-import { NoBody } from '../../common/no-body';
+import { NoBody } from '../../common/no-body.interceptor';
 import type { Principal } from '../../common/principal';
 import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { JobsService } from './jobs.service';

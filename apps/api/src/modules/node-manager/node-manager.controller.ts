@@ -21,7 +21,7 @@ import {
 import type { z } from 'zod';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
-import { NoBody } from '../../common/no-body';
+import { NoBody } from '../../common/no-body.interceptor';
 import type { Principal } from '../../common/principal';
 import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { NodeManagerService } from './node-manager.service';

@@ -5,7 +5,7 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
-import { JobMover } from './job-mover';
+import { JobMover } from './job-mover.service';
 import { NodesRepository, type OpsNode } from './nodes.repository';
 import { NodeJobsRepository } from './node-jobs.repository';
 import { MigChangesRepository } from './mig-changes.repository';

@@ -1,5 +1,5 @@
 import type { DriverEvent } from '@gantry/driver';
-import { HealthMonitor } from './health-monitor';
+import { HealthMonitor } from './health.monitor';
 
 /** Detection: driver events become failover work; silence past the grace period is a node down. */
 describe('HealthMonitor', () => {

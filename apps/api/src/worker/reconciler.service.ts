@@ -13,7 +13,7 @@ import { isFailoverExit } from '../modules/failover/fault-classification';
  */
 @Injectable()
 export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
-  private readonly logger = new Logger('reconciler');
+  private readonly logger = new Logger('reconciler.service');
   private timer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
   private running = false;
