@@ -15,9 +15,7 @@ module.exports = {
       },
     ],
   },
-  transformIgnorePatterns: [
-    '/node_modules/(?!\\.pnpm|@nestjs|file-type|load-esm|uid|strtok3|token-types|@tokenizer|uint8array-extras|@borewit|peek-readable)',
-  ],
+  transformIgnorePatterns: ['/node_modules/(?!\\.pnpm|@nestjs|file-type|load-esm|uid|strtok3|token-types|@tokenizer|uint8array-extras|@borewit|peek-readable)'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   // Bounded even on a machine whose cores are busy with other work: a test or hook that passes

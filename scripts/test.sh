@@ -30,7 +30,7 @@ fi
 log "type-checking"
 bounded "${GANTRY_LIMIT_TYPECHECK:-15m}" "type-checking" pnpm exec turbo run typecheck --output-logs=errors-only || fail "type-checking"
 
-log "linting (ESLint: promises, exhaustive switches, import cycles)"
+log "linting (ESLint: promises, exhaustive switches, import cycles; Prettier)"
 bounded "${GANTRY_LIMIT_LINT:-10m}" "linting" pnpm run --silent lint || fail "lint"
 
 log "unit and integration tests"

@@ -9,13 +9,23 @@ const failure = (p: Promise<unknown>): Promise<GantryApiError> =>
     },
     (e: unknown) => e as GantryApiError,
   );
-const statusOf = (p: Promise<unknown>) => p.then(() => 200, (e: unknown) => (e instanceof GantryApiError ? e.status : 0));
+const statusOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (e: unknown) => (e instanceof GantryApiError ? e.status : 0),
+  );
 
 test.describe('inference endpoints through the SDK', () => {
   test('an invoke at zero cold-starts a replica; bad scaling is a 409 with the reason; min > max is a 400', async () => {
     const research = client(demoKey('Max (member)'));
     const me = await research.me();
-    const ep = await research.endpoints.create({ teamId: me.teamId!, name: 'e2e-api-llm', model: 'mistral-7b', resources: { gpus: 1, gpuModel: 'A100-80GB' }, maxReplicas: 2 });
+    const ep = await research.endpoints.create({
+      teamId: me.teamId!,
+      name: 'e2e-api-llm',
+      model: 'mistral-7b',
+      resources: { gpus: 1, gpuModel: 'A100-80GB' },
+      maxReplicas: 2,
+    });
     expect(ep.state).toBe('scaled-to-zero');
     const r = await research.endpoints.invoke(ep.id, 'hi');
     expect(r.coldStart).toBe(true);

@@ -14,7 +14,13 @@ test('heatmap of 8,000 GPUs in Chromium', async ({ page }) => {
   const tenant = await api.tenants.create({ name: 'Bench', slug: 'bench', gpuTotal: 8000 });
   const team = await api.teams.create(tenant.id, { name: 'Bench', slug: 'bench' });
   await api.quotas.put(team.id, { quotas: [{ gpuModel: '*', guaranteed: 8000, limit: 8000 }] });
-  const teamKey = await api.apiKeys.create({ name: 'bench', tenantId: tenant.id, teamId: team.id, role: 'team-admin', scopes: ['jobs:read', 'jobs:write', 'cluster:read'] });
+  const teamKey = await api.apiKeys.create({
+    name: 'bench',
+    tenantId: tenant.id,
+    teamId: team.id,
+    role: 'team-admin',
+    scopes: ['jobs:read', 'jobs:write', 'cluster:read'],
+  });
   const teamApi = createGantryClient({ baseUrl: process.env.E2E_API_URL!, apiKey: teamKey.key });
   let refused = 0;
   for (let i = 0; i < 40; i++) {
@@ -28,9 +34,7 @@ test('heatmap of 8,000 GPUs in Chromium', async ({ page }) => {
   await expect
     .poll(async () => (await api.utilization.gpus()).gpus.smPct.filter((s) => s !== null && s > 50).length, { timeout: 120_000, intervals: [2000] })
     .toBeGreaterThanOrEqual(refused ? 0 : 320);
-  await expect
-    .poll(async () => (await api.utilization.gpus()).gpus.smPct.filter((s) => s !== null).length, { timeout: 120_000, intervals: [2000] })
-    .toBe(8000);
+  await expect.poll(async () => (await api.utilization.gpus()).gpus.smPct.filter((s) => s !== null).length, { timeout: 120_000, intervals: [2000] }).toBe(8000);
 
   await page.goto('/login');
   await page.getByTestId('login-api-key').fill(key);
@@ -46,7 +50,12 @@ test('heatmap of 8,000 GPUs in Chromium', async ({ page }) => {
     const drawnMs = await page.evaluate(() => performance.now());
     const drawMs = Number(await canvas.getAttribute('data-render-ms'));
     const res = await page.evaluate(() => {
-      const r = performance.getEntriesByType('resource').filter((e) => e.name.includes('/v1/utilization/gpus')) as unknown as { startTime: number; responseEnd: number; encodedBodySize: number; transferSize: number }[];
+      const r = performance.getEntriesByType('resource').filter((e) => e.name.includes('/v1/utilization/gpus')) as unknown as {
+        startTime: number;
+        responseEnd: number;
+        encodedBodySize: number;
+        transferSize: number;
+      }[];
       const last = r[r.length - 1];
       return last ? { ms: last.responseEnd - last.startTime, bytes: last.encodedBodySize || last.transferSize } : { ms: 0, bytes: 0 };
     });
@@ -69,6 +78,8 @@ test('heatmap of 8,000 GPUs in Chromium', async ({ page }) => {
     apiKiB: loads[0]!.apiKiB,
     medianMetricSwitchMs: med(loads.map((l) => l.switchMs)),
   };
-  console.log(`heatmap, 8000 GPUs: navigation -> drawn ${r.medianNavigationToDrawnMs} ms (target < 1000), canvas draw ${r.medianCanvasDrawMs} ms, API ${r.medianApiMs} ms / ${r.apiKiB} KiB, metric switch ${r.medianMetricSwitchMs} ms`);
+  console.log(
+    `heatmap, 8000 GPUs: navigation -> drawn ${r.medianNavigationToDrawnMs} ms (target < 1000), canvas draw ${r.medianCanvasDrawMs} ms, API ${r.medianApiMs} ms / ${r.apiKiB} KiB, metric switch ${r.medianMetricSwitchMs} ms`,
+  );
   console.log(JSON.stringify(r));
 });

@@ -46,7 +46,12 @@ test.describe('console', () => {
 
     await row.getByTestId('job-link').click();
     await expect(page.getByTestId('job-detail')).toHaveAttribute('data-state', 'succeeded');
-    await expect(page.getByTestId('job-event').filter({ hasText: /placed/i }).first()).toBeVisible();
+    await expect(
+      page
+        .getByTestId('job-event')
+        .filter({ hasText: /placed/i })
+        .first(),
+    ).toBeVisible();
   });
 
   test('one click suspends a running job, freeing its GPUs, and one click resumes it', async ({ page }) => {
@@ -105,7 +110,13 @@ test.describe('console', () => {
   test('a key sign-in leaves no key in the browser: only an httpOnly session cookie, which dies with the key', async ({ page, context }) => {
     const admin = client(process.env.E2E_ADMIN_KEY!);
     const me = await client(demoKey('Max (member)')).me();
-    const made = await admin.apiKeys.create({ name: 'e2e console key', tenantId: me.tenantId!, teamId: me.teamId!, role: 'member', scopes: ['jobs:read', 'cluster:read'] });
+    const made = await admin.apiKeys.create({
+      name: 'e2e console key',
+      tenantId: me.tenantId!,
+      teamId: me.teamId!,
+      role: 'member',
+      scopes: ['jobs:read', 'cluster:read'],
+    });
     await signIn(page, made.key);
     const stored = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, cookies: document.cookie }));
     expect(stored).not.toContain(made.key);

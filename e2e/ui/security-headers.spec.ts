@@ -14,7 +14,11 @@ const adminKey = () => {
 function expectSecurityHeaders(res: APIResponse, what: string) {
   const h = res.headers();
   expect(res.status(), what).toBe(200);
-  const csp = new Map(h['content-security-policy']!.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k!, v]));
+  const csp = new Map(
+    h['content-security-policy']!.split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([k, ...v]) => [k!, v]),
+  );
   expect(csp.get('frame-ancestors'), what).toEqual(["'none'"]);
   expect(csp.get('default-src'), what).toEqual(["'self'"]);
   expect(csp.get('object-src'), what).toEqual(["'none'"]);
@@ -31,7 +35,9 @@ async function watchViolations(page: Page): Promise<string[]> {
   await page.exposeFunction('__reportCspViolation', (v: string) => violations.push(v));
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
-      (window as unknown as { __reportCspViolation: (v: string) => void }).__reportCspViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
+      (window as unknown as { __reportCspViolation: (v: string) => void }).__reportCspViolation(
+        `${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`,
+      );
     });
   });
   page.on('console', (m) => {
@@ -87,7 +93,7 @@ test.describe('console security headers', () => {
     for (const f of framed) expect(await f.locator('[data-testid="login-api-key"]').count()).toBe(0);
   });
 
-  test('the API\'s Swagger UI at /docs renders under its own policy (no violation)', async ({ page }) => {
+  test("the API's Swagger UI at /docs renders under its own policy (no violation)", async ({ page }) => {
     const api = process.env.E2E_API_URL ?? 'http://127.0.0.1:4100';
     const violations = await watchViolations(page);
     const res = await page.goto(`${api}/docs`);

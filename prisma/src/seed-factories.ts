@@ -7,7 +7,11 @@ import { newApiKey } from './api-keys';
 /** A tenant; `gpuTotal` bounds its teams' quotas (omitted: unbounded, as the tests and demo set it). */
 export async function createTenant(db: PrismaClient, data: { name: string; slug: string; gpuTotal?: number }) {
   const { gpuTotal, ...rest } = data;
-  return db.tenant.upsert({ where: { slug: data.slug }, update: {}, create: { ...rest, ...(gpuTotal !== undefined ? { gpuTotal: new Prisma.Decimal(gpuTotal) } : {}) } });
+  return db.tenant.upsert({
+    where: { slug: data.slug },
+    update: {},
+    create: { ...rest, ...(gpuTotal !== undefined ? { gpuTotal: new Prisma.Decimal(gpuTotal) } : {}) },
+  });
 }
 
 export async function createTeam(
@@ -36,10 +40,7 @@ export async function createTeam(
   return team;
 }
 
-export async function createUser(
-  db: PrismaClient,
-  data: { email: string; name: string; role: Role; tenantId?: string; teamId?: string; password?: string },
-) {
+export async function createUser(db: PrismaClient, data: { email: string; name: string; role: Role; tenantId?: string; teamId?: string; password?: string }) {
   const { password, ...rest } = data;
   // argon2id, the parameters the API uses (OWASP minimum: 19 MiB, 2 passes).
   const passwordHash = password ? await hash(password, { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 }) : undefined;

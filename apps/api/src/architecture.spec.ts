@@ -119,7 +119,13 @@ function cycles(graph: Graph): string[] {
     const loop = [start];
     for (let v = last!; v !== start; v = prev.get(v)!) loop.splice(1, 0, v);
     loop.push(start);
-    const steps = loop.slice(0, -1).map((v, i) => `    ${v} -> ${loop[i + 1]}: ${graph.get(v)!.get(loop[i + 1]!)!.join(', ')}`);
+    const steps = loop.slice(0, -1).map(
+      (v, i) =>
+        `    ${v} -> ${loop[i + 1]}: ${graph
+          .get(v)!
+          .get(loop[i + 1]!)!
+          .join(', ')}`,
+    );
     const mutual = group.flatMap((v) => group.filter((w) => v < w && graph.get(v)?.has(w) && graph.get(w)?.has(v)).map((w) => `${v} <-> ${w}`));
     const others = group.filter((g) => !loop.includes(g));
     return [
@@ -134,7 +140,12 @@ describe('dependencies point one way', () => {
   const files = sourceFiles(SRC);
 
   it('reads the imports it checks', () => {
-    expect(relativeImports("import { a } from './a';\nexport { b } from '../b';\nimport type {\n  C,\n} from './c';\nimport './d';")).toEqual(['./a', '../b', './c', './d']);
+    expect(relativeImports("import { a } from './a';\nexport { b } from '../b';\nimport type {\n  C,\n} from './c';\nimport './d';")).toEqual([
+      './a',
+      '../b',
+      './c',
+      './d',
+    ]);
     const graph = folderGraph(files, () => true);
     expect(graph.get('modules/jobs')?.has('common')).toBe(true);
     expect(graph.get('(root)')?.has('modules/jobs')).toBe(true);
@@ -145,7 +156,9 @@ describe('dependencies point one way', () => {
       ['modules/a', new Map([['modules/b', ['modules/a/x.ts -> ../b/y']]])],
       ['modules/b', new Map([['modules/a', ['modules/b/y.ts -> ../a/x']]])],
     ]);
-    expect(cycles(graph)).toEqual(['modules/a -> modules/b -> modules/a\n    modules/a -> modules/b: modules/a/x.ts -> ../b/y\n    modules/b -> modules/a: modules/b/y.ts -> ../a/x']);
+    expect(cycles(graph)).toEqual([
+      'modules/a -> modules/b -> modules/a\n    modules/a -> modules/b: modules/a/x.ts -> ../b/y\n    modules/b -> modules/a: modules/b/y.ts -> ../a/x',
+    ]);
   });
 
   it('no two modules import each other, directly or through others (their specs included)', () => {

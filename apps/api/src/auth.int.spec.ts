@@ -14,11 +14,17 @@ describe('users, sessions, keys, rate limits and audit (real Postgres and Redis)
   beforeAll(async () => {
     // Own Redis prefix: the per-key counters of this suite's tight limit are not shared with other suites.
     // The test client stands in for the console's server: a trusted proxy whose X-Forwarded-For is believed.
-    sys = await startSystem({ GANTRY_RATE_LIMIT_PER_MINUTE: '40', GANTRY_TRUSTED_PROXIES: '127.0.0.1,::1', GANTRY_QUEUE_PREFIX: `${process.env.GANTRY_QUEUE_PREFIX ?? 'gantry'}-auth` });
+    sys = await startSystem({
+      GANTRY_RATE_LIMIT_PER_MINUTE: '40',
+      GANTRY_TRUSTED_PROXIES: '127.0.0.1,::1',
+      GANTRY_QUEUE_PREFIX: `${process.env.GANTRY_QUEUE_PREFIX ?? 'gantry'}-auth`,
+    });
     t = await makeTenant(sys.db, 'auth-int');
     tenantAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'tenant admin', role: 'tenant_admin', tenantId: t.tenant.id, scopes: ['jobs:read', 'jobs:write', 'quotas:read', 'quotas:write'] })).key}`;
     await sys.db.user.update({
-      where: { id: (await createUser(sys.db, { email: 'ada@auth-int.example', name: 'Ada', role: 'team_admin', tenantId: t.tenant.id, teamId: t.team.id })).id },
+      where: {
+        id: (await createUser(sys.db, { email: 'ada@auth-int.example', name: 'Ada', role: 'team_admin', tenantId: t.tenant.id, teamId: t.team.id })).id,
+      },
       data: { passwordHash: await hashPassword(PASSWORD) },
     });
   });
@@ -81,7 +87,10 @@ describe('users, sessions, keys, rate limits and audit (real Postgres and Redis)
 
   describe('users', () => {
     it('lets a tenant admin create a user who can then sign in (argon2id hash stored, never the password)', async () => {
-      const res = await sys.http().post('/v1/users').set('Authorization', tenantAdmin)
+      const res = await sys
+        .http()
+        .post('/v1/users')
+        .set('Authorization', tenantAdmin)
         .send({ email: 'Grace@auth-int.example', name: 'Grace', password: 'lilac-comet-77-ferries', role: 'member', teamId: t.team.id });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ email: 'grace@auth-int.example', role: 'member', teamId: t.team.id });
@@ -90,7 +99,10 @@ describe('users, sessions, keys, rate limits and audit (real Postgres and Redis)
       expect((await login('grace@auth-int.example', 'lilac-comet-77-ferries')).status).toBe(200);
       const list = await sys.http().get('/v1/users').set('Authorization', tenantAdmin);
       expect(list.body.items.map((u: { email: string }) => u.email)).toEqual(expect.arrayContaining(['grace@auth-int.example', 'ada@auth-int.example']));
-      const dup = await sys.http().post('/v1/users').set('Authorization', tenantAdmin)
+      const dup = await sys
+        .http()
+        .post('/v1/users')
+        .set('Authorization', tenantAdmin)
         .send({ email: 'grace@auth-int.example', name: 'Grace 2', password: 'lilac-comet-77-ferries', role: 'member', teamId: t.team.id });
       expect(dup.status).toBe(409);
     });
@@ -101,7 +113,10 @@ describe('users, sessions, keys, rate limits and audit (real Postgres and Redis)
       ['repetitive', 'abababababababab', 'password_repetitive'],
       ['containing the email', 'xx-weakling-2024-yy', 'password_contains_email'],
     ])('refuses a weak password (%s) with 400 naming the rule', async (_n, password, wantRule) => {
-      const res = await sys.http().post('/v1/users').set('Authorization', tenantAdmin)
+      const res = await sys
+        .http()
+        .post('/v1/users')
+        .set('Authorization', tenantAdmin)
         .send({ email: 'weakling@auth-int.example', name: 'Weak', password, role: 'viewer', teamId: t.team.id });
       expect(res.status).toBe(400);
       expect(res.body.error.message).toContain(`rule ${wantRule}`);
@@ -109,21 +124,34 @@ describe('users, sessions, keys, rate limits and audit (real Postgres and Redis)
 
     it('refuses roles stronger than the caller, and users to members (403)', async () => {
       const teamAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'ta', role: 'team_admin', tenantId: t.tenant.id, teamId: t.team.id, scopes: ['jobs:read'] })).key}`;
-      const res = await sys.http().post('/v1/users').set('Authorization', teamAdmin)
+      const res = await sys
+        .http()
+        .post('/v1/users')
+        .set('Authorization', teamAdmin)
         .send({ email: 'boss@auth-int.example', name: 'Boss', password: 'granite-meadow-19-owls', role: 'tenant-admin' });
       expect(res.status).toBe(403);
-      const member = await sys.http().post('/v1/users').set('Authorization', t.auth)
+      const member = await sys
+        .http()
+        .post('/v1/users')
+        .set('Authorization', t.auth)
         .send({ email: 'm2@auth-int.example', name: 'M', password: 'granite-meadow-19-owls', role: 'viewer', teamId: t.team.id });
       expect(member.status).toBe(403);
     });
 
     it('lets a viewer session read but never write (403)', async () => {
-      await sys.http().post('/v1/users').set('Authorization', tenantAdmin)
+      await sys
+        .http()
+        .post('/v1/users')
+        .set('Authorization', tenantAdmin)
         .send({ email: 'vic@auth-int.example', name: 'Vic', password: 'amber-lantern-58-geese', role: 'viewer', teamId: t.team.id });
       const res = await login('vic@auth-int.example', 'amber-lantern-58-geese');
       const cookie = cookiesOf(res);
       expect((await sys.http().get('/v1/jobs').set('Cookie', cookie)).status).toBe(200);
-      const write = await sys.http().post('/v1/jobs').set('Cookie', cookie).set('X-CSRF-Token', res.body.csrfToken)
+      const write = await sys
+        .http()
+        .post('/v1/jobs')
+        .set('Cookie', cookie)
+        .set('X-CSRF-Token', res.body.csrfToken)
         .send({ teamId: t.team.id, name: 'nope', kind: 'batch', resources: { gpus: 1 } });
       expect(write.status).toBe(403);
     });
@@ -131,7 +159,11 @@ describe('users, sessions, keys, rate limits and audit (real Postgres and Redis)
 
   describe('API keys', () => {
     it('refuses a revoked key at once and an expired key (401)', async () => {
-      const made = await sys.http().post('/v1/api-keys').set('Authorization', tenantAdmin).send({ name: 'short-lived', scopes: ['jobs:read'], teamId: t.team.id, role: 'member' });
+      const made = await sys
+        .http()
+        .post('/v1/api-keys')
+        .set('Authorization', tenantAdmin)
+        .send({ name: 'short-lived', scopes: ['jobs:read'], teamId: t.team.id, role: 'member' });
       expect(made.status).toBe(201);
       const auth = `Bearer ${made.body.key}`;
       expect((await sys.http().get('/v1/jobs').set('Authorization', auth)).status).toBe(200);
@@ -145,7 +177,14 @@ describe('users, sessions, keys, rate limits and audit (real Postgres and Redis)
       expect(revoked.status).toBe(401);
       expect(revoked.body.error.message).toContain('revoked');
 
-      const expiring = await createApiKey(sys.db, { name: 'expired', role: 'member', tenantId: t.tenant.id, teamId: t.team.id, scopes: ['jobs:read'], expiresAt: new Date(Date.now() - 1000) });
+      const expiring = await createApiKey(sys.db, {
+        name: 'expired',
+        role: 'member',
+        tenantId: t.tenant.id,
+        teamId: t.team.id,
+        scopes: ['jobs:read'],
+        expiresAt: new Date(Date.now() - 1000),
+      });
       const expired = await sys.http().get('/v1/jobs').set('Authorization', `Bearer ${expiring.key}`);
       expect(expired.status).toBe(401);
       expect(expired.body.error.message).toContain('expired');
@@ -154,7 +193,11 @@ describe('users, sessions, keys, rate limits and audit (real Postgres and Redis)
 
   describe('audit', () => {
     it('records every change with actor, key or session, source address and what changed (secrets redacted)', async () => {
-      const put = await sys.http().put(`/v1/teams/${t.team.id}/quotas`).set('Authorization', tenantAdmin).set('X-Forwarded-For', '203.0.113.9')
+      const put = await sys
+        .http()
+        .put(`/v1/teams/${t.team.id}/quotas`)
+        .set('Authorization', tenantAdmin)
+        .set('X-Forwarded-For', '203.0.113.9')
         .send({ quotas: [{ gpuModel: '*', guaranteed: 32, limit: 64 }] });
       expect(put.status).toBe(200);
       const res = await sys.http().get('/v1/audit?limit=100').set('Authorization', tenantAdmin);

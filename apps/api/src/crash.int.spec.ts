@@ -58,7 +58,10 @@ describe('crash points (worker killed with SIGKILL, Redis wiped)', () => {
     c.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     return c;
   };
-  const exited = (c: ChildProcess) => new Promise<NodeJS.Signals | number | null>((r) => (c.exitCode !== null || c.signalCode !== null ? r(c.signalCode ?? c.exitCode) : c.once('exit', (code, sig) => r(sig ?? code))));
+  const exited = (c: ChildProcess) =>
+    new Promise<NodeJS.Signals | number | null>((r) =>
+      c.exitCode !== null || c.signalCode !== null ? r(c.signalCode ?? c.exitCode) : c.once('exit', (code, sig) => r(sig ?? code)),
+    );
   const startWorker = (crash?: string) => (worker = child({ GANTRY_MODE: 'worker', ...(crash ? { GANTRY_CRASH_POINTS: crash } : {}) }));
   const submit = async (auth: string, teamId: string, n: string) => {
     const r = await fetch(`${apiUrl}/v1/jobs`, {

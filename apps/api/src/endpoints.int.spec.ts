@@ -53,7 +53,9 @@ describe('inference endpoints (real Postgres and Redis, simulated cluster at spe
     const warm = await as(t.auth).post(`/v1/endpoints/${ep.id}/invoke`, { input: 'again' });
     expect(warm.body.coldStart).toBe(false);
     expect((await as(t.auth).get(`/v1/endpoints/${ep.id}`)).body.coldStarts.count).toBe(1);
-    expect(Number(/^gantry_cold_starts_total (\d+)/m.exec((await sys.http().get('/metrics').set('Authorization', `Bearer ${BOOTSTRAP_ADMIN_KEY}`)).text)?.[1] ?? 0)).toBeGreaterThanOrEqual(1);
+    expect(
+      Number(/^gantry_cold_starts_total (\d+)/m.exec((await sys.http().get('/metrics').set('Authorization', `Bearer ${BOOTSTRAP_ADMIN_KEY}`)).text)?.[1] ?? 0),
+    ).toBeGreaterThanOrEqual(1);
     await as(t.auth).del(`/v1/endpoints/${ep.id}`);
     await eventually(async () => (await sys.db.allocation.count({ where: { endpointId: ep.id, endedAt: null } })) === 0, 15_000);
   }, 30_000);
@@ -81,9 +83,8 @@ describe('inference endpoints (real Postgres and Redis, simulated cluster at spe
     const ep = (await create({ name: 'quota', minReplicas: 0, maxReplicas: 4, scaleToZeroAfterSeconds: 600 })).body;
     expect((await as(t.auth).post(`/v1/endpoints/${ep.id}/scale`, { replicas: 2 })).status).toBe(200);
     await eventually(async () => (await sys.db.allocation.count({ where: { endpointId: ep.id, endedAt: null } })) === 2, 15_000);
-    const job = (
-      await as(t.auth).post('/v1/jobs', { teamId: t.team.id, name: 'over-quota', kind: 'training', resources: { gpus: 3, gpuModel: 'H100-80GB' } })
-    ).body;
+    const job = (await as(t.auth).post('/v1/jobs', { teamId: t.team.id, name: 'over-quota', kind: 'training', resources: { gpus: 3, gpuModel: 'H100-80GB' } }))
+      .body;
     const waiting = await eventually(async () => {
       const j = (await as(t.auth).get(`/v1/jobs/${job.id}`)).body;
       return j.reasons.some((r: { message: string }) => /quota/i.test(r.message)) ? j : undefined;
@@ -100,7 +101,10 @@ describe('inference endpoints (real Postgres and Redis, simulated cluster at spe
       where: { model: 'H100-80GB', mode: 'whole', health: 'healthy', schedulable: true, node: { state: 'ready' }, allocations: { none: { endedAt: null } } },
       orderBy: { id: 'desc' },
     });
-    const mig = await http().put(`/v1/gpus/${gpu.id}/mig`).set('Authorization', `Bearer ${BOOTSTRAP_ADMIN_KEY}`).send({ layout: [0, 2, 4, 6].map((start) => ({ profile: '1g.20gb', start })) });
+    const mig = await http()
+      .put(`/v1/gpus/${gpu.id}/mig`)
+      .set('Authorization', `Bearer ${BOOTSTRAP_ADMIN_KEY}`)
+      .send({ layout: [0, 2, 4, 6].map((start) => ({ profile: '1g.20gb', start })) });
     expect(mig.status).toBe(202);
     await eventually(async () => (await sys.db.gpu.findUniqueOrThrow({ where: { id: gpu.id } })).mode === 'mig', 20_000, 250);
     const ep = (await create({ name: 'mig', resources: { migProfile: '1g.20gb', gpuModel: 'H100-80GB' }, maxReplicas: 1, scaleToZeroAfterSeconds: 600 })).body;
@@ -124,22 +128,27 @@ describe('inference endpoints (real Postgres and Redis, simulated cluster at spe
     await eventually(async () => (await as(t.auth).get(`/v1/endpoints/${ep.id}`)).body.replicas.ready === 1, 15_000);
     // The manual scale holds for one stable window; end it now to watch the idle rule alone.
     await sys.db.endpoint.update({ where: { id: ep.id }, data: { manualUntil: new Date(), lastRequestAt: new Date() } });
-    const zero = await eventually(async () => {
-      const d = (await as(t.auth).get(`/v1/endpoints/${ep.id}`)).body;
-      return d.state === 'scaled-to-zero' && d.replicas.ready === 0 ? d : undefined;
-    }, 20_000, 250);
+    const zero = await eventually(
+      async () => {
+        const d = (await as(t.auth).get(`/v1/endpoints/${ep.id}`)).body;
+        return d.state === 'scaled-to-zero' && d.replicas.ready === 0 ? d : undefined;
+      },
+      20_000,
+      250,
+    );
     expect(zero.desiredReplicas).toBe(0);
     expect(await sys.db.allocation.count({ where: { endpointId: ep.id, endedAt: null } })).toBe(0);
     await as(t.auth).del(`/v1/endpoints/${ep.id}`);
   }, 40_000);
 
-  it.each([
-    ['minReplicas > maxReplicas on create', () => create({ name: 'bad', minReplicas: 3, maxReplicas: 2 }), 400, 'validation_failed'],
-  ])('%s is refused', async (_n, call, wantStatus, wantCode) => {
-    const res = await call();
-    expect(res.status).toBe(wantStatus);
-    expect(res.body.error.code).toBe(wantCode);
-  });
+  it.each([['minReplicas > maxReplicas on create', () => create({ name: 'bad', minReplicas: 3, maxReplicas: 2 }), 400, 'validation_failed']])(
+    '%s is refused',
+    async (_n, call, wantStatus, wantCode) => {
+      const res = await call();
+      expect(res.status).toBe(wantStatus);
+      expect(res.body.error.code).toBe(wantCode);
+    },
+  );
 
   it('refuses bad scaling with 409 naming the reason, and min > max on PATCH with 400', async () => {
     const ep = (await create({ name: 'bounds', minReplicas: 0, maxReplicas: 8 })).body;

@@ -19,19 +19,35 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
   afterAll(async () => sys?.close());
 
   const submit = async (body: object) => {
-    const res = await sys.http().post('/v1/jobs').set('Authorization', acme.auth).send({ teamId: acme.team.id, kind: 'training', ...body });
+    const res = await sys
+      .http()
+      .post('/v1/jobs')
+      .set('Authorization', acme.auth)
+      .send({ teamId: acme.team.id, kind: 'training', ...body });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
   const getJob = async (id: string) => (await sys.http().get(`/v1/jobs/${id}`).set('Authorization', acme.auth)).body;
-  const running = (id: string) => eventually(async () => {
-    const j = await getJob(id);
-    return j.state === 'running' ? j : undefined;
-  }, 20_000);
+  const running = (id: string) =>
+    eventually(async () => {
+      const j = await getJob(id);
+      return j.state === 'running' ? j : undefined;
+    }, 20_000);
   const fault = (body: object, auth = admin) => sys.http().post('/v1/sim/faults').set('Authorization', auth).send(body);
-  const incidents = async () => (await sys.http().get('/v1/incidents').set('Authorization', admin)).body.items as {
-    id: string; kind: string; state: string; scope: string; xid: number | null; nodeId: string; gpuIndex: number | null; jobIds: string[]; timeline: { step: string }[]; mttrSeconds: number | null; resolvedAt: string | null;
-  }[];
+  const incidents = async () =>
+    (await sys.http().get('/v1/incidents').set('Authorization', admin)).body.items as {
+      id: string;
+      kind: string;
+      state: string;
+      scope: string;
+      xid: number | null;
+      nodeId: string;
+      gpuIndex: number | null;
+      jobIds: string[];
+      timeline: { step: string }[];
+      mttrSeconds: number | null;
+      resolvedAt: string | null;
+    }[];
 
   it('refuses fault injection without cluster:admin and checks the body', async () => {
     const node = await sys.db.node.findFirstOrThrow();
@@ -51,7 +67,9 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     expect((await fault({ nodeId, gpuIndex, kind: 'xid', xid: 79 })).status).toBe(202);
 
     // quarantined, and the job moved to another GPU
-    await eventually(async () => (await sys.db.gpu.findUniqueOrThrow({ where: { id: gpuId } })).health !== 'healthy' || undefined, 10_000).catch(() => undefined);
+    await eventually(async () => (await sys.db.gpu.findUniqueOrThrow({ where: { id: gpuId } })).health !== 'healthy' || undefined, 10_000).catch(
+      () => undefined,
+    );
     const moved = await eventually(async () => {
       const j = await getJob(id);
       return j.state === 'running' && j.placement[0].gpus[0].gpuId !== gpuId ? j : undefined;
@@ -126,7 +144,9 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     const inc = await eventually(async () => (await incidents()).find((i) => i.kind === 'node-down' && i.nodeId === down && i.resolvedAt), 30_000);
     expect(inc.scope).toBe('node');
     expect(inc.jobIds).toEqual([id]);
-    expect(inc.timeline.map((s) => s.step)).toEqual(expect.arrayContaining(['detected', 'cordoned', 'rescheduled', 'remediating', 'validated', 'uncordoned', 'resolved']));
+    expect(inc.timeline.map((s) => s.step)).toEqual(
+      expect.arrayContaining(['detected', 'cordoned', 'rescheduled', 'remediating', 'validated', 'uncordoned', 'resolved']),
+    );
     expect((await sys.db.node.findUniqueOrThrow({ where: { id: down } })).state).toBe('ready');
     const done = await eventually(async () => {
       const j = await getJob(id);
@@ -137,7 +157,13 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
   });
 
   it('NIC down cordons the node for multi-node work: its gang moves; recovery uncordons and resolves', async () => {
-    const id = await submit({ name: 'nccl-gang', replicas: 2, resources: { gpus: 8, gpuModel: 'H100-80GB' }, topology: { level: 'spine', required: true }, simulation: { durationSeconds: 400 } });
+    const id = await submit({
+      name: 'nccl-gang',
+      replicas: 2,
+      resources: { gpus: 8, gpuModel: 'H100-80GB' },
+      topology: { level: 'spine', required: true },
+      simulation: { durationSeconds: 400 },
+    });
     const before = await running(id);
     const nodeId = before.placement[0].nodeId as string;
     expect((await fault({ nodeId, kind: 'nic-down' })).status).toBe(202);

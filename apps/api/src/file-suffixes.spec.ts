@@ -6,7 +6,25 @@ import { join, relative } from 'node:path';
  * `<name>.<role>.ts` with its role among these; pure modules (rules, formats, types) are plain
  * kebab-case names.
  */
-const ROLES = ['service', 'repository', 'controller', 'processor', 'guard', 'interceptor', 'filter', 'pipe', 'scheduler', 'monitor', 'loop', 'source', 'store', 'validator', 'host', 'publisher', 'recorder'];
+const ROLES = [
+  'service',
+  'repository',
+  'controller',
+  'processor',
+  'guard',
+  'interceptor',
+  'filter',
+  'pipe',
+  'scheduler',
+  'monitor',
+  'loop',
+  'source',
+  'store',
+  'validator',
+  'host',
+  'publisher',
+  'recorder',
+];
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {

@@ -26,7 +26,17 @@ const TENANT_SCOPES = ['jobs:read', 'jobs:write', 'endpoints:read', 'endpoints:w
 const PASSWORD = 'quartz-lantern-88-otters';
 const CODES = new Set(Object.keys(HTTP_STATUS));
 
-type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: unknown[]; additionalProperties?: boolean; anyOf?: Schema[]; oneOf?: Schema[]; default?: unknown };
+type Schema = {
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  enum?: unknown[];
+  additionalProperties?: boolean;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  default?: unknown;
+};
 interface Operation {
   parameters?: { name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema?: Schema }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
@@ -73,29 +83,73 @@ const VALID_BODIES: Record<string, (ids: Ids) => Record<string, unknown>> = {
 
 const hugeString = fc.constantFrom('x'.repeat(100_001), '\u{1F600}'.repeat(30_000), 'a'.repeat(300_000));
 const unicode = fc.string({ unit: 'grapheme', maxLength: 40 });
-const weirdStrings = fc.constantFrom('', ' ', '\u0000', '\t', 'null', 'undefined', 'true', '[]', '{}', '-1', '0', '1e309', 'NaN', 'Infinity', '-Infinity', '2024-13-45T99:99:99Z', 'not-a-date', "' OR 1=1 --", '<script>', '${7*7}', '__proto__', 'constructor', '%', '..%2F..%2Fetc%2Fpasswd', 'ＡＢＣ', '\u202e', 'c'.repeat(25));
+const weirdStrings = fc.constantFrom(
+  '',
+  ' ',
+  '\u0000',
+  '\t',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  '-1',
+  '0',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '2024-13-45T99:99:99Z',
+  'not-a-date',
+  "' OR 1=1 --",
+  '<script>',
+  '${7*7}',
+  '__proto__',
+  'constructor',
+  '%',
+  '..%2F..%2Fetc%2Fpasswd',
+  'ＡＢＣ',
+  '\u202e',
+  'c'.repeat(25),
+);
 const anyString = fc.oneof(fc.string({ maxLength: 30 }), unicode, weirdStrings);
 const numberish = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(-1, 0, 1.5, 2 ** 53 + 2, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 5e-324));
 /** Deeply nested values (objects and arrays), to check for stack overflows on the way in. */
 class RawJson {
   constructor(readonly text: string) {}
 }
-const deep = fc.constantFrom(50, 1000, 5000, 20_000).chain((depth) =>
-  fc.constantFrom(new RawJson('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)), new RawJson('['.repeat(depth) + ']'.repeat(depth))),
-);
+const deep = fc
+  .constantFrom(50, 1000, 5000, 20_000)
+  .chain((depth) => fc.constantFrom(new RawJson('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)), new RawJson('['.repeat(depth) + ']'.repeat(depth))));
 /** JSON text of a generated value; deep values are spliced in as text (JSON.stringify would overflow the stack). */
 function ser(v: unknown): string {
   if (v instanceof RawJson) return v.text;
   if (Array.isArray(v)) return `[${v.map(ser).join(',')}]`;
-  if (v !== null && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${ser(x)}`).join(',')}}`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}:${ser(x)}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
-const jsonish = fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 3 }), deep, fc.constant(null), fc.array(fc.integer(), { minLength: 1000, maxLength: 1000 }));
+const jsonish = fc.oneof(
+  { depthSize: 'small' },
+  fc.jsonValue({ maxDepth: 3 }),
+  deep,
+  fc.constant(null),
+  fc.array(fc.integer(), { minLength: 1000, maxLength: 1000 }),
+);
 
 /** A value of the wrong type (or shape, or size) for a schema. */
 function wrongFor(s: Schema | undefined): fc.Arbitrary<unknown> {
   const t = s?.type ?? (s?.anyOf ? 'anyOf' : undefined);
-  const common = [fc.constant(null), fc.boolean(), fc.constant([]), fc.constant({}), deep, fc.dictionary(anyString, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 })];
+  const common = [
+    fc.constant(null),
+    fc.boolean(),
+    fc.constant([]),
+    fc.constant({}),
+    deep,
+    fc.dictionary(anyString, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
+  ];
   switch (t) {
     case 'string':
       return fc.oneof(numberish, anyString, hugeString, fc.array(fc.string(), { maxLength: 3 }), ...common);
@@ -105,7 +159,13 @@ function wrongFor(s: Schema | undefined): fc.Arbitrary<unknown> {
     case 'boolean':
       return fc.oneof(fc.constantFrom('true', 'false', 1, 0, 'yes'), ...common);
     case 'array':
-      return fc.oneof(anyString, numberish, fc.array(wrongFor(s?.items), { minLength: 1, maxLength: 3 }), fc.array(fc.constant(s?.items?.enum?.[0] ?? 1), { minLength: 5000, maxLength: 5000 }), ...common);
+      return fc.oneof(
+        anyString,
+        numberish,
+        fc.array(wrongFor(s?.items), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.constant(s?.items?.enum?.[0] ?? 1), { minLength: 5000, maxLength: 5000 }),
+        ...common,
+      );
     case 'object':
       return fc.oneof(anyString, numberish, fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }), hugeString, ...common);
     default:
@@ -148,12 +208,26 @@ interface BodyCase {
 function bodyCases(schema: Schema | undefined, base: Record<string, unknown> | undefined): fc.Arbitrary<BodyCase> {
   const generic: fc.Arbitrary<BodyCase>[] = [
     jsonish.map((value) => ({ kind: 'random JSON', value })),
-    fc.constantFrom('{', '{"a":', 'not json', '\u0000', "{'single': 'quotes'}", '{"a":1,}', 'NaN', '[1,2', '\uFEFF{}', '{"a":"\\ud800"}').map((raw) => ({ kind: 'non-JSON text', raw })),
-    fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=utf-16', 'application/json; charset=latin-99', 'application/vnd.api+json', '*/*', 'garbage').map((contentType) => ({
-      kind: 'wrong content type',
-      raw: JSON.stringify(base ?? { a: 1 }),
-      contentType,
-    })),
+    fc
+      .constantFrom('{', '{"a":', 'not json', '\u0000', "{'single': 'quotes'}", '{"a":1,}', 'NaN', '[1,2', '\uFEFF{}', '{"a":"\\ud800"}')
+      .map((raw) => ({ kind: 'non-JSON text', raw })),
+    fc
+      .constantFrom(
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/xml',
+        'application/json; charset=utf-16',
+        'application/json; charset=latin-99',
+        'application/vnd.api+json',
+        '*/*',
+        'garbage',
+      )
+      .map((contentType) => ({
+        kind: 'wrong content type',
+        raw: JSON.stringify(base ?? { a: 1 }),
+        contentType,
+      })),
     fc.constant({ kind: 'more than 1 MB', raw: JSON.stringify({ pad: 'x'.repeat(1_100_000) }) }),
     fc.constant({ kind: 'empty body with JSON content type', raw: '' }),
   ];
@@ -163,13 +237,28 @@ function bodyCases(schema: Schema | undefined, base: Record<string, unknown> | u
     fc.constant({ kind: 'array instead of object', value: [base] }),
     fc.constant({ kind: 'null body', raw: 'null' }),
     fc
-      .tuple(fc.constantFrom('tenantId', 'id', 'state', 'version', 'createdByKeyId', 'progressSeconds', 'role', 'scopes', '__proto__', 'constructor', 'isAdmin'), jsonish)
-      .map(([key, v]) => ({ kind: `extra property ${key}`, raw: JSON.stringify(base).replace(/^\{/, `{${JSON.stringify(key)}:${ser(v)}${Object.keys(base).length ? ',' : ''}`), names: key })),
+      .tuple(
+        fc.constantFrom('tenantId', 'id', 'state', 'version', 'createdByKeyId', 'progressSeconds', 'role', 'scopes', '__proto__', 'constructor', 'isAdmin'),
+        jsonish,
+      )
+      .map(([key, v]) => ({
+        kind: `extra property ${key}`,
+        raw: JSON.stringify(base).replace(/^\{/, `{${JSON.stringify(key)}:${ser(v)}${Object.keys(base).length ? ',' : ''}`),
+        names: key,
+      })),
   ];
   if (props.length) {
     mutations.push(
-      fc.constantFrom(...props).chain((p) => wrongFor(p.schema).map((v) => ({ kind: `wrong type ${p.path.join('.')}`, value: withPath(base, p.path, (o, k) => void (o[k] = v)), names: p.path.join('.') }))),
-      fc.constantFrom(...props).map((p) => ({ kind: `null ${p.path.join('.')}`, value: withPath(base, p.path, (o, k) => void (o[k] = null)), names: p.path.join('.') })),
+      fc.constantFrom(...props).chain((p) =>
+        wrongFor(p.schema).map((v) => ({
+          kind: `wrong type ${p.path.join('.')}`,
+          value: withPath(base, p.path, (o, k) => void (o[k] = v)),
+          names: p.path.join('.'),
+        })),
+      ),
+      fc
+        .constantFrom(...props)
+        .map((p) => ({ kind: `null ${p.path.join('.')}`, value: withPath(base, p.path, (o, k) => void (o[k] = null)), names: p.path.join('.') })),
     );
     const strings = props.filter((p) => p.schema.type === 'string');
     if (strings.length) {
@@ -182,7 +271,12 @@ function bodyCases(schema: Schema | undefined, base: Record<string, unknown> | u
       );
     }
     const required = props.filter((p) => p.required);
-    if (required.length) mutations.push(fc.constantFrom(...required).map((p) => ({ kind: `missing ${p.path.join('.')}`, value: withPath(base, p.path, (o, k) => void delete o[k]), names: p.path.join('.') })));
+    if (required.length)
+      mutations.push(
+        fc
+          .constantFrom(...required)
+          .map((p) => ({ kind: `missing ${p.path.join('.')}`, value: withPath(base, p.path, (o, k) => void delete o[k]), names: p.path.join('.') })),
+      );
   }
   return fc.oneof({ weight: 3, arbitrary: fc.oneof(...mutations) }, { weight: 2, arbitrary: fc.oneof(...generic) });
 }
@@ -191,21 +285,89 @@ function bodyCases(schema: Schema | undefined, base: Record<string, unknown> | u
 function pathParam(real: string): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 3, arbitrary: fc.constant(real) },
-    { weight: 4, arbitrary: fc.oneof(anyString, fc.string({ unit: 'binary', maxLength: 20 }), fc.integer().map(String), fc.constantFrom('c' + 'x'.repeat(24), 'cm0000000000000000000000a', '0', '-1', '9'.repeat(40), 'a'.repeat(6000))).filter((s) => s !== '').map((s) => encodeURIComponent(s)) },
-    { weight: 1, arbitrary: fc.constantFrom('..%2F..%2Fhealthz', '..', '.', '%', '%E0%A4%A', '%00', '%2e%2e', 'a%2Fb', '%20', real + '%00', real.toUpperCase(), `${real}..%2F`) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .oneof(
+          anyString,
+          fc.string({ unit: 'binary', maxLength: 20 }),
+          fc.integer().map(String),
+          fc.constantFrom('c' + 'x'.repeat(24), 'cm0000000000000000000000a', '0', '-1', '9'.repeat(40), 'a'.repeat(6000)),
+        )
+        .filter((s) => s !== '')
+        .map((s) => encodeURIComponent(s)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '..%2F..%2Fhealthz',
+        '..',
+        '.',
+        '%',
+        '%E0%A4%A',
+        '%00',
+        '%2e%2e',
+        'a%2Fb',
+        '%20',
+        real + '%00',
+        real.toUpperCase(),
+        `${real}..%2F`,
+      ),
+    },
   );
 }
 
 /** A query string: wrong types, repeats, unknown keys, huge and negative numbers, non-dates. */
 function queryString(op: Operation): fc.Arbitrary<string> {
   const names = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
-  const value = fc.oneof(anyString, fc.integer().map(String), fc.constantFrom('-1', '0', '1e309', '99999999999999999999999', 'NaN', '1.5', '2024-02-30', '2024-13-01T00:00:00Z', 'yesterday', '0x1f', '', 'true', 'team,gpuModel'), fc.string({ unit: 'binary', maxLength: 8 }));
-  const key = names.length ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...names) }, fc.constantFrom('__proto__', 'x', 'limit[]', 'limit[gt]', 'cursor'), anyString) : fc.oneof(fc.constantFrom('limit', 'x', '__proto__'), anyString);
-  return fc.array(fc.tuple(key, value), { maxLength: 6 }).map((pairs) => (pairs.length ? '?' + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&') : ''));
+  const value = fc.oneof(
+    anyString,
+    fc.integer().map(String),
+    fc.constantFrom(
+      '-1',
+      '0',
+      '1e309',
+      '99999999999999999999999',
+      'NaN',
+      '1.5',
+      '2024-02-30',
+      '2024-13-01T00:00:00Z',
+      'yesterday',
+      '0x1f',
+      '',
+      'true',
+      'team,gpuModel',
+    ),
+    fc.string({ unit: 'binary', maxLength: 8 }),
+  );
+  const key = names.length
+    ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...names) }, fc.constantFrom('__proto__', 'x', 'limit[]', 'limit[gt]', 'cursor'), anyString)
+    : fc.oneof(fc.constantFrom('limit', 'x', '__proto__'), anyString);
+  return fc
+    .array(fc.tuple(key, value), { maxLength: 6 })
+    .map((pairs) => (pairs.length ? '?' + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&') : ''));
 }
 
 /** A header value Node accepts on the wire (latin-1 without control characters). */
-const headerValue = fc.oneof(fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\t\x20-\x7e]/g, '?')), fc.constantFrom('', ' ', 'a'.repeat(8000), '\xff\xfe', 'gk_', 'Bearer', 'Bearer ', 'Bearer gk_aaaa_bbbbbbbbbbbbbbbb', 'Basic Zm9vOmJhcg==', 'Bearer gk_testadmin_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAB', `Bearer ${BOOTSTRAP_ADMIN_KEY} extra`, 'Bearer  \t ', 'bearer gk_' + 'z'.repeat(200) + '_x', 'Bearer ' + 'A'.repeat(6000)));
+const headerValue = fc.oneof(
+  fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\t\x20-\x7e]/g, '?')),
+  fc.constantFrom(
+    '',
+    ' ',
+    'a'.repeat(8000),
+    '\xff\xfe',
+    'gk_',
+    'Bearer',
+    'Bearer ',
+    'Bearer gk_aaaa_bbbbbbbbbbbbbbbb',
+    'Basic Zm9vOmJhcg==',
+    'Bearer gk_testadmin_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAB',
+    `Bearer ${BOOTSTRAP_ADMIN_KEY} extra`,
+    'Bearer  \t ',
+    'bearer gk_' + 'z'.repeat(200) + '_x',
+    'Bearer ' + 'A'.repeat(6000),
+  ),
+);
 
 type Caller = 'platform' | 'tenant' | 'session' | 'bad-auth' | 'bad-cookie' | 'none';
 
@@ -220,7 +382,13 @@ interface Answer {
 
 function send(port: number, method: string, path: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: method.toUpperCase(), path, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } });
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method: method.toUpperCase(),
+      path,
+      headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
+    });
     const timer = setTimeout(() => {
       req.destroy();
       resolve({ status: 0, headers: {}, text: '', timedOut: true });
@@ -243,7 +411,8 @@ function send(port: number, method: string, path: string, headers: Record<string
     req.on('error', (e) => {
       clearTimeout(timer);
       // The server closing a connection on a huge or broken request is not an answer; the caller decides.
-      if ((e as NodeJS.ErrnoException).code === 'ECONNRESET' || (e as NodeJS.ErrnoException).code === 'EPIPE') resolve({ status: -1, headers: {}, text: String(e), timedOut: false });
+      if ((e as NodeJS.ErrnoException).code === 'ECONNRESET' || (e as NodeJS.ErrnoException).code === 'EPIPE')
+        resolve({ status: -1, headers: {}, text: String(e), timedOut: false });
       else reject(e);
     });
     if (body !== undefined) req.write(body);
@@ -279,21 +448,45 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
     const a = await makeTenant(sys.db, 'fuzz-a', { role: 'tenant_admin', scopes: TENANT_SCOPES, quota: { guaranteed: 32, limit: 64 } });
     auth = { platform: `Bearer ${BOOTSTRAP_ADMIN_KEY}`, tenant: a.auth };
     await eventually(async () => (await sys.db.gpu.count()) >= 256);
-    const job = await sys.http().post('/v1/jobs').set('Authorization', a.auth).send({ teamId: a.team.id, name: 'fuzz-seed', kind: 'training', resources: { gpus: 1 }, simulation: { durationSeconds: 500 } });
-    const ep = await sys.http().post('/v1/endpoints').set('Authorization', a.auth).send({ teamId: a.team.id, name: 'fuzz-endpoint', model: 'llama-3-8b', minReplicas: 1, resources: { gpus: 1 } });
-    const schedule = await sys.http().post(`/v1/teams/${a.team.id}/schedules`).set('Authorization', a.auth).send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
+    const job = await sys
+      .http()
+      .post('/v1/jobs')
+      .set('Authorization', a.auth)
+      .send({ teamId: a.team.id, name: 'fuzz-seed', kind: 'training', resources: { gpus: 1 }, simulation: { durationSeconds: 500 } });
+    const ep = await sys
+      .http()
+      .post('/v1/endpoints')
+      .set('Authorization', a.auth)
+      .send({ teamId: a.team.id, name: 'fuzz-endpoint', model: 'llama-3-8b', minReplicas: 1, resources: { gpus: 1 } });
+    const schedule = await sys
+      .http()
+      .post(`/v1/teams/${a.team.id}/schedules`)
+      .set('Authorization', a.auth)
+      .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
     expect([job.status, ep.status, schedule.status]).toEqual([201, 201, 201]);
     const victim = await createApiKey(sys.db, { name: 'victim', role: 'member', tenantId: a.tenant.id, teamId: a.team.id, scopes: ['jobs:read'] });
     const user = await createUser(sys.db, { email: 'fuzzer@fuzz.example', name: 'Fuzzer', role: 'tenant_admin', tenantId: a.tenant.id, password: PASSWORD });
     const gpu = await sys.db.gpu.findFirstOrThrow({ orderBy: { id: 'asc' } });
-    ids = { tenant: a.tenant.id, team: a.team.id, job: job.body.id, endpoint: ep.body.id, key: victim.id, schedule: schedule.body.id, node: gpu.nodeId, gpu: gpu.id, user: user.id };
+    ids = {
+      tenant: a.tenant.id,
+      team: a.team.id,
+      job: job.body.id,
+      endpoint: ep.body.id,
+      key: victim.id,
+      schedule: schedule.body.id,
+      node: gpu.nodeId,
+      gpu: gpu.id,
+      user: user.id,
+    };
     const login = await sys.http().post('/v1/auth/login').send({ email: 'fuzzer@fuzz.example', password: PASSWORD });
     expect(login.status).toBe(200);
     session = { cookie: (login.headers['set-cookie'] as unknown as string[]).map((c) => c.split(';')[0]!).join('; ') };
     doc = (await sys.http().get('/openapi.json')).body;
   }, 60_000);
   afterAll(async () => {
-    console.log(`fuzz: ${sent} requests over ${countOperations()} operations (${RUNS} runs each, seed ${SEED}) in ${((Date.now() - started) / 1000).toFixed(1)} s; ${heldOrStreamed.length} streamed (SSE) or held past ${REQUEST_TIMEOUT_MS} ms (invoke): ${[...new Set(heldOrStreamed.map((h) => h.split(' ').slice(0, 2).join(' ').split('?')[0]))].slice(0, 5).join(', ')}`);
+    console.log(
+      `fuzz: ${sent} requests over ${countOperations()} operations (${RUNS} runs each, seed ${SEED}) in ${((Date.now() - started) / 1000).toFixed(1)} s; ${heldOrStreamed.length} streamed (SSE) or held past ${REQUEST_TIMEOUT_MS} ms (invoke): ${[...new Set(heldOrStreamed.map((h) => h.split(' ').slice(0, 2).join(' ').split('?')[0]))].slice(0, 5).join(', ')}`,
+    );
     await sys?.close();
     Logger.overrideLogger(['error']);
   });
@@ -314,18 +507,48 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
 
   /** Inputs the fuzzer found (each was a 5xx, a lost audit row or an answer without the envelope); kept as fixed cases. */
   it.each([
-    ['a body nested 20,000 deep with an Idempotency-Key (JSON.stringify overflowed: 500)', 'post', '/v1/tenants', { 'idempotency-key': 'deep-1' }, `{"name":"x","slug":${'['.repeat(20_000)}${']'.repeat(20_000)}}`, 400, 'slug'],
-    ['a deep body on a route without a body (the audit write overflowed: change not audited)', 'post', '/v1/jobs/{job}/cancel', {}, `{"a":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`, 400, 'a.a.a'],
+    [
+      'a body nested 20,000 deep with an Idempotency-Key (JSON.stringify overflowed: 500)',
+      'post',
+      '/v1/tenants',
+      { 'idempotency-key': 'deep-1' },
+      `{"name":"x","slug":${'['.repeat(20_000)}${']'.repeat(20_000)}}`,
+      400,
+      'slug',
+    ],
+    [
+      'a deep body on a route without a body (the audit write overflowed: change not audited)',
+      'post',
+      '/v1/jobs/{job}/cancel',
+      {},
+      `{"a":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`,
+      400,
+      'a.a.a',
+    ],
     ['a lone surrogate in a body (the audit write failed)', 'post', '/v1/nodes/{node}/uncordon', {}, '{"note":"\\ud800"}', 400, 'note'],
     ['NUL in a free-text field (Postgres refuses it)', 'post', '/v1/tenants', {}, '{"name":"a\\u0000b","slug":"nul-tenant"}', 400, 'name'],
     ['NUL in a path id (Postgres refused the lookup: 500)', 'get', '/v1/jobs/{job}%00', {}, undefined, 400, '(path)'],
     ['NUL in a query value', 'get', '/v1/jobs?teamId=%00', {}, undefined, 400, 'teamId'],
     ['headers over 16 KB (Node answered 431 without a body)', 'get', '/v1/jobs', { cookie: `c=${'x'.repeat(20_000)}` }, undefined, 431, undefined],
     ['a body in text/plain (was read as no body)', 'post', '/v1/tenants', { 'content-type': 'text/plain' }, '{"name":"x","slug":"plain"}', 415, undefined],
-    ['JSON in an unsupported charset (was 400 validation_failed)', 'post', '/v1/tenants', { 'content-type': 'application/json; charset=latin-99' }, '{"name":"x","slug":"utf16"}', 415, undefined],
+    [
+      'JSON in an unsupported charset (was 400 validation_failed)',
+      'post',
+      '/v1/tenants',
+      { 'content-type': 'application/json; charset=latin-99' },
+      '{"name":"x","slug":"utf16"}',
+      415,
+      undefined,
+    ],
   ] as const)('refuses %s', async (_name, method, path, headers, body, wantStatus, wantField) => {
     const url = path.replace('{job}', ids.job).replace('{node}', ids.node);
-    const res = await send(port, method, url, { authorization: auth.platform, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, body);
+    const res = await send(
+      port,
+      method,
+      url,
+      { authorization: auth.platform, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body,
+    );
     sent++;
     expect(res.status).toBe(wantStatus);
     const e = JSON.parse(res.text).error;
@@ -346,10 +569,18 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       const realPath = real ? path.replace(/\{[^}]+\}/g, ids[real]) : path;
       const segments = path.split(/(\{[^}]+\})/).map((part) => (part.startsWith('{') ? pathParam(real ? ids[real] : 'x') : fc.constant(part)));
       const request = fc.record({
-        url: fc.tuple(fc.tuple(...segments).map((parts) => parts.join('')), queryString(op)).map(([p, q]) => p + q),
+        url: fc
+          .tuple(
+            fc.tuple(...segments).map((parts) => parts.join('')),
+            queryString(op),
+          )
+          .map(([p, q]) => p + q),
         body: bodyCases(schema, base),
         caller: fc.constantFrom<Caller>('platform', 'platform', 'tenant', 'tenant', 'tenant', 'session', 'bad-auth', 'bad-cookie', 'none'),
-        extra: fc.record({ idem: fc.option(headerValue), cookie: fc.option(headerValue), csrf: fc.option(headerValue), auth: headerValue }, { requiredKeys: ['auth'] }),
+        extra: fc.record(
+          { idem: fc.option(headerValue), cookie: fc.option(headerValue), csrf: fc.option(headerValue), auth: headerValue },
+          { requiredKeys: ['auth'] },
+        ),
       });
       await fc.assert(
         fc.asyncProperty(request, async ({ url, body, caller, extra }) => {
@@ -392,7 +623,8 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
           if (HTTP_STATUS[e.code as ErrorCode] !== res.status) throw new Error(`status ${res.status} does not match code ${e.code}: ${what}`);
           if (typeof e.message !== 'string' || !e.message.trim()) throw new Error(`empty message: ${what}`);
           if (e.details !== undefined && !Array.isArray(e.details)) throw new Error(`details is not a list: ${what}`);
-          if (headers.authorization && headers.authorization.length > 12 && res.text.includes(headers.authorization.slice(7))) throw new Error(`echoes the Authorization header: ${what}`);
+          if (headers.authorization && headers.authorization.length > 12 && res.text.includes(headers.authorization.slice(7)))
+            throw new Error(`echoes the Authorization header: ${what}`);
           // A 400 about a body names the field: checked when the body is the only thing wrong (real ids, no Idempotency-Key).
           const onlyBodyWrong = url.split('?')[0] === realPath && extra.idem == null && (caller === 'platform' || caller === 'tenant');
           if (res.status === 400 && e.code === 'validation_failed' && body.names && onlyBodyWrong) {
@@ -406,7 +638,18 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
             if (!named) throw new Error(`400 does not name ${body.names}: ${what}`);
           }
         }),
-        { numRuns: RUNS, seed: SEED, endOnFailure: true, reporter: (out) => void (out.failed && failures.push(`${opKey}: ${out.errorInstance instanceof Error ? out.errorInstance.message : String(out.errorInstance)} (seed ${out.seed}, path ${out.counterexamplePath})`)) },
+        {
+          numRuns: RUNS,
+          seed: SEED,
+          endOnFailure: true,
+          reporter: (out) =>
+            void (
+              out.failed &&
+              failures.push(
+                `${opKey}: ${out.errorInstance instanceof Error ? out.errorInstance.message : String(out.errorInstance)} (seed ${out.seed}, path ${out.counterexamplePath})`,
+              )
+            ),
+        },
       );
     }
     expect(failures).toEqual([]);

@@ -25,7 +25,12 @@ export function configureHttp(app: INestApplication): OpenAPIObject {
     // A body in another media type is refused (415) rather than read as "no body";
     // a JSON body too deep or with unstorable strings is refused (400) before any interceptor sees it.
     if (BODY_METHODS.has(req.method) && hasBody(req) && !req.is(JSON_TYPES)) {
-      return next(new DomainError('unsupported_media_type', `request bodies must be application/json (got ${String(req.headers['content-type'] ?? 'no content type').slice(0, 100)})`));
+      return next(
+        new DomainError(
+          'unsupported_media_type',
+          `request bodies must be application/json (got ${String(req.headers['content-type'] ?? 'no content type').slice(0, 100)})`,
+        ),
+      );
     }
     try {
       checkPath(req.path);
@@ -42,14 +47,14 @@ export function configureHttp(app: INestApplication): OpenAPIObject {
       err instanceof DomainError
         ? err
         : err.type === 'entity.parse.failed'
-        ? new DomainError('invalid_json', 'request body is not valid JSON')
-        : err.type === 'entity.too.large'
-          ? new DomainError('payload_too_large', 'request body is larger than 1 MB')
-          : err.status === 415
-            ? new DomainError('unsupported_media_type', err.message ?? 'unsupported media type')
-            : err.status && err.status < 500
-            ? new DomainError('validation_failed', err.message ?? 'bad request')
-            : err;
+          ? new DomainError('invalid_json', 'request body is not valid JSON')
+          : err.type === 'entity.too.large'
+            ? new DomainError('payload_too_large', 'request body is larger than 1 MB')
+            : err.status === 415
+              ? new DomainError('unsupported_media_type', err.message ?? 'unsupported media type')
+              : err.status && err.status < 500
+                ? new DomainError('validation_failed', err.message ?? 'bad request')
+                : err;
     const { status, body } = toEnvelope(e);
     res.status(status).json(body);
   });
@@ -62,8 +67,12 @@ export function configureHttp(app: INestApplication): OpenAPIObject {
         : new DomainError('validation_failed', 'malformed HTTP request'),
     );
     const text = JSON.stringify(body);
-    const headers = Object.entries(securityHeaders('', { hsts })).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${headers}Connection: close\r\n\r\n${text}`);
+    const headers = Object.entries(securityHeaders('', { hsts }))
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${headers}Connection: close\r\n\r\n${text}`,
+    );
   });
   const document = buildOpenApi(app);
   http.get('/openapi.json', (_req: Request, res: Response) => {

@@ -56,8 +56,18 @@ describe('Idempotency-Key on creating POSTs (real Redis and Postgres)', () => {
 
   it('answers a retried team creation with the first team', async () => {
     const tenant = (await createTenant({ name: 'Keys', slug: 'idem-keys' })).body;
-    const a = await sys.http().post(`/v1/tenants/${tenant.id}/teams`).set('Authorization', admin).set('Idempotency-Key', 'team-1').send({ name: 'A', slug: 'team-a' });
-    const b = await sys.http().post(`/v1/tenants/${tenant.id}/teams`).set('Authorization', admin).set('Idempotency-Key', 'team-1').send({ name: 'A', slug: 'team-a' });
+    const a = await sys
+      .http()
+      .post(`/v1/tenants/${tenant.id}/teams`)
+      .set('Authorization', admin)
+      .set('Idempotency-Key', 'team-1')
+      .send({ name: 'A', slug: 'team-a' });
+    const b = await sys
+      .http()
+      .post(`/v1/tenants/${tenant.id}/teams`)
+      .set('Authorization', admin)
+      .set('Idempotency-Key', 'team-1')
+      .send({ name: 'A', slug: 'team-a' });
     expect(a.status).toBe(201);
     expect(b.body.id).toBe(a.body.id);
     expect(await sys.db.team.count({ where: { tenantId: tenant.id } })).toBe(1);
@@ -69,9 +79,21 @@ describe('Idempotency-Key on creating POSTs (real Redis and Postgres)', () => {
     return (await sys.db.idempotencyRecord.findFirstOrThrow({ where: { key: 'scope-probe' } })).scope;
   };
   const record = (scope: string, key: string, r: { bodyHash?: string; state?: string; createdAt: Date; expiresAt: Date; status?: number; body?: object }) =>
-    sys.db.idempotencyRecord.create({ data: { id: randomUUID(), scope, key, bodyHash: r.bodyHash ?? 'x', state: r.state ?? 'done', status: r.status, body: r.body, createdAt: r.createdAt, expiresAt: r.expiresAt } });
+    sys.db.idempotencyRecord.create({
+      data: {
+        id: randomUUID(),
+        scope,
+        key,
+        bodyHash: r.bodyHash ?? 'x',
+        state: r.state ?? 'done',
+        status: r.status,
+        body: r.body,
+        createdAt: r.createdAt,
+        expiresAt: r.expiresAt,
+      },
+    });
 
-  it('keeps the record across a Redis loss: the retry after a wipe of the system\'s keys answers the first tenant', async () => {
+  it("keeps the record across a Redis loss: the retry after a wipe of the system's keys answers the first tenant", async () => {
     const body = { name: 'Survivor', slug: 'idem-survivor' };
     const first = await createTenant(body, 'redis-loss-1');
     expect(first.status).toBe(201);
@@ -101,7 +123,12 @@ describe('Idempotency-Key on creating POSTs (real Redis and Postgres)', () => {
     expect(await sys.db.tenant.count({ where: { slug: 'idem-stale' } })).toBe(0);
 
     // The process that claimed 'stale-1' died mid-request long ago: the key is free again.
-    await record(scope, 'stale-1', { bodyHash: hashOf(body), state: 'pending', createdAt: new Date(now - STALE_PENDING_MS - 1_000), expiresAt: new Date(now + 3600_000) });
+    await record(scope, 'stale-1', {
+      bodyHash: hashOf(body),
+      state: 'pending',
+      createdAt: new Date(now - STALE_PENDING_MS - 1_000),
+      expiresAt: new Date(now + 3600_000),
+    });
     const taken = await createTenant(body, 'stale-1');
     expect(taken.status).toBe(201);
     const again = await createTenant(body, 'stale-1');
@@ -114,7 +141,13 @@ describe('Idempotency-Key on creating POSTs (real Redis and Postgres)', () => {
     const scope = await tenantScope();
     const body = { name: 'Expired', slug: 'idem-expired' };
     const day = 24 * 3600_000;
-    await record(scope, 'expired-1', { bodyHash: hashOf(body), createdAt: new Date(Date.now() - day - 60_000), expiresAt: new Date(Date.now() - 60_000), status: 201, body: { id: 'old' } });
+    await record(scope, 'expired-1', {
+      bodyHash: hashOf(body),
+      createdAt: new Date(Date.now() - day - 60_000),
+      expiresAt: new Date(Date.now() - 60_000),
+      status: 201,
+      body: { id: 'old' },
+    });
     const r = await createTenant(body, 'expired-1');
     expect(r.status).toBe(201);
     expect(r.body.id).not.toBe('old');
@@ -136,7 +169,15 @@ describe('Idempotency-Key on creating POSTs (real Redis and Postgres)', () => {
     const repo = sys.api.get(IdempotencyRepository);
     const scope = 'k_repo:POST:/v1/tenants';
     const at = (ms: number) => new Date(Date.now() + ms);
-    const claim = (now: Date) => repo.claim({ scope, key: 'k', bodyHash: 'h', now, expiresAt: new Date(now.getTime() + 3600_000), staleBefore: new Date(now.getTime() - STALE_PENDING_MS) });
+    const claim = (now: Date) =>
+      repo.claim({
+        scope,
+        key: 'k',
+        bodyHash: 'h',
+        now,
+        expiresAt: new Date(now.getTime() + 3600_000),
+        staleBefore: new Date(now.getTime() - STALE_PENDING_MS),
+      });
     const slow = await claim(at(0));
     expect(slow.claimed).toBe(true);
     expect((await claim(at(1_000))).claimed).toBe(false);

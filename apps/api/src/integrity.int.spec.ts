@@ -42,9 +42,22 @@ describe('cluster integrity (operators)', () => {
     const t = await makeTenant(sys.db, 'integrity-broken');
     const gpu = await sys.db.gpu.findFirstOrThrow({ where: { mode: 'whole', allocations: { none: { endedAt: null } } }, orderBy: { id: 'desc' } });
     // A pending job of a model no node has (the scheduler leaves it alone) that holds a GPU: a bug's leftovers.
-    const job = await sys.db.job.create({ data: { tenantId: t.tenant.id, teamId: t.team.id, name: 'leftover', kind: 'batch', replicas: 1, resources: { gpus: 1, gpuModel: 'NONE-0GB' } } });
+    const job = await sys.db.job.create({
+      data: { tenantId: t.tenant.id, teamId: t.team.id, name: 'leftover', kind: 'batch', replicas: 1, resources: { gpus: 1, gpuModel: 'NONE-0GB' } },
+    });
     const row = await sys.db.allocation.create({
-      data: { tenantId: t.tenant.id, teamId: t.team.id, jobId: job.id, replica: 0, nodeId: gpu.nodeId, gpuId: gpu.id, gpuModel: gpu.model, milli: 1000, gpuUnits: 1, activeSlot: `${gpu.id}:whole` },
+      data: {
+        tenantId: t.tenant.id,
+        teamId: t.team.id,
+        jobId: job.id,
+        replica: 0,
+        nodeId: gpu.nodeId,
+        gpuId: gpu.id,
+        gpuModel: gpu.model,
+        milli: 1000,
+        gpuUnits: 1,
+        activeSlot: `${gpu.id}:whole`,
+      },
     });
     try {
       const r = await sys.http().get('/v1/cluster/integrity').set('Authorization', admin);

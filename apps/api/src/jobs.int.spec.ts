@@ -50,7 +50,9 @@ describe('jobs through the whole system (real Postgres and Redis)', () => {
 
   it('places a gang of 4 x 8 GPUs on four different nodes, all or nothing', async () => {
     // 32 GPUs is above the team's 16 guaranteed: only preemptible work borrows up to the limit.
-    const res = await submit(job({ name: 'gang', replicas: 4, resources: { gpus: 8, gpuModel: 'A100-80GB' }, preemptible: true, simulation: { durationSeconds: 500 } }));
+    const res = await submit(
+      job({ name: 'gang', replicas: 4, resources: { gpus: 8, gpuModel: 'A100-80GB' }, preemptible: true, simulation: { durationSeconds: 500 } }),
+    );
     expect(res.status).toBe(201);
     const running = await eventually(async () => {
       const r = await sys.http().get(`/v1/jobs/${res.body.id}`).set('Authorization', acme.auth);
@@ -166,7 +168,13 @@ describe('jobs through the whole system (real Postgres and Redis)', () => {
 
   it("keeps a team-bound key inside its team even when it asks for a sibling team's jobs", async () => {
     const sibling = await createTeam(sys.db, acme.tenant.id, { name: 'sibling', slug: 'sibling' });
-    const key = await createApiKey(sys.db, { name: 'sibling', role: 'member', tenantId: acme.tenant.id, teamId: sibling.id, scopes: ['jobs:read', 'jobs:write'] });
+    const key = await createApiKey(sys.db, {
+      name: 'sibling',
+      role: 'member',
+      tenantId: acme.tenant.id,
+      teamId: sibling.id,
+      scopes: ['jobs:read', 'jobs:write'],
+    });
     const mine = await submit(job({ name: 'team-private' }));
     const res = await sys.http().get(`/v1/jobs?teamId=${acme.team.id}`).set('Authorization', `Bearer ${key.key}`);
     expect(res.status).toBe(200);

@@ -7,7 +7,9 @@ import { configureHttp } from './http';
 
 async function main(): Promise<void> {
   const config = parseConfig();
-  const logger = ['error', 'warn', 'log', 'debug'].slice(0, ['error', 'warn', 'log', 'debug'].indexOf(config.logLevel) + 1) as ('error' | 'warn' | 'log' | 'debug')[];
+  const logger = ['error', 'warn', 'log', 'debug'].slice(0, ['error', 'warn', 'log', 'debug'].indexOf(config.logLevel) + 1) as (
+    'error' | 'warn' | 'log' | 'debug'
+  )[];
   if (config.mode === 'worker') {
     const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger });
     app.enableShutdownHooks();

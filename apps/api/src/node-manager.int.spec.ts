@@ -15,7 +15,11 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
   afterAll(async () => sys?.close());
 
   const submit = async (body: object) => {
-    const res = await sys.http().post('/v1/jobs').set('Authorization', acme.auth).send({ teamId: acme.team.id, kind: 'batch', ...body });
+    const res = await sys
+      .http()
+      .post('/v1/jobs')
+      .set('Authorization', acme.auth)
+      .send({ teamId: acme.team.id, kind: 'batch', ...body });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
@@ -64,7 +68,10 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
     const illegal = await put([{ profile: '3g.40gb', start: 2 }]);
     expect(illegal.status).toBe(400);
     expect(illegal.body.error.message).toMatch(/illegal_start/);
-    const overlap = await put([{ profile: '4g.40gb', start: 0 }, { profile: '2g.20gb', start: 2 }]);
+    const overlap = await put([
+      { profile: '4g.40gb', start: 0 },
+      { profile: '2g.20gb', start: 2 },
+    ]);
     expect(overlap.status).toBe(400);
     expect(overlap.body.error.details[0].problem).toMatch(/^overlap/);
     expect((await put([{ profile: '5g.50gb', start: 0 }])).body.error.message).toMatch(/unknown_profile/);
@@ -74,7 +81,11 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
   it('re-partitions MIG on demand without ever killing a running slice, and a manual change waits for idle slices', async () => {
     // one H100 GPU in MIG mode with a 1g slice, taken by a job
     const gpu = await sys.db.gpu.findFirstOrThrow({ where: { model: 'H100-80GB', allocations: { none: { endedAt: null } } }, orderBy: { id: 'asc' } });
-    const res = await sys.http().put(`/v1/gpus/${gpu.id}/mig`).set('Authorization', admin).send({ layout: [{ profile: '1g.10gb', start: 0 }] });
+    const res = await sys
+      .http()
+      .put(`/v1/gpus/${gpu.id}/mig`)
+      .set('Authorization', admin)
+      .send({ layout: [{ profile: '1g.10gb', start: 0 }] });
     expect(res.status).toBe(202);
     expect(res.body.state).toBe('applying');
     await eventually(async () => {
@@ -147,7 +158,10 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
   });
 
   it('an operator switches a persona with PUT /v1/nodes/:id/persona; the topology shows it', async () => {
-    const target = await sys.db.node.findFirstOrThrow({ where: { state: 'ready', persona: 'container', allocations: { none: { endedAt: null } } }, orderBy: { name: 'desc' } });
+    const target = await sys.db.node.findFirstOrThrow({
+      where: { state: 'ready', persona: 'container', allocations: { none: { endedAt: null } } },
+      orderBy: { name: 'desc' },
+    });
     expect((await sys.http().put(`/v1/nodes/${target.id}/persona`).set('Authorization', acme.auth).send({ persona: 'inference' })).status).toBe(403);
     const res = await sys.http().put(`/v1/nodes/${target.id}/persona`).set('Authorization', admin).send({ persona: 'inference' });
     expect(res.status).toBe(202);
@@ -157,7 +171,9 @@ describe('node manager (real Postgres and Redis, simulated cluster)', () => {
     await eventually(async () => (await node(target.id)).persona === 'inference', 20_000);
     const topo = (await sys.http().get('/v1/topology').set('Authorization', acme.auth)).body;
     expect(topo.totals).toMatchObject({ spines: 2, leaves: 8, nodes: 32, gpus: 256 });
-    const found = topo.spines.flatMap((s: { leaves: { nodes: { id: string; persona: string }[] }[] }) => s.leaves.flatMap((l) => l.nodes)).find((x: { id: string }) => x.id === target.id);
+    const found = topo.spines
+      .flatMap((s: { leaves: { nodes: { id: string; persona: string }[] }[] }) => s.leaves.flatMap((l) => l.nodes))
+      .find((x: { id: string }) => x.id === target.id);
     expect(found.persona).toBe('inference');
     // leave the cluster as found (integration specs share one database)
     expect((await sys.http().put(`/v1/nodes/${target.id}/persona`).set('Authorization', admin).send({ persona: 'container' })).status).toBe(202);

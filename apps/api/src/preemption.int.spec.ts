@@ -18,7 +18,13 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
     const t = await makeTenant(sys.db, 'reclaim-int', { quota: { guaranteed: 8, limit: 16 }, scopes: ['jobs:read', 'jobs:write', 'quotas:read'] });
     a = t;
     const teamB = await createTeam(sys.db, t.tenant.id, { name: 'b', slug: 'b', quota: { guaranteed: 8, limit: 16 } });
-    const keyB = await createApiKey(sys.db, { name: 'b', role: 'member', tenantId: t.tenant.id, teamId: teamB.id, scopes: ['jobs:read', 'jobs:write', 'quotas:read'] });
+    const keyB = await createApiKey(sys.db, {
+      name: 'b',
+      role: 'member',
+      tenantId: t.tenant.id,
+      teamId: teamB.id,
+      scopes: ['jobs:read', 'jobs:write', 'quotas:read'],
+    });
     b = { team: teamB, auth: `Bearer ${keyB.key}` };
     // The tenant's pool: 16 GPUs, the two teams' guaranteed shares.
     await sys.db.tenant.update({ where: { id: t.tenant.id }, data: { gpuTotal: 16 } });
@@ -26,7 +32,10 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
     // Two 8 x A100 nodes stay: 16 GPUs for two teams guaranteed 8 each.
     // Two idle, ready 8 x A100 nodes in whole-GPU mode (earlier suites may hold or reshape others).
     const nodes = await sys.db.node.findMany({
-      where: { state: 'ready', gpus: { some: { model: 'A100-80GB' }, every: { model: 'A100-80GB', mode: 'whole', health: 'healthy', allocations: { none: { endedAt: null } } } } },
+      where: {
+        state: 'ready',
+        gpus: { some: { model: 'A100-80GB' }, every: { model: 'A100-80GB', mode: 'whole', health: 'healthy', allocations: { none: { endedAt: null } } } },
+      },
       orderBy: { name: 'desc' },
       take: 2,
     });
@@ -42,7 +51,10 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
 
   const get = async (id: string, auth: string) => (await sys.http().get(`/v1/jobs/${id}`).set('Authorization', auth)).body;
   const submit = async (auth: string, teamId: string, body: object) => {
-    const res = await sys.http().post('/v1/jobs').set('Authorization', auth)
+    const res = await sys
+      .http()
+      .post('/v1/jobs')
+      .set('Authorization', auth)
       .send({ teamId, kind: 'training', resources: { gpus: 8, gpuModel: 'A100-80GB' }, simulation: { durationSeconds: 2000 }, ...body });
     expect(res.status).toBe(201);
     return res.body.id as string;
@@ -56,7 +68,10 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
         return j.state === want ? j : undefined;
       }, 20_000);
     } catch {
-      const all = await sys.db.job.findMany({ select: { name: true, state: true, requeueOnSuspend: true, reasons: true }, where: { state: { notIn: ['cancelled', 'succeeded'] } } });
+      const all = await sys.db.job.findMany({
+        select: { name: true, state: true, requeueOnSuspend: true, reasons: true },
+        where: { state: { notIn: ['cancelled', 'succeeded'] } },
+      });
       throw new Error(`job ${id} never became ${want}: last ${last?.state} ${JSON.stringify(last?.reasons)}; jobs: ${JSON.stringify(all)}`);
     }
   };
@@ -99,7 +114,12 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
     // The job within A's guaranteed share was never touched.
     expect((await get(a1, a.auth)).state).toBe('running');
     expect((await checkInvariants(sys.db)).violations).toEqual([]);
-    for (const [id, auth] of [[a1, a.auth], [a2, a.auth], [b1, b.auth]] as const) await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', auth);
+    for (const [id, auth] of [
+      [a1, a.auth],
+      [a2, a.auth],
+      [b1, b.auth],
+    ] as const)
+      await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', auth);
     expect((await checkInvariants(sys.db)).violations).toEqual([]);
   });
 
@@ -140,7 +160,11 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
       const [aj, bj] = [await get(aWaits, a.auth), await get(bWaits, b.auth)];
       expect(aj.state).toBe('pending');
       expect(bj.queuePosition).toBeLessThan(aj.queuePosition);
-      for (const [id, auth] of [[aWaits, a.auth], [bWaits, b.auth]] as const) await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', auth);
+      for (const [id, auth] of [
+        [aWaits, a.auth],
+        [bWaits, b.auth],
+      ] as const)
+        await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', auth);
     } finally {
       await sys.db.node.updateMany({ where: { id: { in: keep } }, data: { state: 'ready' } });
       await sys.http().post(`/v1/jobs/${a1}/cancel`).set('Authorization', a.auth);

@@ -33,7 +33,16 @@ describe('team limit under 200 concurrent submissions (real Postgres)', () => {
     const jobs = await Promise.all(
       gpus.map((_, i) =>
         // A GPU model no node has: the running scheduler leaves these to the racing commits below.
-        sys.db.job.create({ data: { tenantId: t.tenant.id, teamId: t.team.id, name: `guard-${i}`, kind: 'batch', replicas: 1, resources: { gpus: 1, gpuModel: 'NONE-0GB', cpuMilli: 0, memoryMiB: 0 } } }),
+        sys.db.job.create({
+          data: {
+            tenantId: t.tenant.id,
+            teamId: t.team.id,
+            name: `guard-${i}`,
+            kind: 'batch',
+            replicas: 1,
+            resources: { gpus: 1, gpuModel: 'NONE-0GB', cpuMilli: 0, memoryMiB: 0 },
+          },
+        }),
       ),
     );
     const repo = sys.worker.get(SchedulingRepository);
@@ -64,7 +73,10 @@ describe('team limit under 200 concurrent submissions (real Postgres)', () => {
     })();
     const responses = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        sys.http().post('/v1/jobs').set('Authorization', t.auth)
+        sys
+          .http()
+          .post('/v1/jobs')
+          .set('Authorization', t.auth)
           .send({ teamId: t.team.id, name: `burst-${i}`, kind: 'batch', resources: { gpus: 1 }, simulation: { durationSeconds: 3000 } }),
       ),
     );

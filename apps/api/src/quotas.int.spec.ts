@@ -23,11 +23,15 @@ describe('team quotas (real Postgres)', () => {
   });
   afterAll(async () => sys?.close());
 
-  const put = (teamId: string, quotas: object[], auth = tenantAdmin) => sys.http().put(`/v1/teams/${teamId}/quotas`).set('Authorization', auth).send({ quotas });
+  const put = (teamId: string, quotas: object[], auth = tenantAdmin) =>
+    sys.http().put(`/v1/teams/${teamId}/quotas`).set('Authorization', auth).send({ quotas });
   const get = (path: string, auth = tenantAdmin) => sys.http().get(path).set('Authorization', auth);
 
   it('lets the tenant admin set quotas per flavour and reads them back', async () => {
-    const res = await put(t.team.id, [{ gpuModel: '*', guaranteed: 8, limit: 16 }, { gpuModel: 'H100-80GB', guaranteed: 2.5, limit: 4, gpuHourBudget: 1000, budgetPolicy: 'preemptible-only' }]);
+    const res = await put(t.team.id, [
+      { gpuModel: '*', guaranteed: 8, limit: 16 },
+      { gpuModel: 'H100-80GB', guaranteed: 2.5, limit: 4, gpuHourBudget: 1000, budgetPolicy: 'preemptible-only' },
+    ]);
     expect(res.status).toBe(200);
     expect(res.body.quotas).toEqual([
       expect.objectContaining({ gpuModel: '*', guaranteed: 8, limit: 16, gpuHourBudget: null, budgetPolicy: 'block' }),
@@ -41,7 +45,15 @@ describe('team quotas (real Postgres)', () => {
     ['a negative guaranteed', [{ gpuModel: '*', guaranteed: -1, limit: 4 }], 400, 'non_negative'],
     ['a negative limit', [{ gpuModel: '*', guaranteed: 0, limit: -4 }], 400, 'non_negative'],
     ['limit below guaranteed', [{ gpuModel: '*', guaranteed: 8, limit: 4 }], 400, 'limit_at_least_guaranteed'],
-    ['the same flavour twice', [{ gpuModel: '*', guaranteed: 1, limit: 4 }, { gpuModel: '*', guaranteed: 1, limit: 4 }], 400, 'one_row_per_flavour'],
+    [
+      'the same flavour twice',
+      [
+        { gpuModel: '*', guaranteed: 1, limit: 4 },
+        { gpuModel: '*', guaranteed: 1, limit: 4 },
+      ],
+      400,
+      'one_row_per_flavour',
+    ],
   ])('refuses %s, naming the rule', async (_n, quotas, wantStatus, wantRule) => {
     const res = await put(t.team.id, quotas);
     expect(res.status).toBe(wantStatus);
@@ -91,7 +103,14 @@ describe('team quotas (real Postgres)', () => {
     expect(lower.status).toBe(200);
     const back = await put(t.team.id, [{ gpuModel: '*', guaranteed: 8, limit: 16 }], teamAdmin);
     expect(back.status).toBe(200);
-    const add = await put(t.team.id, [{ gpuModel: '*', guaranteed: 8, limit: 16 }, { gpuModel: 'A100-80GB', guaranteed: 1, limit: 1 }], teamAdmin);
+    const add = await put(
+      t.team.id,
+      [
+        { gpuModel: '*', guaranteed: 8, limit: 16 },
+        { gpuModel: 'A100-80GB', guaranteed: 1, limit: 1 },
+      ],
+      teamAdmin,
+    );
     expect(add.status).toBe(403);
     const removeAll = await put(t.team.id, [], teamAdmin);
     expect(removeAll.status).toBe(403);
@@ -104,7 +123,11 @@ describe('team quotas (real Postgres)', () => {
 
   it('reports GPUs in use by flavour against the quota and GPU-hours this month', async () => {
     await put(t.team.id, [{ gpuModel: '*', guaranteed: 8, limit: 16 }]);
-    const job = await sys.http().post('/v1/jobs').set('Authorization', t.auth).send({ teamId: t.team.id, name: 'use', kind: 'training', resources: { gpus: 2, gpuModel: 'A100-80GB' } });
+    const job = await sys
+      .http()
+      .post('/v1/jobs')
+      .set('Authorization', t.auth)
+      .send({ teamId: t.team.id, name: 'use', kind: 'training', resources: { gpus: 2, gpuModel: 'A100-80GB' } });
     expect(job.status).toBe(201);
     await eventually(async () => (await get(`/v1/jobs/${job.body.id}`, t.auth)).body.state === 'running');
     await new Promise((r) => setTimeout(r, 1200));
@@ -118,24 +141,47 @@ describe('team quotas (real Postgres)', () => {
   });
 
   it('refuses an API key with an unknown scope (400)', async () => {
-    const res = await sys.http().post('/v1/api-keys').set('Authorization', tenantAdmin).send({ name: 'bad', scopes: ['jobs:read', 'rockets:launch'] });
+    const res = await sys
+      .http()
+      .post('/v1/api-keys')
+      .set('Authorization', tenantAdmin)
+      .send({ name: 'bad', scopes: ['jobs:read', 'rockets:launch'] });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain('scopes');
   });
 
   describe('submission says at once what could never run, and why', () => {
-    const submit = (body: object) => sys.http().post('/v1/jobs').set('Authorization', tenantAdmin).send({ teamId: siblingId, name: 'never', kind: 'training', simulation: { durationSeconds: 60 }, ...body });
+    const submit = (body: object) =>
+      sys
+        .http()
+        .post('/v1/jobs')
+        .set('Authorization', tenantAdmin)
+        .send({ teamId: siblingId, name: 'never', kind: 'training', simulation: { durationSeconds: 60 }, ...body });
 
     it('checks every quota row that governs the job: its model\'s row and the "*" row', async () => {
-      expect((await put(siblingId, [{ gpuModel: 'H100-80GB', guaranteed: 8, limit: 16 }, { gpuModel: '*', guaranteed: 4, limit: 4 }])).status).toBe(200);
+      expect(
+        (
+          await put(siblingId, [
+            { gpuModel: 'H100-80GB', guaranteed: 8, limit: 16 },
+            { gpuModel: '*', guaranteed: 4, limit: 4 },
+          ])
+        ).status,
+      ).toBe(200);
       const res = await submit({ resources: { gpus: 8, gpuModel: 'H100-80GB' }, preemptible: true });
       expect(res.status).toBe(409);
       expect(res.body.error.message).toContain('can never fit: the team quota limit for all GPU models is 4');
     });
 
-    it('refuses a job larger than the cluster\'s GPUs of its model, naming the cluster as the reason', async () => {
+    it("refuses a job larger than the cluster's GPUs of its model, naming the cluster as the reason", async () => {
       const h100 = await sys.db.gpu.count({ where: { model: 'H100-80GB' } });
-      expect((await put(siblingId, [{ gpuModel: '*', guaranteed: 8, limit: 16 }, { gpuModel: 'H100-80GB', guaranteed: 8, limit: 16 }])).status).toBe(200);
+      expect(
+        (
+          await put(siblingId, [
+            { gpuModel: '*', guaranteed: 8, limit: 16 },
+            { gpuModel: 'H100-80GB', guaranteed: 8, limit: 16 },
+          ])
+        ).status,
+      ).toBe(200);
       const replicas = Math.floor(h100 / 8) + 1;
       const res = await submit({ replicas, resources: { gpus: 8, gpuModel: 'H100-80GB' }, preemptible: true });
       expect(res.status).toBe(409);

@@ -47,12 +47,16 @@ describe('suspend schedules (real Postgres and Redis, simulated cluster)', () =>
   });
 
   it('a team schedule due a minute ago fires once (the team is suspended), and not twice', async () => {
-    const job = (await post('/v1/jobs', { teamId: t.team.id, name: 'night-train', kind: 'training', resources: { gpus: 4 }, simulation: { durationSeconds: 5000 } })).body;
+    const job = (
+      await post('/v1/jobs', { teamId: t.team.id, name: 'night-train', kind: 'training', resources: { gpus: 4 }, simulation: { durationSeconds: 5000 } })
+    ).body;
     await inState(job.id, 'running');
 
     // Due one minute ago, read in Berlin time.
     const minuteAgo = new Date(Date.now() - 60_000);
-    const [hh, mm] = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(minuteAgo).split(':');
+    const [hh, mm] = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+      .format(minuteAgo)
+      .split(':');
     const cron = `${Number(mm)} ${Number(hh)} * * *`;
     const c = await post(`/v1/teams/${t.team.id}/schedules`, { action: 'suspend', cron, timeZone: 'Europe/Berlin' });
     expect(c.status).toBe(201);

@@ -50,7 +50,15 @@ describe('placement commits (real Postgres)', () => {
     const gpu = await sys.db.gpu.findFirstOrThrow({ where: { mode: 'whole', allocations: { none: { endedAt: null } } }, orderBy: { id: 'desc' } });
     const jobs = await pendingJobs(8);
     const share = (milli: number, makeShared: boolean): NewAllocation => ({
-      replica: 0, nodeId: gpu.nodeId, gpuId: gpu.id, gpuModel: gpu.model, milli, gpuUnits: milli / 1000, cpuMilli: 0, memoryMiB: 0, makeShared,
+      replica: 0,
+      nodeId: gpu.nodeId,
+      gpuId: gpu.id,
+      gpuModel: gpu.model,
+      milli,
+      gpuUnits: milli / 1000,
+      cpuMilli: 0,
+      memoryMiB: 0,
+      makeShared,
     });
     expect(await repo.commitPlacement(jobs[0]!, [share(300, true)], 'share')).toBe(true);
     const results = await Promise.all(jobs.slice(1).map((j) => repo.commitPlacement(j, [share(300, false)], 'share')));
@@ -61,10 +69,23 @@ describe('placement commits (real Postgres)', () => {
   });
 
   it('lets a second share planned on a then-whole GPU join the share committed before it (same cycle)', async () => {
-    const gpu = await sys.db.gpu.findFirstOrThrow({ where: { mode: 'whole', schedulable: true, allocations: { none: { endedAt: null } } }, orderBy: { id: 'desc' } });
+    const gpu = await sys.db.gpu.findFirstOrThrow({
+      where: { mode: 'whole', schedulable: true, allocations: { none: { endedAt: null } } },
+      orderBy: { id: 'desc' },
+    });
     const [a, b] = await pendingJobs(2);
     // Both were planned on the snapshot's whole GPU, so both ask to turn it shared.
-    const share = (milli: number): NewAllocation => ({ replica: 0, nodeId: gpu.nodeId, gpuId: gpu.id, gpuModel: gpu.model, milli, gpuUnits: milli / 1000, cpuMilli: 0, memoryMiB: 0, makeShared: true });
+    const share = (milli: number): NewAllocation => ({
+      replica: 0,
+      nodeId: gpu.nodeId,
+      gpuId: gpu.id,
+      gpuModel: gpu.model,
+      milli,
+      gpuUnits: milli / 1000,
+      cpuMilli: 0,
+      memoryMiB: 0,
+      makeShared: true,
+    });
     expect(await repo.commitPlacement(a!, [share(500)], 'first share')).toBe(true);
     expect(await repo.commitPlacement(b!, [share(250)], 'second share')).toBe(true);
     const used = await sys.db.allocation.aggregate({ where: { gpuId: gpu.id, endedAt: null }, _sum: { milli: true } });
@@ -76,11 +97,24 @@ describe('placement commits (real Postgres)', () => {
     const [job] = await pendingJobs(1);
     const gpu = await sys.db.gpu.findFirstOrThrow({ where: { mode: 'whole', allocations: { none: { endedAt: null } } } });
     await sys.db.job.update({ where: { id: job!.id }, data: { state: 'cancelled', version: { increment: 1 } } });
-    const ok = await repo.commitPlacement(job!, [{ replica: 0, nodeId: gpu.nodeId, gpuId: gpu.id, gpuModel: gpu.model, milli: 1000, gpuUnits: 1, cpuMilli: 0, memoryMiB: 0 }], 'stale');
+    const ok = await repo.commitPlacement(
+      job!,
+      [{ replica: 0, nodeId: gpu.nodeId, gpuId: gpu.id, gpuModel: gpu.model, milli: 1000, gpuUnits: 1, cpuMilli: 0, memoryMiB: 0 }],
+      'stale',
+    );
     expect(ok).toBe(false);
     expect(await sys.db.allocation.count({ where: { jobId: job!.id } })).toBe(0);
   });
-  const whole = (gpu: { id: string; nodeId: string; model: string }): NewAllocation => ({ replica: 0, nodeId: gpu.nodeId, gpuId: gpu.id, gpuModel: gpu.model, milli: 1000, gpuUnits: 1, cpuMilli: 0, memoryMiB: 0 });
+  const whole = (gpu: { id: string; nodeId: string; model: string }): NewAllocation => ({
+    replica: 0,
+    nodeId: gpu.nodeId,
+    gpuId: gpu.id,
+    gpuModel: gpu.model,
+    milli: 1000,
+    gpuUnits: 1,
+    cpuMilli: 0,
+    memoryMiB: 0,
+  });
 
   it('refuses a GPU taken out of scheduling (a MIG change began) after the snapshot', async () => {
     const [job] = await pendingJobs(1);
@@ -98,14 +132,19 @@ describe('placement commits (real Postgres)', () => {
 
   it('refuses a whole GPU that became MIG and a MIG slice that no longer exists', async () => {
     const [a, b] = await pendingJobs(2);
-    const gpu = await sys.db.gpu.findFirstOrThrow({ where: { mode: 'whole', migCapable: true, schedulable: true, allocations: { none: { endedAt: null } } }, orderBy: { id: 'desc' } });
+    const gpu = await sys.db.gpu.findFirstOrThrow({
+      where: { mode: 'whole', migCapable: true, schedulable: true, allocations: { none: { endedAt: null } } },
+      orderBy: { id: 'desc' },
+    });
     await sys.db.gpu.update({ where: { id: gpu.id }, data: { mode: 'mig', instances: { create: [{ profile: '3g.40gb', start: 4, size: 4 }] } } });
     try {
       expect(await repo.commitPlacement(a!, [whole(gpu)], 'whole on a MIG GPU')).toBe(false);
       const slice = (start: number): NewAllocation => ({ ...whole(gpu), migProfile: '3g.40gb', migStart: start, gpuUnits: 3 / 7 });
       expect(await repo.commitPlacement(b!, [slice(0)], 'a slice that is not there')).toBe(false);
       expect(await repo.commitPlacement(b!, [slice(4)], 'the slice that is there')).toBe(true);
-      expect(await sys.db.allocation.findMany({ where: { gpuId: gpu.id, endedAt: null }, select: { jobId: true, migStart: true } })).toEqual([{ jobId: b!.id, migStart: 4 }]);
+      expect(await sys.db.allocation.findMany({ where: { gpuId: gpu.id, endedAt: null }, select: { jobId: true, migStart: true } })).toEqual([
+        { jobId: b!.id, migStart: 4 },
+      ]);
       await sys.db.allocation.updateMany({ where: { jobId: b!.id }, data: { endedAt: new Date(), activeSlot: null } });
       await sys.db.job.update({ where: { id: b!.id }, data: { state: 'cancelled', finishedAt: new Date() } });
     } finally {
@@ -115,7 +154,11 @@ describe('placement commits (real Postgres)', () => {
   });
 
   it('never gives one GPU whole to one job and a share of it to another, however they race', async () => {
-    const gpus = await sys.db.gpu.findMany({ where: { mode: 'whole', schedulable: true, allocations: { none: { endedAt: null } } }, take: 10, orderBy: { id: 'asc' } });
+    const gpus = await sys.db.gpu.findMany({
+      where: { mode: 'whole', schedulable: true, allocations: { none: { endedAt: null } } },
+      take: 10,
+      orderBy: { id: 'asc' },
+    });
     const jobs = await pendingJobs(gpus.length * 2);
     const results = await Promise.all(
       gpus.flatMap((gpu, i) => [
@@ -131,7 +174,18 @@ describe('placement commits (real Postgres)', () => {
   it('adds a new node once when several workers sync the same inventory at once', async () => {
     const cluster = sys.worker.get(ClusterRepository);
     const gpus = Array.from({ length: 8 }, (_, index) => ({ index, model: 'H100-80GB', memoryMiB: 81920, nvlinkDomain: 0, migCapable: true, migLayout: [] }));
-    const inv = { nodes: [0, 1, 2].map((i) => ({ name: `late-node-${i}`, leaf: 'late-leaf', spine: 'late-spine', cpuMilli: 96000, memoryMiB: 1 << 20, persona: 'container' as const, labels: {}, gpus })) };
+    const inv = {
+      nodes: [0, 1, 2].map((i) => ({
+        name: `late-node-${i}`,
+        leaf: 'late-leaf',
+        spine: 'late-spine',
+        cpuMilli: 96000,
+        memoryMiB: 1 << 20,
+        persona: 'container' as const,
+        labels: {},
+        gpus,
+      })),
+    };
     const results = await Promise.all([cluster.syncInventory(inv), cluster.syncInventory(inv), cluster.syncInventory(inv)]);
     expect(results.reduce((s, r) => s + r.nodesAdded, 0)).toBe(3);
     expect(await sys.db.gpu.count({ where: { node: { name: { startsWith: 'late-node-' } } } })).toBe(24);

@@ -41,7 +41,11 @@ async function openStream(sys: TestSystem, headers: Record<string, string>) {
         const frame = buf.slice(0, end);
         buf = buf.slice(end + 2);
         const type = /^event: (.*)$/m.exec(frame)?.[1] ?? 'message';
-        const data = frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        const data = frame
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .join('\n');
         if (data) events.push({ type, data: JSON.parse(data) as Record<string, unknown> });
       }
     }
@@ -66,14 +70,29 @@ describe('security assessment: inside one tenant and around the edges', () => {
     acme = await makeTenant(sys.db, 'assess-acme', { quota: { guaranteed: 32, limit: 64 } });
     tenantAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'tenant admin', role: 'tenant_admin', tenantId: acme.tenant.id, scopes: ADMIN_SCOPES })).key}`;
     researchAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'research admin', role: 'team_admin', tenantId: acme.tenant.id, teamId: acme.team.id, scopes: ADMIN_SCOPES })).key}`;
-    const inference = await sys.http().post(`/v1/tenants/${acme.tenant.id}/teams`).set('Authorization', tenantAdmin).send({ name: 'Inference', slug: 'inference' });
+    const inference = await sys
+      .http()
+      .post(`/v1/tenants/${acme.tenant.id}/teams`)
+      .set('Authorization', tenantAdmin)
+      .send({ name: 'Inference', slug: 'inference' });
     expect(inference.status).toBe(201);
     inferenceTeamId = inference.body.id;
-    const q = await sys.http().put(`/v1/teams/${inferenceTeamId}/quotas`).set('Authorization', tenantAdmin).send({ quotas: [{ gpuModel: '*', guaranteed: 8, limit: 16 }] });
+    const q = await sys
+      .http()
+      .put(`/v1/teams/${inferenceTeamId}/quotas`)
+      .set('Authorization', tenantAdmin)
+      .send({ quotas: [{ gpuModel: '*', guaranteed: 8, limit: 16 }] });
     expect(q.status).toBe(200);
     inferenceMember = `Bearer ${(await createApiKey(sys.db, { name: 'inference member', role: 'member', tenantId: acme.tenant.id, teamId: inferenceTeamId, scopes: TEAM_SCOPES })).key}`;
     // Signed in before the sign-in limit tests spend this address's attempts.
-    await createUser(sys.db, { email: 'stream@assess.example', name: 'Stella', role: 'member', tenantId: acme.tenant.id, teamId: acme.team.id, password: PASSWORD });
+    await createUser(sys.db, {
+      email: 'stream@assess.example',
+      name: 'Stella',
+      role: 'member',
+      tenantId: acme.tenant.id,
+      teamId: acme.team.id,
+      password: PASSWORD,
+    });
     const login = await sys.http().post('/v1/auth/login').send({ email: 'stream@assess.example', password: PASSWORD });
     expect(login.status).toBe(200);
     stellaSession = { cookies: (login.headers['set-cookie'] as unknown as string[]).map((c) => c.split(';')[0]).join('; '), csrfToken: login.body.csrfToken };
@@ -81,15 +100,30 @@ describe('security assessment: inside one tenant and around the edges', () => {
   }, 120_000);
   afterAll(async () => sys?.close());
 
-  const job = (teamId: string, name: string, extra: object = {}) => ({ teamId, name, kind: 'batch', resources: { gpus: 1 }, simulation: { durationSeconds: 600 }, ...extra });
+  const job = (teamId: string, name: string, extra: object = {}) => ({
+    teamId,
+    name,
+    kind: 'batch',
+    resources: { gpus: 1 },
+    simulation: { durationSeconds: 600 },
+    ...extra,
+  });
 
-  describe('1. the GPU-hour budget is the tenant admin\'s', () => {
+  describe("1. the GPU-hour budget is the tenant admin's", () => {
     beforeAll(async () => {
-      const r = await sys.http().put(`/v1/teams/${acme.team.id}/quotas`).set('Authorization', tenantAdmin).send({ quotas: [{ gpuModel: '*', guaranteed: 32, limit: 64, gpuHourBudget: 0, budgetPolicy: 'block' }] });
+      const r = await sys
+        .http()
+        .put(`/v1/teams/${acme.team.id}/quotas`)
+        .set('Authorization', tenantAdmin)
+        .send({ quotas: [{ gpuModel: '*', guaranteed: 32, limit: 64, gpuHourBudget: 0, budgetPolicy: 'block' }] });
       expect(r.status).toBe(200);
     });
     afterAll(async () => {
-      await sys.http().put(`/v1/teams/${acme.team.id}/quotas`).set('Authorization', tenantAdmin).send({ quotas: [{ gpuModel: '*', guaranteed: 32, limit: 64 }] });
+      await sys
+        .http()
+        .put(`/v1/teams/${acme.team.id}/quotas`)
+        .set('Authorization', tenantAdmin)
+        .send({ quotas: [{ gpuModel: '*', guaranteed: 32, limit: 64 }] });
     });
 
     it.each([
@@ -97,7 +131,11 @@ describe('security assessment: inside one tenant and around the edges', () => {
       ['raises it', { gpuHourBudget: 100000, budgetPolicy: 'block' }, 'gpuHourBudget'],
       ['loosens its policy', { gpuHourBudget: 0, budgetPolicy: 'preemptible-only' }, 'budgetPolicy'],
     ])('a team admin who %s gets 403 naming the field, and the budget stays', async (_what, budget, field) => {
-      const res = await sys.http().put(`/v1/teams/${acme.team.id}/quotas`).set('Authorization', researchAdmin).send({ quotas: [{ gpuModel: '*', guaranteed: 32, limit: 64, ...budget }] });
+      const res = await sys
+        .http()
+        .put(`/v1/teams/${acme.team.id}/quotas`)
+        .set('Authorization', researchAdmin)
+        .send({ quotas: [{ gpuModel: '*', guaranteed: 32, limit: 64, ...budget }] });
       expect(res.status).toBe(403);
       expect(res.body.error.message).toContain('team_admin_budget');
       expect(res.body.error.details[0].field).toBe(`quotas.0.${field}`);
@@ -106,7 +144,11 @@ describe('security assessment: inside one tenant and around the edges', () => {
     });
 
     it('a team admin may still move guaranteed and limit within the ceilings: an omitted budget is kept', async () => {
-      const res = await sys.http().put(`/v1/teams/${acme.team.id}/quotas`).set('Authorization', researchAdmin).send({ quotas: [{ gpuModel: '*', guaranteed: 16, limit: 32 }] });
+      const res = await sys
+        .http()
+        .put(`/v1/teams/${acme.team.id}/quotas`)
+        .set('Authorization', researchAdmin)
+        .send({ quotas: [{ gpuModel: '*', guaranteed: 16, limit: 32 }] });
       expect(res.status).toBe(200);
       expect(res.body.quotas[0]).toMatchObject({ guaranteed: 16, limit: 32, gpuHourBudget: 0, budgetPolicy: 'block' });
       const held = await sys.http().post('/v1/jobs').set('Authorization', acme.auth).send(job(acme.team.id, 'over-budget'));
@@ -121,11 +163,22 @@ describe('security assessment: inside one tenant and around the edges', () => {
 
   describe('2. sign-in limits cannot be dodged with X-Forwarded-For; refused sign-ins are audited', () => {
     it('ignores X-Forwarded-For from a client that is not a trusted proxy: the address limit holds, and the audit keeps the real address', async () => {
-      await createUser(sys.db, { email: 'xff@assess.example', name: 'Xavier', role: 'member', tenantId: acme.tenant.id, teamId: acme.team.id, password: PASSWORD });
+      await createUser(sys.db, {
+        email: 'xff@assess.example',
+        name: 'Xavier',
+        role: 'member',
+        tenantId: acme.tenant.id,
+        teamId: acme.team.id,
+        password: PASSWORD,
+      });
       await awayFromMinuteEdge();
       const statuses: number[] = [];
       for (let i = 0; i < 7; i++) {
-        const r = await sys.http().post('/v1/auth/login').set('X-Forwarded-For', `198.51.100.${i + 1}`).send({ email: 'xff@assess.example', password: `wrong-${i}` });
+        const r = await sys
+          .http()
+          .post('/v1/auth/login')
+          .set('X-Forwarded-For', `198.51.100.${i + 1}`)
+          .send({ email: 'xff@assess.example', password: `wrong-${i}` });
         statuses.push(r.status);
       }
       // at most 5 attempts a minute from this address (the sign-in in beforeAll may count), whatever the header says
@@ -143,21 +196,55 @@ describe('security assessment: inside one tenant and around the edges', () => {
     });
 
     it('limits failed attempts per account too: from a trusted proxy, many addresses still lock the account, even for the right password', async () => {
-      const proxied = await startSystem({ GANTRY_TRUSTED_PROXIES: '127.0.0.1,::1', GANTRY_LOGIN_ATTEMPTS_PER_MINUTE: '5', GANTRY_LOGIN_ADDRESS_ATTEMPTS_PER_MINUTE: '100' });
+      const proxied = await startSystem({
+        GANTRY_TRUSTED_PROXIES: '127.0.0.1,::1',
+        GANTRY_LOGIN_ATTEMPTS_PER_MINUTE: '5',
+        GANTRY_LOGIN_ADDRESS_ATTEMPTS_PER_MINUTE: '100',
+      });
       try {
         const t = await makeTenant(proxied.db, 'assess-proxied');
-        await createUser(proxied.db, { email: 'spray@assess.example', name: 'Sam', role: 'member', tenantId: t.tenant.id, teamId: t.team.id, password: PASSWORD });
+        await createUser(proxied.db, {
+          email: 'spray@assess.example',
+          name: 'Sam',
+          role: 'member',
+          tenantId: t.tenant.id,
+          teamId: t.team.id,
+          password: PASSWORD,
+        });
         await awayFromMinuteEdge();
         const statuses: number[] = [];
         for (let i = 0; i < 6; i++) {
-          statuses.push((await proxied.http().post('/v1/auth/login').set('X-Forwarded-For', `192.0.2.${i + 1}`).send({ email: 'spray@assess.example', password: `wrong-${i}` })).status);
+          statuses.push(
+            (
+              await proxied
+                .http()
+                .post('/v1/auth/login')
+                .set('X-Forwarded-For', `192.0.2.${i + 1}`)
+                .send({ email: 'spray@assess.example', password: `wrong-${i}` })
+            ).status,
+          );
         }
         expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
-        const right = await proxied.http().post('/v1/auth/login').set('X-Forwarded-For', '192.0.2.200').send({ email: 'spray@assess.example', password: PASSWORD });
+        const right = await proxied
+          .http()
+          .post('/v1/auth/login')
+          .set('X-Forwarded-For', '192.0.2.200')
+          .send({ email: 'spray@assess.example', password: PASSWORD });
         expect(right.status).toBe(429);
         // another account from the same addresses is not locked
-        await createUser(proxied.db, { email: 'other@assess.example', name: 'Olga', role: 'member', tenantId: t.tenant.id, teamId: t.team.id, password: PASSWORD });
-        const other = await proxied.http().post('/v1/auth/login').set('X-Forwarded-For', '192.0.2.201').send({ email: 'other@assess.example', password: PASSWORD });
+        await createUser(proxied.db, {
+          email: 'other@assess.example',
+          name: 'Olga',
+          role: 'member',
+          tenantId: t.tenant.id,
+          teamId: t.team.id,
+          password: PASSWORD,
+        });
+        const other = await proxied
+          .http()
+          .post('/v1/auth/login')
+          .set('X-Forwarded-For', '192.0.2.201')
+          .send({ email: 'other@assess.example', password: PASSWORD });
         expect(other.status).toBe(200);
         // the trusted proxy's word is the audited source
         const entry = await proxied.db.auditLog.findFirst({ where: { actor: 'spray@assess.example' }, orderBy: { createdAt: 'asc' } });
@@ -168,18 +255,38 @@ describe('security assessment: inside one tenant and around the edges', () => {
     }, 90_000);
   });
 
-  describe('3. Idempotency-Key is the caller\'s own', () => {
+  describe("3. Idempotency-Key is the caller's own", () => {
     it('the same key from another team makes that team its own job; the same key with another body is 409', async () => {
       const researchMember = acme.auth;
-      const first = await sys.http().post('/v1/jobs').set('Authorization', inferenceMember).set('Idempotency-Key', 'K-shared').send(job(inferenceTeamId, 'inference-job'));
+      const first = await sys
+        .http()
+        .post('/v1/jobs')
+        .set('Authorization', inferenceMember)
+        .set('Idempotency-Key', 'K-shared')
+        .send(job(inferenceTeamId, 'inference-job'));
       expect(first.status).toBe(201);
-      const other = await sys.http().post('/v1/jobs').set('Authorization', researchMember).set('Idempotency-Key', 'K-shared').send(job(acme.team.id, 'research-job'));
+      const other = await sys
+        .http()
+        .post('/v1/jobs')
+        .set('Authorization', researchMember)
+        .set('Idempotency-Key', 'K-shared')
+        .send(job(acme.team.id, 'research-job'));
       expect(other.status).toBe(201);
       expect(other.body).toMatchObject({ teamId: acme.team.id, name: 'research-job' });
       expect(other.body.id).not.toBe(first.body.id);
-      const retry = await sys.http().post('/v1/jobs').set('Authorization', inferenceMember).set('Idempotency-Key', 'K-shared').send(job(inferenceTeamId, 'inference-job'));
+      const retry = await sys
+        .http()
+        .post('/v1/jobs')
+        .set('Authorization', inferenceMember)
+        .set('Idempotency-Key', 'K-shared')
+        .send(job(inferenceTeamId, 'inference-job'));
       expect([retry.status, retry.body.id]).toEqual([200, first.body.id]);
-      const reused = await sys.http().post('/v1/jobs').set('Authorization', inferenceMember).set('Idempotency-Key', 'K-shared').send(job(inferenceTeamId, 'another-body'));
+      const reused = await sys
+        .http()
+        .post('/v1/jobs')
+        .set('Authorization', inferenceMember)
+        .set('Idempotency-Key', 'K-shared')
+        .send(job(inferenceTeamId, 'another-body'));
       expect(reused.status).toBe(409);
       expect(reused.body.error.details[0].field).toBe('Idempotency-Key');
       for (const id of [first.body.id, other.body.id]) await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', tenantAdmin);
@@ -187,15 +294,25 @@ describe('security assessment: inside one tenant and around the edges', () => {
 
     it('on the other idempotent routes too: two callers with one key make two endpoints', async () => {
       const body = (teamId: string, name: string) => ({ teamId, name, model: 'llama-3-8b', resources: { gpus: 1 } });
-      const a = await sys.http().post('/v1/endpoints').set('Authorization', inferenceMember).set('Idempotency-Key', 'E-shared').send(body(inferenceTeamId, 'ep-inference'));
-      const b = await sys.http().post('/v1/endpoints').set('Authorization', researchAdmin).set('Idempotency-Key', 'E-shared').send(body(acme.team.id, 'ep-research'));
+      const a = await sys
+        .http()
+        .post('/v1/endpoints')
+        .set('Authorization', inferenceMember)
+        .set('Idempotency-Key', 'E-shared')
+        .send(body(inferenceTeamId, 'ep-inference'));
+      const b = await sys
+        .http()
+        .post('/v1/endpoints')
+        .set('Authorization', researchAdmin)
+        .set('Idempotency-Key', 'E-shared')
+        .send(body(acme.team.id, 'ep-research'));
       expect([a.status, b.status, a.body.error?.message, b.body.error?.message]).toEqual([201, 201, undefined, undefined]);
       expect(b.body).toMatchObject({ teamId: acme.team.id, name: 'ep-research' });
     });
   });
 
-  describe('4-5. the live event stream: the caller\'s team only, and only while its credential lives', () => {
-    it('a team member never receives another team\'s job events', async () => {
+  describe("4-5. the live event stream: the caller's team only, and only while its credential lives", () => {
+    it("a team member never receives another team's job events", async () => {
       const research = await openStream(sys, { authorization: acme.auth });
       const tenantWide = await openStream(sys, { authorization: tenantAdmin });
       try {
@@ -214,7 +331,11 @@ describe('security assessment: inside one tenant and around the edges', () => {
     });
 
     it('revoking the key ends a stream opened with it at once', async () => {
-      const made = await sys.http().post('/v1/api-keys').set('Authorization', tenantAdmin).send({ name: 'stream key', role: 'member', teamId: acme.team.id, scopes: ['jobs:read'] });
+      const made = await sys
+        .http()
+        .post('/v1/api-keys')
+        .set('Authorization', tenantAdmin)
+        .send({ name: 'stream key', role: 'member', teamId: acme.team.id, scopes: ['jobs:read'] });
       expect(made.status).toBe(201);
       const stream = await openStream(sys, { authorization: `Bearer ${made.body.key}` });
       expect(await within(stream.ended, 1000)).toBe('still open');
@@ -239,32 +360,71 @@ describe('security assessment: inside one tenant and around the edges', () => {
       expect(tenant.status).toBe(201);
       expect(tenant.body.gpuTotal).toBe(0);
       const team = await sys.http().post(`/v1/tenants/${tenant.body.id}/teams`).set('Authorization', ADMIN).send({ name: 'New team', slug: 'new-team' });
-      const key = await sys.http().post('/v1/api-keys').set('Authorization', ADMIN).send({ name: 'fresh admin', role: 'tenant-admin', tenantId: tenant.body.id, scopes: ADMIN_SCOPES });
+      const key = await sys
+        .http()
+        .post('/v1/api-keys')
+        .set('Authorization', ADMIN)
+        .send({ name: 'fresh admin', role: 'tenant-admin', tenantId: tenant.body.id, scopes: ADMIN_SCOPES });
       expect([team.status, key.status]).toEqual([201, 201]);
       const freshAdmin = `Bearer ${key.body.key}`;
-      const big = { teamId: team.body.id, name: 'four-by-eight', kind: 'training', replicas: 4, resources: { gpus: 8, gpuModel: 'H100-80GB' }, simulation: { durationSeconds: 60 } };
+      const big = {
+        teamId: team.body.id,
+        name: 'four-by-eight',
+        kind: 'training',
+        replicas: 4,
+        resources: { gpus: 8, gpuModel: 'H100-80GB' },
+        simulation: { durationSeconds: 60 },
+      };
       const refused = await sys.http().post('/v1/jobs').set('Authorization', freshAdmin).send(big);
       expect(refused.status).toBe(409);
       expect(refused.body.error.code).toBe('quota_exceeded');
       expect(refused.body.error.message).toContain("can never fit: the tenant's GPU total is 0");
       // the tenant admin cannot hand out what the platform admin has not granted
-      const grant = await sys.http().put(`/v1/teams/${team.body.id}/quotas`).set('Authorization', freshAdmin).send({ quotas: [{ gpuModel: '*', guaranteed: 8, limit: 32 }] });
+      const grant = await sys
+        .http()
+        .put(`/v1/teams/${team.body.id}/quotas`)
+        .set('Authorization', freshAdmin)
+        .send({ quotas: [{ gpuModel: '*', guaranteed: 8, limit: 32 }] });
       expect(grant.status).toBe(409);
       expect((await sys.http().put(`/v1/tenants/${tenant.body.id}/quota`).set('Authorization', ADMIN).send({ gpuTotal: 32 })).status).toBe(200);
       const noQuota = await sys.http().post('/v1/jobs').set('Authorization', freshAdmin).send(big);
       expect(noQuota.status).toBe(409);
       expect(noQuota.body.error.message).toContain('the team has no GPU quota');
-      expect((await sys.http().put(`/v1/teams/${team.body.id}/quotas`).set('Authorization', freshAdmin).send({ quotas: [{ gpuModel: '*', guaranteed: 8, limit: 32 }] })).status).toBe(200);
-      const runs = await sys.http().post('/v1/jobs').set('Authorization', freshAdmin).send({ ...big, preemptible: true });
+      expect(
+        (
+          await sys
+            .http()
+            .put(`/v1/teams/${team.body.id}/quotas`)
+            .set('Authorization', freshAdmin)
+            .send({ quotas: [{ gpuModel: '*', guaranteed: 8, limit: 32 }] })
+        ).status,
+      ).toBe(200);
+      const runs = await sys
+        .http()
+        .post('/v1/jobs')
+        .set('Authorization', freshAdmin)
+        .send({ ...big, preemptible: true });
       expect(runs.status).toBe(201);
       await sys.http().post(`/v1/jobs/${runs.body.id}/cancel`).set('Authorization', freshAdmin);
     });
 
     it('a queued job of a team whose quota was taken away waits with the reason no_quota', async () => {
-      const team = await sys.http().post(`/v1/tenants/${acme.tenant.id}/teams`).set('Authorization', tenantAdmin).send({ name: 'Shrinking', slug: 'shrinking' });
-      await sys.http().put(`/v1/teams/${team.body.id}/quotas`).set('Authorization', tenantAdmin).send({ quotas: [{ gpuModel: '*', guaranteed: 1, limit: 1 }] });
+      const team = await sys
+        .http()
+        .post(`/v1/tenants/${acme.tenant.id}/teams`)
+        .set('Authorization', tenantAdmin)
+        .send({ name: 'Shrinking', slug: 'shrinking' });
+      await sys
+        .http()
+        .put(`/v1/teams/${team.body.id}/quotas`)
+        .set('Authorization', tenantAdmin)
+        .send({ quotas: [{ gpuModel: '*', guaranteed: 1, limit: 1 }] });
       const key = `Bearer ${(await createApiKey(sys.db, { name: 'shrinking member', role: 'member', tenantId: acme.tenant.id, teamId: team.body.id, scopes: TEAM_SCOPES })).key}`;
-      const suspended = await sys.http().post('/v1/jobs').set('Authorization', key).send(job(team.body.id, 'waits', { kind: 'training', simulation: { durationSeconds: 36_000 } }));
+      const suspended = await sys
+        .http()
+        .post('/v1/jobs')
+        .set('Authorization', key)
+        .send(job(team.body.id, 'waits', { kind: 'training', simulation: { durationSeconds: 36_000 } }));
       expect(suspended.status).toBe(201);
       expect((await sys.http().post(`/v1/jobs/${suspended.body.id}/suspend`).set('Authorization', key)).status).toBe(200);
       await eventually(async () => (await sys.http().get(`/v1/jobs/${suspended.body.id}`).set('Authorization', key)).body.state === 'suspended');
@@ -284,7 +444,11 @@ describe('security assessment: inside one tenant and around the edges', () => {
 
   describe('9. the console never keeps an API key: it exchanges it for a session cookie', () => {
     it('POST /v1/auth/key-session sets the httpOnly session cookie; the session acts as the key and dies with it', async () => {
-      const made = await sys.http().post('/v1/api-keys').set('Authorization', tenantAdmin).send({ name: 'console key', role: 'member', teamId: acme.team.id, scopes: ['jobs:read'] });
+      const made = await sys
+        .http()
+        .post('/v1/api-keys')
+        .set('Authorization', tenantAdmin)
+        .send({ name: 'console key', role: 'member', teamId: acme.team.id, scopes: ['jobs:read'] });
       const res = await sys.http().post('/v1/auth/key-session').set('Authorization', `Bearer ${made.body.key}`);
       expect(res.status).toBe(200);
       const setCookie = res.headers['set-cookie'] as unknown as string[];
@@ -309,14 +473,26 @@ describe('security assessment: inside one tenant and around the edges', () => {
         const minted: string[] = [];
         const statuses: number[] = [];
         for (let i = 0; i < 3; i++) {
-          const r = await tight.http().post('/v1/api-keys').set('Authorization', t.auth).send({ name: `minted-${i}`, role: 'member', scopes: ['jobs:read'] });
+          const r = await tight
+            .http()
+            .post('/v1/api-keys')
+            .set('Authorization', t.auth)
+            .send({ name: `minted-${i}`, role: 'member', scopes: ['jobs:read'] });
           statuses.push(r.status);
           if (r.status === 201) minted.push(`Bearer ${r.body.key}`);
         }
         // the member's own key counts: 2 more make 3 live keys, the third is refused
         expect(statuses).toEqual([201, 201, 409]);
         const answers: number[] = [];
-        for (let i = 0; i < 20; i++) answers.push((await tight.http().get('/v1/me').set('Authorization', minted[i % 2]!)).status);
+        for (let i = 0; i < 20; i++)
+          answers.push(
+            (
+              await tight
+                .http()
+                .get('/v1/me')
+                .set('Authorization', minted[i % 2]!)
+            ).status,
+          );
         // 3 key creations + 20 reads by one owner: the budget of 20 runs out for every key at once
         expect(answers.filter((s) => s === 429).length).toBeGreaterThan(0);
         expect((await tight.http().get('/v1/me').set('Authorization', t.auth)).status).toBe(429);
@@ -325,11 +501,19 @@ describe('security assessment: inside one tenant and around the edges', () => {
       }
     }, 90_000);
 
-    it('a member cannot revoke a teammate\'s key (403); the owner and the team admin can', async () => {
+    it("a member cannot revoke a teammate's key (403); the owner and the team admin can", async () => {
       const alice = `Bearer ${(await createApiKey(sys.db, { name: 'alice', role: 'member', tenantId: acme.tenant.id, teamId: acme.team.id, scopes: TEAM_SCOPES })).key}`;
       const bob = `Bearer ${(await createApiKey(sys.db, { name: 'bob', role: 'member', tenantId: acme.tenant.id, teamId: acme.team.id, scopes: TEAM_SCOPES })).key}`;
-      const aliceKey = await sys.http().post('/v1/api-keys').set('Authorization', alice).send({ name: 'alice ci', role: 'member', scopes: ['jobs:read'] });
-      const aliceKey2 = await sys.http().post('/v1/api-keys').set('Authorization', alice).send({ name: 'alice laptop', role: 'member', scopes: ['jobs:read'] });
+      const aliceKey = await sys
+        .http()
+        .post('/v1/api-keys')
+        .set('Authorization', alice)
+        .send({ name: 'alice ci', role: 'member', scopes: ['jobs:read'] });
+      const aliceKey2 = await sys
+        .http()
+        .post('/v1/api-keys')
+        .set('Authorization', alice)
+        .send({ name: 'alice laptop', role: 'member', scopes: ['jobs:read'] });
       expect([aliceKey.status, aliceKey2.status]).toEqual([201, 201]);
       const byBob = await sys.http().delete(`/v1/api-keys/${aliceKey.body.id}`).set('Authorization', bob);
       expect(byBob.status).toBe(403);
@@ -339,11 +523,21 @@ describe('security assessment: inside one tenant and around the edges', () => {
     });
 
     it('a viewer key holding jobs:write cannot submit; a viewer key with write scopes cannot be made (400 naming scopes)', async () => {
-      const forged = await createApiKey(sys.db, { name: 'viewer with write', role: 'viewer', tenantId: acme.tenant.id, teamId: acme.team.id, scopes: ['jobs:read', 'jobs:write'] });
+      const forged = await createApiKey(sys.db, {
+        name: 'viewer with write',
+        role: 'viewer',
+        tenantId: acme.tenant.id,
+        teamId: acme.team.id,
+        scopes: ['jobs:read', 'jobs:write'],
+      });
       const submit = await sys.http().post('/v1/jobs').set('Authorization', `Bearer ${forged.key}`).send(job(acme.team.id, 'viewer-job'));
       expect(submit.status).toBe(403);
       expect((await sys.http().get('/v1/jobs').set('Authorization', `Bearer ${forged.key}`)).status).toBe(200);
-      const made = await sys.http().post('/v1/api-keys').set('Authorization', tenantAdmin).send({ name: 'viewer', role: 'viewer', teamId: acme.team.id, scopes: ['jobs:read', 'jobs:write'] });
+      const made = await sys
+        .http()
+        .post('/v1/api-keys')
+        .set('Authorization', tenantAdmin)
+        .send({ name: 'viewer', role: 'viewer', teamId: acme.team.id, scopes: ['jobs:read', 'jobs:write'] });
       expect(made.status).toBe(400);
       expect(made.body.error.details[0]).toMatchObject({ field: 'scopes' });
       expect(made.body.error.details[0].problem).toContain('jobs:write');

@@ -56,7 +56,8 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
     expect(HTTP_STATUS[res.body.error!.code as keyof typeof HTTP_STATUS]).toBe(wantStatus);
     expect(res.body.error!.message).toEqual(expect.stringMatching(/\S/));
   };
-  const errorText = (res: { body: { error?: { message?: string; details?: unknown } } }) => `${res.body.error?.message ?? ''} ${JSON.stringify(res.body.error?.details ?? [])}`;
+  const errorText = (res: { body: { error?: { message?: string; details?: unknown } } }) =>
+    `${res.body.error?.message ?? ''} ${JSON.stringify(res.body.error?.details ?? [])}`;
 
   describe('6. /metrics needs the metrics token or a platform-admin key; tenant and team names stay out of its labels', () => {
     let t: Awaited<ReturnType<typeof makeTenant>>;
@@ -67,7 +68,16 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
       tenantAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'edge tenant admin', role: 'tenant_admin', tenantId: t.tenant.id, scopes: TENANT_SCOPES })).key}`;
       // A pending job of this team (a queue-depth row), kept pending: its tenant may use no GPU.
       expect((await sys.http().put(`/v1/tenants/${t.tenant.id}/quota`).set('Authorization', ADMIN).send({ gpuTotal: 0 })).status).toBe(200);
-      await sys.db.job.create({ data: { tenantId: t.tenant.id, teamId: t.team.id, name: 'edge-pending', kind: 'batch', replicas: 1, resources: { gpus: 1, cpuMilli: 4000, memoryMiB: 16384 } } });
+      await sys.db.job.create({
+        data: {
+          tenantId: t.tenant.id,
+          teamId: t.team.id,
+          name: 'edge-pending',
+          kind: 'batch',
+          replicas: 1,
+          resources: { gpus: 1, cpuMilli: 4000, memoryMiB: 16384 },
+        },
+      });
     });
 
     const queueDepthLine = (text: string) => text.split('\n').find((l) => l.startsWith('gantry_queue_depth{') && l.includes(t.team.id));
@@ -119,7 +129,9 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
       const http = await startApi({ GANTRY_METRICS_TOKEN: METRICS_TOKEN, GANTRY_METRICS_TENANT_LABELS: 'true' });
       const res = await http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
       expect(res.status).toBe(200);
-      expect(queueDepthLine(res.text)).toBe(`gantry_queue_depth{tenant_id="${t.tenant.id}",team_id="${t.team.id}",tenant="${t.tenant.slug}",team="${t.team.slug}"} 1`);
+      expect(queueDepthLine(res.text)).toBe(
+        `gantry_queue_depth{tenant_id="${t.tenant.id}",team_id="${t.team.id}",tenant="${t.tenant.slug}",team="${t.team.slug}"} 1`,
+      );
     });
 
     it('refuses a metrics token shorter than 16 characters at boot', () => {
@@ -137,7 +149,11 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
       t = await makeTenant(sys.db, 'edge-csv');
       for (const [i, name] of NAMES.entries()) {
         // The API takes such names; the factory then gives the team a quota, so that it is in the report.
-        const made = await sys.http().post(`/v1/tenants/${t.tenant.id}/teams`).set('Authorization', ADMIN).send({ name, slug: `csv-${i}` });
+        const made = await sys
+          .http()
+          .post(`/v1/tenants/${t.tenant.id}/teams`)
+          .set('Authorization', ADMIN)
+          .send({ name, slug: `csv-${i}` });
         expect(made.status).toBe(201);
         await createTeam(sys.db, t.tenant.id, { name, slug: `csv-${i}`, quota: { guaranteed: 1, limit: 2 } });
         teamIds.set(made.body.id, name);
@@ -205,7 +221,11 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
       ['GET /v1/me without a key (401)', () => sys.http().get('/v1/me'), 401],
       ['GET /v1/me', () => sys.http().get('/v1/me').set('Authorization', ADMIN), 200],
       ['an unknown route (404)', () => sys.http().get('/v1/nothing-here').set('Authorization', ADMIN), 404],
-      ['a body that is not JSON (400)', () => sys.http().post('/v1/jobs').set('Authorization', ADMIN).set('content-type', 'application/json').send('{nope'), 400],
+      [
+        'a body that is not JSON (400)',
+        () => sys.http().post('/v1/jobs').set('Authorization', ADMIN).set('content-type', 'application/json').send('{nope'),
+        400,
+      ],
       ['GET /openapi.json', () => sys.http().get('/openapi.json'), 200],
       ['GET /metrics', () => sys.http().get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`), 200],
     ])('%s: CSP default-src none, frame-ancestors none, X-Frame-Options, nosniff, Referrer-Policy; no HSTS over http', async (_n, send, status) => {
@@ -222,7 +242,12 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
       expect(page.headers['content-type']).toMatch(/text\/html/);
       const csp = page.headers['content-security-policy']!;
       expectCommonHeaders(page);
-      const directives = new Map(csp.split(';').map((d: string) => d.trim().split(/\s+/)).map(([k, ...v]: string[]) => [k!, v]));
+      const directives = new Map(
+        csp
+          .split(';')
+          .map((d: string) => d.trim().split(/\s+/))
+          .map(([k, ...v]: string[]) => [k!, v]),
+      );
       expect(directives.get('default-src')).toEqual(["'none'"]);
       expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
       expect(directives.get('script-src')).toEqual(["'self'"]); // no inline or eval'd script allowed
@@ -300,14 +325,22 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
       b = await makeTenant(sys.db, 'edge-users-b');
       aAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'a admin', role: 'tenant_admin', tenantId: a.tenant.id, scopes: TENANT_SCOPES })).key}`;
       bAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'b admin', role: 'tenant_admin', tenantId: b.tenant.id, scopes: TENANT_SCOPES })).key}`;
-      const made = await sys.http().post('/v1/users').set('Authorization', aAdmin).send({ email: EMAIL, name: 'Shared A', password: PW_A, role: 'member', teamId: a.team.id });
+      const made = await sys
+        .http()
+        .post('/v1/users')
+        .set('Authorization', aAdmin)
+        .send({ email: EMAIL, name: 'Shared A', password: PW_A, role: 'member', teamId: a.team.id });
       expect(made.status).toBe(201);
     });
 
     const login = (body: object) => sys.http().post('/v1/auth/login').send(body);
 
     it('tenant B creates a user with tenant A’s user’s e-mail (201); each signs in with its own password into its own tenant', async () => {
-      const res = await sys.http().post('/v1/users').set('Authorization', bAdmin).send({ email: 'Shared@edge.example', name: 'Shared B', password: PW_B, role: 'member', teamId: b.team.id });
+      const res = await sys
+        .http()
+        .post('/v1/users')
+        .set('Authorization', bAdmin)
+        .send({ email: 'Shared@edge.example', name: 'Shared B', password: PW_B, role: 'member', teamId: b.team.id });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ email: EMAIL, tenantId: b.tenant.id, teamId: b.team.id });
       expect(JSON.stringify(res.body)).not.toContain(a.tenant.id);
@@ -326,7 +359,11 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
     });
 
     it('the same e-mail twice in one tenant: 409 naming the field', async () => {
-      const res = await sys.http().post('/v1/users').set('Authorization', aAdmin).send({ email: EMAIL, name: 'Again', password: 'russet-fjord-63-voles', role: 'member', teamId: a.team.id });
+      const res = await sys
+        .http()
+        .post('/v1/users')
+        .set('Authorization', aAdmin)
+        .send({ email: EMAIL, name: 'Again', password: 'russet-fjord-63-voles', role: 'member', teamId: a.team.id });
       expectEnvelope(res, 409);
       expect(res.body.error.details).toEqual([{ field: 'email', problem: expect.stringMatching(/already/) }]);
       expect(await sys.db.user.count({ where: { email: EMAIL, tenantId: a.tenant.id } })).toBe(1);
@@ -336,7 +373,8 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
       const c = await makeTenant(sys.db, 'edge-users-c');
       const d = await makeTenant(sys.db, 'edge-users-d');
       const same = 'sienna-plateau-52-ibis';
-      for (const x of [c, d]) await createUser(sys.db, { email: 'twice@edge.example', name: `Twice ${x.tenant.slug}`, role: 'tenant_admin', tenantId: x.tenant.id, password: same });
+      for (const x of [c, d])
+        await createUser(sys.db, { email: 'twice@edge.example', name: `Twice ${x.tenant.slug}`, role: 'tenant_admin', tenantId: x.tenant.id, password: same });
       const both = await login({ email: 'twice@edge.example', password: same });
       expectEnvelope(both, 400);
       expect(both.body.error.details.map((x: { field: string }) => x.field)).toEqual(['tenant']);
@@ -364,12 +402,19 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
     });
 
     it('POST /v1/teams/:id/schedules with an unknown field: 400 naming it, nothing stored', async () => {
-      const res = await sys.http().post(`/v1/teams/${t.team.id}/schedules`).set('Authorization', t.auth)
+      const res = await sys
+        .http()
+        .post(`/v1/teams/${t.team.id}/schedules`)
+        .set('Authorization', t.auth)
         .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin', jobld: 'typo-of-jobId' });
       expectEnvelope(res, 400);
       expect(errorText(res)).toContain('jobld');
       expect(await sys.db.suspendSchedule.count({ where: { teamId: t.team.id } })).toBe(0);
-      const ok = await sys.http().post(`/v1/teams/${t.team.id}/schedules`).set('Authorization', t.auth).send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
+      const ok = await sys
+        .http()
+        .post(`/v1/teams/${t.team.id}/schedules`)
+        .set('Authorization', t.auth)
+        .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
       expect(ok.status).toBe(201);
     });
 
@@ -384,7 +429,11 @@ describe('security edges: /metrics, CSV cells, headers and cookies, per-tenant e
     });
 
     it('an action route that takes no body refuses one with fields (POST /v1/jobs/:id/cancel {"force": true}), takes none or {}', async () => {
-      const job = await sys.http().post('/v1/jobs').set('Authorization', t.auth).send({ teamId: t.team.id, name: 'edge-strict', kind: 'batch', resources: { gpus: 1 }, simulation: { durationSeconds: 900 } });
+      const job = await sys
+        .http()
+        .post('/v1/jobs')
+        .set('Authorization', t.auth)
+        .send({ teamId: t.team.id, name: 'edge-strict', kind: 'batch', resources: { gpus: 1 }, simulation: { durationSeconds: 900 } });
       expect(job.status).toBe(201);
       const res = await sys.http().post(`/v1/jobs/${job.body.id}/cancel`).set('Authorization', t.auth).send({ force: true });
       expectEnvelope(res, 400);

@@ -47,8 +47,16 @@ describe('security: privileged fields, credentials on every route, secrets at re
     aTeamAdmin = `Bearer ${(await createApiKey(sys.db, { name: 'a team admin', role: 'team_admin', tenantId: a.tenant.id, teamId: a.team.id, scopes: TENANT_SCOPES })).key}`;
     aOtherTeamId = (await sys.http().post(`/v1/tenants/${a.tenant.id}/teams`).set('Authorization', ADMIN).send({ name: 'second', slug: 'second' })).body.id;
     await eventually(async () => (await sys.db.gpu.count()) >= 256);
-    const job = await sys.http().post('/v1/jobs').set('Authorization', aAdmin).send({ teamId: a.team.id, name: 'sec-job', kind: 'batch', resources: { gpus: 1 }, simulation: { durationSeconds: 900 } });
-    const ep = await sys.http().post('/v1/endpoints').set('Authorization', aAdmin).send({ teamId: a.team.id, name: 'sec-ep', model: 'llama-3-8b', resources: { gpus: 1 } });
+    const job = await sys
+      .http()
+      .post('/v1/jobs')
+      .set('Authorization', aAdmin)
+      .send({ teamId: a.team.id, name: 'sec-job', kind: 'batch', resources: { gpus: 1 }, simulation: { durationSeconds: 900 } });
+    const ep = await sys
+      .http()
+      .post('/v1/endpoints')
+      .set('Authorization', aAdmin)
+      .send({ teamId: a.team.id, name: 'sec-ep', model: 'llama-3-8b', resources: { gpus: 1 } });
     expect([job.status, ep.status, typeof aOtherTeamId]).toEqual([201, 201, 'string']);
     jobId = job.body.id;
     endpointId = ep.body.id;
@@ -63,7 +71,11 @@ describe('security: privileged fields, credentials on every route, secrets at re
   };
 
   /** A privileged field is refused (400 naming it) or ignored; either way the stored row keeps its own values. */
-  const refusedOrIgnored = (res: { status: number; body: { error?: { message: string; details?: { field?: string; problem: string }[] } } }, field: string, okStatus: number) => {
+  const refusedOrIgnored = (
+    res: { status: number; body: { error?: { message: string; details?: { field?: string; problem: string }[] } } },
+    field: string,
+    okStatus: number,
+  ) => {
     if (res.status === okStatus) return 'ignored';
     expect(res.status).toBe(400);
     const text = `${res.body.error!.message} ${JSON.stringify(res.body.error!.details ?? [])}`;
@@ -85,13 +97,23 @@ describe('security: privileged fields, credentials on every route, secrets at re
       ['reasons', () => ({ reasons: ['approved'] })],
     ])('POST /v1/jobs with %s', async (field, extra) => {
       const name = `sec-extra-${field.split(' ')[0]!.toLowerCase()}`;
-      const res = await sys.http().post('/v1/jobs').set('Authorization', aAdmin)
+      const res = await sys
+        .http()
+        .post('/v1/jobs')
+        .set('Authorization', aAdmin)
         .send({ teamId: a.team.id, name, kind: 'batch', resources: { gpus: 64 }, replicas: 512, simulation: { durationSeconds: 5 }, ...extra() });
       const outcome = refusedOrIgnored(res, field.split(' ')[0]!, 201);
       const rows = await sys.db.job.findMany({ where: { name } });
       if (outcome === 'refused') expect(rows).toEqual([]);
       for (const row of rows) {
-        expect(row).toMatchObject({ tenantId: a.tenant.id, teamId: a.team.id, createdByKeyId: aAdminKeyId, version: 0, progressSeconds: 0, requeueOnSuspend: false });
+        expect(row).toMatchObject({
+          tenantId: a.tenant.id,
+          teamId: a.team.id,
+          createdByKeyId: aAdminKeyId,
+          version: 0,
+          progressSeconds: 0,
+          requeueOnSuspend: false,
+        });
         expect(row.id).not.toBe(forgedId);
       }
       expect(await sys.db.job.count({ where: { OR: [{ id: forgedId }, { tenantId: b.tenant.id }] } })).toBe(0);
@@ -105,7 +127,11 @@ describe('security: privileged fields, credentials on every route, secrets at re
       ['version', () => ({ version: 42 })],
     ])('POST /v1/endpoints with %s', async (field, extra) => {
       const name = `sec-ep-${field.toLowerCase()}`;
-      const res = await sys.http().post('/v1/endpoints').set('Authorization', aAdmin).send({ teamId: a.team.id, name, model: 'm', resources: { gpus: 1 }, ...extra() });
+      const res = await sys
+        .http()
+        .post('/v1/endpoints')
+        .set('Authorization', aAdmin)
+        .send({ teamId: a.team.id, name, model: 'm', resources: { gpus: 1 }, ...extra() });
       const outcome = refusedOrIgnored(res, field, 201);
       const rows = await sys.db.endpoint.findMany({ where: { name } });
       if (outcome === 'refused') expect(rows).toEqual([]);
@@ -121,16 +147,29 @@ describe('security: privileged fields, credentials on every route, secrets at re
       ['resources', () => ({ resources: { gpus: 64 } })],
     ])('PATCH /v1/endpoints/:id with %s', async (field, extra) => {
       const before = await sys.db.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
-      const res = await sys.http().patch(`/v1/endpoints/${endpointId}`).set('Authorization', aAdmin).send({ maxReplicas: 2, ...extra() });
+      const res = await sys
+        .http()
+        .patch(`/v1/endpoints/${endpointId}`)
+        .set('Authorization', aAdmin)
+        .send({ maxReplicas: 2, ...extra() });
       refusedOrIgnored(res, field, 200);
       const after = await sys.db.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
-      expect({ tenantId: after.tenantId, teamId: after.teamId, deletedAt: after.deletedAt, name: after.name, resources: after.resources })
-        .toEqual({ tenantId: before.tenantId, teamId: before.teamId, deletedAt: null, name: before.name, resources: before.resources });
+      expect({ tenantId: after.tenantId, teamId: after.teamId, deletedAt: after.deletedAt, name: after.name, resources: after.resources }).toEqual({
+        tenantId: before.tenantId,
+        teamId: before.teamId,
+        deletedAt: null,
+        name: before.name,
+        resources: before.resources,
+      });
       expect(after.desiredReplicas).toBeLessThanOrEqual(2);
     });
 
     it('POST /v1/tenants/:tenantId/teams with another tenantId in the body: the team is made in the path tenant, or refused', async () => {
-      const res = await sys.http().post(`/v1/tenants/${a.tenant.id}/teams`).set('Authorization', ADMIN).send({ name: 'x', slug: 'sec-smuggled', tenantId: b.tenant.id });
+      const res = await sys
+        .http()
+        .post(`/v1/tenants/${a.tenant.id}/teams`)
+        .set('Authorization', ADMIN)
+        .send({ name: 'x', slug: 'sec-smuggled', tenantId: b.tenant.id });
       refusedOrIgnored(res, 'tenantId', 201);
       expect(await sys.db.team.count({ where: { slug: 'sec-smuggled', tenantId: b.tenant.id } })).toBe(0);
     });
@@ -143,14 +182,21 @@ describe('security: privileged fields, credentials on every route, secrets at re
     ])('PUT /v1/teams/:id/quotas by a team admin with %s in a quota', async (field, extra) => {
       const before = await sys.db.quota.findMany({ where: { teamId: { in: [a.team.id, b.team.id] } }, orderBy: { id: 'asc' } });
       const item = { gpuModel: '*', guaranteed: 1, limit: 2, ...extra, ...('teamId' in extra ? { teamId: b.team.id } : {}) };
-      const res = await sys.http().put(`/v1/teams/${a.team.id}/quotas`).set('Authorization', aTeamAdmin).send({ quotas: [item] });
+      const res = await sys
+        .http()
+        .put(`/v1/teams/${a.team.id}/quotas`)
+        .set('Authorization', aTeamAdmin)
+        .send({ quotas: [item] });
       refusedOrIgnored(res, field.split(' ')[0]!, 200);
       const after = await sys.db.quota.findMany({ where: { teamId: { in: [a.team.id, b.team.id] } }, orderBy: { id: 'asc' } });
       expect(after.filter((q) => q.teamId === b.team.id)).toEqual(before.filter((q) => q.teamId === b.team.id));
       for (const q of after) {
         expect(q.id).not.toBe(forgedId);
         const was = before.find((x) => x.teamId === q.teamId && x.gpuModel === q.gpuModel);
-        expect([q.maxGuaranteed?.toString() ?? null, q.maxLimit?.toString() ?? null]).toEqual([was?.maxGuaranteed?.toString() ?? null, was?.maxLimit?.toString() ?? null]);
+        expect([q.maxGuaranteed?.toString() ?? null, q.maxLimit?.toString() ?? null]).toEqual([
+          was?.maxGuaranteed?.toString() ?? null,
+          was?.maxLimit?.toString() ?? null,
+        ]);
       }
     });
 
@@ -162,7 +208,10 @@ describe('security: privileged fields, credentials on every route, secrets at re
     });
 
     it('POST /v1/teams/:id/schedules keeps the path team and the caller tenant (teamId / tenantId in the body ignored)', async () => {
-      const res = await sys.http().post(`/v1/teams/${a.team.id}/schedules`).set('Authorization', aAdmin)
+      const res = await sys
+        .http()
+        .post(`/v1/teams/${a.team.id}/schedules`)
+        .set('Authorization', aAdmin)
         .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin', teamId: b.team.id, tenantId: b.tenant.id, id: forgedId });
       refusedOrIgnored(res, 'teamId', 201);
       expect(await sys.db.suspendSchedule.count({ where: { OR: [{ teamId: b.team.id }, { tenantId: b.tenant.id }, { id: forgedId }] } })).toBe(0);
@@ -177,7 +226,11 @@ describe('security: privileged fields, credentials on every route, secrets at re
       ['an id', () => aAdmin, () => ({ id: forgedId }), [400]],
     ])('POST /v1/users with %s: refused, no user written', async (_n, caller, extra, wantStatus) => {
       const email = `sec-${Math.random().toString(36).slice(2, 8)}@sec.example`;
-      const res = await sys.http().post('/v1/users').set('Authorization', caller()).send({ email, name: 'X', password: 'cedar-harbor-17-finches', role: 'member', teamId: a.team.id, ...extra() });
+      const res = await sys
+        .http()
+        .post('/v1/users')
+        .set('Authorization', caller())
+        .send({ email, name: 'X', password: 'cedar-harbor-17-finches', role: 'member', teamId: a.team.id, ...extra() });
       expect(wantStatus).toContain(res.status);
       expectEnvelope(res, res.status);
       expect(await sys.db.user.count({ where: { email } })).toBe(0);
@@ -197,7 +250,11 @@ describe('security: privileged fields, credentials on every route, secrets at re
       ['a revokedAt', () => aAdmin, () => ({ revokedAt: null }), [400]],
     ])('POST /v1/api-keys with %s: refused, no key written', async (_n, caller, extra, wantStatus) => {
       const name = `sec-key-${Math.random().toString(36).slice(2, 8)}`;
-      const res = await sys.http().post('/v1/api-keys').set('Authorization', caller()).send({ name, scopes: ['jobs:read'], role: 'member', teamId: a.team.id, ...extra() });
+      const res = await sys
+        .http()
+        .post('/v1/api-keys')
+        .set('Authorization', caller())
+        .send({ name, scopes: ['jobs:read'], role: 'member', teamId: a.team.id, ...extra() });
       expect(wantStatus).toContain(res.status);
       expectEnvelope(res, res.status);
       expect(await sys.db.apiKey.count({ where: { name } })).toBe(0);
@@ -210,7 +267,11 @@ describe('security: privileged fields, credentials on every route, secrets at re
     let scopeless: string;
 
     beforeAll(async () => {
-      const made = await sys.http().post('/v1/api-keys').set('Authorization', aAdmin).send({ name: 'to revoke', scopes: ['jobs:read'], role: 'member', teamId: a.team.id });
+      const made = await sys
+        .http()
+        .post('/v1/api-keys')
+        .set('Authorization', aAdmin)
+        .send({ name: 'to revoke', scopes: ['jobs:read'], role: 'member', teamId: a.team.id });
       expect((await sys.http().delete(`/v1/api-keys/${made.body.id}`).set('Authorization', aAdmin)).status).toBe(204);
       revoked = `Bearer ${made.body.key}`;
       expired = `Bearer ${(await createApiKey(sys.db, { name: 'expired', role: 'tenant_admin', tenantId: a.tenant.id, scopes: TENANT_SCOPES, expiresAt: new Date(Date.now() - 1000) })).key}`;
@@ -244,7 +305,8 @@ describe('security: privileged fields, credentials on every route, secrets at re
             const res = await req.timeout(5000);
             checked++;
             const text = JSON.stringify(res.body ?? {}) + (res.text ?? '');
-            if (res.status !== 401 || res.body?.error?.code !== 'unauthenticated' || !res.body.error.message) failures.push(`${method.toUpperCase()} ${path} with ${name}: ${res.status} ${text.slice(0, 150)}`);
+            if (res.status !== 401 || res.body?.error?.code !== 'unauthenticated' || !res.body.error.message)
+              failures.push(`${method.toUpperCase()} ${path} with ${name}: ${res.status} ${text.slice(0, 150)}`);
             const secret = (h.Authorization ?? h.Cookie ?? '').replace(/^(Bearer|Basic) /, '');
             if (secret.length > 6 && text.includes(secret)) failures.push(`${method.toUpperCase()} ${path} with ${name}: echoes the credential`);
             if (text.includes('SECRETMARKER')) failures.push(`${method.toUpperCase()} ${path} with ${name}: echoes the credential`);
@@ -267,8 +329,12 @@ describe('security: privileged fields, credentials on every route, secrets at re
       ['POST', '/v1/sim/faults', 'cluster:admin'],
       ['GET', '/v1/events/stream', 'jobs:read'],
     ])('answers 403 (envelope, naming the scope) to a tenant admin key without the scope: %s %s', async (method, path, scope) => {
-      const res = await (sys.http() as unknown as Record<string, (u: string) => import('supertest').Test>)[method.toLowerCase()]!(path.replace('{team}', a.team.id))
-        .set('Authorization', scopeless).send({}).timeout(5000);
+      const res = await (sys.http() as unknown as Record<string, (u: string) => import('supertest').Test>)[method.toLowerCase()]!(
+        path.replace('{team}', a.team.id),
+      )
+        .set('Authorization', scopeless)
+        .send({})
+        .timeout(5000);
       expectEnvelope(res, 403);
       expect(res.body.error.message).toContain(scope);
     });
@@ -277,7 +343,10 @@ describe('security: privileged fields, credentials on every route, secrets at re
       const codes: number[] = [];
       let limited: { status: number; headers: Record<string, string>; body: { error: { code: string; message: string } } } | undefined;
       for (let i = 0; i < 12; i++) {
-        const r = await sys.http().post('/v1/auth/login').send({ email: 'nobody@sec.example', password: `wrong-${i}-password` });
+        const r = await sys
+          .http()
+          .post('/v1/auth/login')
+          .send({ email: 'nobody@sec.example', password: `wrong-${i}-password` });
         codes.push(r.status);
         if (r.status === 429) limited = r as never;
       }
@@ -296,7 +365,8 @@ describe('security: privileged fields, credentials on every route, secrets at re
     /** Captures everything the process logs: Nest loggers (every level), console, stdout and stderr. */
     function captureLogs() {
       captured = [];
-      const record = (...args: unknown[]) => void captured.push(args.map((x) => (x instanceof Error ? `${x.message} ${x.stack}` : typeof x === 'string' ? x : JSON.stringify(x))).join(' '));
+      const record = (...args: unknown[]) =>
+        void captured.push(args.map((x) => (x instanceof Error ? `${x.message} ${x.stack}` : typeof x === 'string' ? x : JSON.stringify(x))).join(' '));
       const logger: LoggerService = { log: record, error: record, warn: record, debug: record, verbose: record, fatal: record };
       Logger.overrideLogger(logger);
       const spies = [
@@ -316,23 +386,58 @@ describe('security: privileged fields, credentials on every route, secrets at re
       let secrets: string[] = [];
       try {
         new Logger('canary').warn('canary line');
-        const made = await sys.http().post('/v1/api-keys').set('Authorization', aAdmin).send({ name: 'logged key', scopes: ['jobs:read'], role: 'member', teamId: a.team.id });
+        const made = await sys
+          .http()
+          .post('/v1/api-keys')
+          .set('Authorization', aAdmin)
+          .send({ name: 'logged key', scopes: ['jobs:read'], role: 'member', teamId: a.team.id });
         expect(made.status).toBe(201);
         expect((await sys.http().get('/v1/jobs').set('Authorization', `Bearer ${made.body.key}`)).status).toBe(200);
         const wrongKey = `gk_${made.body.prefix}_WRONGwrongWRONGwrongWRONGwrong12`;
         expect((await sys.http().get('/v1/jobs').set('Authorization', `Bearer ${wrongKey}`)).status).toBe(401);
         const login = await sys.http().post('/v1/auth/login').send({ email: user.email, password: PASSWORD });
         expect(login.status).toBe(200);
-        const token = (login.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('gantry_session='))!.split(';')[0]!.split('=')[1]!;
+        const token = (login.headers['set-cookie'] as unknown as string[])
+          .find((c) => c.startsWith('gantry_session='))!
+          .split(';')[0]!
+          .split('=')[1]!;
         const cookie = `gantry_session=${token}`;
         expect((await sys.http().post('/v1/jobs').set('Cookie', cookie).set('X-CSRF-Token', 'forged-csrf-value').send({})).status).toBe(403);
-        expect((await sys.http().post('/v1/api-keys').set('Cookie', cookie).set('X-CSRF-Token', login.body.csrfToken).send({ name: 'by session', scopes: ['jobs:read'], role: 'member', teamId: a.team.id })).status).toBe(201);
+        expect(
+          (
+            await sys
+              .http()
+              .post('/v1/api-keys')
+              .set('Cookie', cookie)
+              .set('X-CSRF-Token', login.body.csrfToken)
+              .send({ name: 'by session', scopes: ['jobs:read'], role: 'member', teamId: a.team.id })
+          ).status,
+        ).toBe(201);
         const wrongPassword = 'definitely-not-the-password-99';
         expect((await sys.http().post('/v1/auth/login').send({ email: user.email, password: wrongPassword })).status).toBe(401);
         const userPassword = 'tangerine-summit-23-voles';
-        expect((await sys.http().post('/v1/users').set('Authorization', aAdmin).send({ email: 'made@sec.example', name: 'Made', password: userPassword, role: 'member', teamId: a.team.id })).status).toBe(201);
+        expect(
+          (
+            await sys
+              .http()
+              .post('/v1/users')
+              .set('Authorization', aAdmin)
+              .send({ email: 'made@sec.example', name: 'Made', password: userPassword, role: 'member', teamId: a.team.id })
+          ).status,
+        ).toBe(201);
         await new Promise((r) => setTimeout(r, 300)); // let fire-and-forget writes (audit, last use) log if they would
-        secrets = [made.body.key, made.body.key.split('_')[2], wrongKey, PASSWORD, wrongPassword, userPassword, token, login.body.csrfToken, BOOTSTRAP_ADMIN_KEY, aAdmin.slice(7)];
+        secrets = [
+          made.body.key,
+          made.body.key.split('_')[2],
+          wrongKey,
+          PASSWORD,
+          wrongPassword,
+          userPassword,
+          token,
+          login.body.csrfToken,
+          BOOTSTRAP_ADMIN_KEY,
+          aAdmin.slice(7),
+        ];
       } finally {
         restore();
       }
@@ -345,12 +450,19 @@ describe('security: privileged fields, credentials on every route, secrets at re
     });
 
     it('stores no secret in the clear: keys by sha256 only, passwords as argon2id, sessions by token hash', async () => {
-      const made = await sys.http().post('/v1/api-keys').set('Authorization', aAdmin).send({ name: 'at rest', scopes: ['jobs:read'], role: 'member', teamId: a.team.id });
+      const made = await sys
+        .http()
+        .post('/v1/api-keys')
+        .set('Authorization', aAdmin)
+        .send({ name: 'at rest', scopes: ['jobs:read'], role: 'member', teamId: a.team.id });
       const row = await sys.db.apiKey.findUniqueOrThrow({ where: { id: made.body.id } });
       expect(row.hash).toBe(sha256(made.body.key));
       expect(row.prefix).toBe(made.body.key.split('_')[1]);
       const login = await sys.http().post('/v1/auth/login').send({ email: 'logged@sec.example', password: PASSWORD });
-      const token = (login.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('gantry_session='))!.split(';')[0]!.split('=')[1]!;
+      const token = (login.headers['set-cookie'] as unknown as string[])
+        .find((c) => c.startsWith('gantry_session='))!
+        .split(';')[0]!
+        .split('=')[1]!;
       const session = await sys.db.session.findUniqueOrThrow({ where: { tokenHash: sha256(decodeURIComponent(token)) } });
       expect(session.tokenHash).not.toContain(token);
       for (const u of await sys.db.user.findMany()) if (u.passwordHash !== null) expect(u.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
@@ -361,7 +473,10 @@ describe('security: privileged fields, credentials on every route, secrets at re
       const found: string[] = [];
       for (const { tablename } of tables) {
         for (const s of [secret, PASSWORD, 'tangerine-summit-23-voles', decodeURIComponent(token)]) {
-          const [{ n }] = await sys.db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM "${tablename}" t WHERE t::text LIKE '%' || $1 || '%'`, s);
+          const [{ n }] = await sys.db.$queryRawUnsafe<{ n: number }[]>(
+            `SELECT count(*)::int AS n FROM "${tablename}" t WHERE t::text LIKE '%' || $1 || '%'`,
+            s,
+          );
           if (n) found.push(`${tablename} holds ${s.slice(0, 6)}…`);
         }
       }
@@ -381,7 +496,11 @@ describe('security: privileged fields, credentials on every route, secrets at re
         const cases: [string, () => Promise<{ status: number }>, number][] = [
           ['the bootstrap key', () => sys.http().get('/v1/me').set('Authorization', ADMIN), 200],
           ['a CSRF token of another length', () => sys.http().post('/v1/jobs').set('Cookie', cookie).set('X-CSRF-Token', 'x').send({}), 403],
-          ['a CSRF token of the right length, one character off', () => sys.http().post('/v1/jobs').set('Cookie', cookie).set('X-CSRF-Token', flip(login.body.csrfToken)).send({}), 403],
+          [
+            'a CSRF token of the right length, one character off',
+            () => sys.http().post('/v1/jobs').set('Cookie', cookie).set('X-CSRF-Token', flip(login.body.csrfToken)).send({}),
+            403,
+          ],
           ['a CSRF token of the right value', () => sys.http().post('/v1/auth/logout').set('Cookie', cookie).set('X-CSRF-Token', login.body.csrfToken), 204],
         ];
         for (const [what, call, want] of cases) {
@@ -400,10 +519,13 @@ describe('security: privileged fields, credentials on every route, secrets at re
       const offending: string[] = [];
       for (const dir of dirs) {
         for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'))) {
-          readFileSync(join(dir, file), 'utf8').split('\n').forEach((line, i) => {
-            // bodyHash (idempotency) is a digest of a request body, not a secret.
-            if (/\b\w*(hash|token|secret|csrf|password)\w*\b\s*[!=]==|[!=]==\s*\b\w*(hash|token|secret|csrf|password)/i.test(line.replace(/bodyHash/g, ''))) offending.push(`${file}:${i + 1}: ${line.trim()}`);
-          });
+          readFileSync(join(dir, file), 'utf8')
+            .split('\n')
+            .forEach((line, i) => {
+              // bodyHash (idempotency) is a digest of a request body, not a secret.
+              if (/\b\w*(hash|token|secret|csrf|password)\w*\b\s*[!=]==|[!=]==\s*\b\w*(hash|token|secret|csrf|password)/i.test(line.replace(/bodyHash/g, '')))
+                offending.push(`${file}:${i + 1}: ${line.trim()}`);
+            });
         }
       }
       expect(offending).toEqual([]);

@@ -15,8 +15,7 @@ describe('suspend and resume (real Postgres and Redis, simulated cluster)', () =
   const http = () => sys.http();
   const get = async (id: string) => (await http().get(`/v1/jobs/${id}`).set('Authorization', t.auth)).body;
   const post = (path: string) => http().post(path).set('Authorization', t.auth);
-  const submit = (body: object) =>
-    post('/v1/jobs').send({ teamId: t.team.id, kind: 'training', resources: { gpus: 8, gpuModel: 'A100-80GB' }, ...body });
+  const submit = (body: object) => post('/v1/jobs').send({ teamId: t.team.id, kind: 'training', resources: { gpus: 8, gpuModel: 'A100-80GB' }, ...body });
 
   it('suspend frees the GPUs for another job; resume finishes the rest of the work', async () => {
     const a = (await submit({ name: 'long-train', simulation: { durationSeconds: 150 } })).body;
@@ -70,16 +69,17 @@ describe('suspend and resume (real Postgres and Redis, simulated cluster)', () =
     }
   });
 
-  it.each([
-    ['a batch job (cannot be checkpointed)', { kind: 'batch' }, 'cannot be suspended'],
-  ])('refuses to suspend %s with 409', async (_n, body, wantMessage) => {
-    const j = (await submit({ name: 'no-suspend', ...body, simulation: { durationSeconds: 500 } })).body;
-    const res = await post(`/v1/jobs/${j.id}/suspend`);
-    expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('invalid_state');
-    expect(res.body.error.message).toContain(wantMessage);
-    await post(`/v1/jobs/${j.id}/cancel`);
-  });
+  it.each([['a batch job (cannot be checkpointed)', { kind: 'batch' }, 'cannot be suspended']])(
+    'refuses to suspend %s with 409',
+    async (_n, body, wantMessage) => {
+      const j = (await submit({ name: 'no-suspend', ...body, simulation: { durationSeconds: 500 } })).body;
+      const res = await post(`/v1/jobs/${j.id}/suspend`);
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe('invalid_state');
+      expect(res.body.error.message).toContain(wantMessage);
+      await post(`/v1/jobs/${j.id}/cancel`);
+    },
+  );
 
   it('refuses to suspend a finished job and to resume one that is not suspended (409)', async () => {
     const j = (await submit({ name: 'short', resources: { gpus: 1 }, simulation: { durationSeconds: 2 } })).body;

@@ -17,7 +17,13 @@ describe('team suspend and resume (real Postgres and Redis, simulated cluster)',
   const get = async (id: string) => (await sys.http().get(`/v1/jobs/${id}`).set('Authorization', t.auth)).body;
   const post = (path: string, auth = t.auth) => sys.http().post(path).set('Authorization', auth);
   const submit = (body: object) =>
-    post('/v1/jobs').send({ teamId: t.team.id, kind: 'training', resources: { gpus: 8, gpuModel: 'A100-80GB' }, simulation: { durationSeconds: 5000 }, ...body });
+    post('/v1/jobs').send({
+      teamId: t.team.id,
+      kind: 'training',
+      resources: { gpus: 8, gpuModel: 'A100-80GB' },
+      simulation: { durationSeconds: 5000 },
+      ...body,
+    });
   const inState = (id: string, want: string) => eventually(async () => ((await get(id)).state === want ? get(id) : undefined));
 
   it('suspends the team’s checkpointable jobs (GPUs freed, batch untouched), then resumes them', async () => {

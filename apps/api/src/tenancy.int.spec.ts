@@ -19,11 +19,23 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     const other = await makeTenant(sys.db, 'walk-b', { scopes: TENANT_SCOPES });
     b = `Bearer ${(await createApiKey(sys.db, { name: 'b admin', role: 'tenant_admin', tenantId: other.tenant.id, scopes: TENANT_SCOPES })).key}`;
     await eventually(async () => (await sys.db.gpu.count()) >= 256);
-    const job = await sys.http().post('/v1/jobs').set('Authorization', a.auth).send({ teamId: a.team.id, name: 'a-secret', kind: 'training', resources: { gpus: 1 }, simulation: { durationSeconds: 500 } });
-    const ep = await sys.http().post('/v1/endpoints').set('Authorization', a.auth).send({ teamId: a.team.id, name: 'a-endpoint', model: 'llama-3-8b', resources: { gpus: 1 } });
+    const job = await sys
+      .http()
+      .post('/v1/jobs')
+      .set('Authorization', a.auth)
+      .send({ teamId: a.team.id, name: 'a-secret', kind: 'training', resources: { gpus: 1 }, simulation: { durationSeconds: 500 } });
+    const ep = await sys
+      .http()
+      .post('/v1/endpoints')
+      .set('Authorization', a.auth)
+      .send({ teamId: a.team.id, name: 'a-endpoint', model: 'llama-3-8b', resources: { gpus: 1 } });
     const key = await createApiKey(sys.db, { name: 'a key', role: 'member', tenantId: a.tenant.id, teamId: a.team.id, scopes: ['jobs:read'] });
     const user = await createUser(sys.db, { email: 'a-user@walk.example', name: 'A user', role: 'member', tenantId: a.tenant.id, teamId: a.team.id });
-    const schedule = await sys.http().post(`/v1/teams/${a.team.id}/schedules`).set('Authorization', a.auth).send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
+    const schedule = await sys
+      .http()
+      .post(`/v1/teams/${a.team.id}/schedules`)
+      .set('Authorization', a.auth)
+      .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
     expect(job.status).toBe(201);
     expect(ep.status).toBe(201);
     expect(schedule.status).toBe(201);
@@ -94,7 +106,10 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     let lists = 0;
     for (const [path, ops] of Object.entries(doc.paths)) {
       if (path.includes('{') || !('get' in ops) || SKIP_LISTS.has(path)) continue;
-      const res = await sys.http().get(`${path}${path.startsWith('/v1/') ? '?limit=500' : ''}`).set('Authorization', b);
+      const res = await sys
+        .http()
+        .get(`${path}${path.startsWith('/v1/') ? '?limit=500' : ''}`)
+        .set('Authorization', b);
       lists++;
       const text = JSON.stringify(res.body ?? {});
       for (const [what, id] of Object.entries(ids)) if (text.includes(id)) failures.push(`GET ${path}: shows A's ${what}`);
@@ -104,10 +119,26 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
   });
 
   it('refuses to act for A through B’s own routes (submit into A’s team, key or user in A’s team: 404)', async () => {
-    const job = await sys.http().post('/v1/jobs').set('Authorization', b).send({ teamId: ids.team, name: 'x', kind: 'batch', resources: { gpus: 1 } });
-    const key = await sys.http().post('/v1/api-keys').set('Authorization', b).send({ name: 'x', teamId: ids.team, scopes: ['jobs:read'], role: 'member' });
-    const user = await sys.http().post('/v1/users').set('Authorization', b).send({ email: 'x@walk.example', name: 'x', password: 'sable-orchard-31-wrens', role: 'member', teamId: ids.team });
-    const ep = await sys.http().post('/v1/endpoints').set('Authorization', b).send({ teamId: ids.team, name: 'x', model: 'm', resources: { gpus: 1 } });
+    const job = await sys
+      .http()
+      .post('/v1/jobs')
+      .set('Authorization', b)
+      .send({ teamId: ids.team, name: 'x', kind: 'batch', resources: { gpus: 1 } });
+    const key = await sys
+      .http()
+      .post('/v1/api-keys')
+      .set('Authorization', b)
+      .send({ name: 'x', teamId: ids.team, scopes: ['jobs:read'], role: 'member' });
+    const user = await sys
+      .http()
+      .post('/v1/users')
+      .set('Authorization', b)
+      .send({ email: 'x@walk.example', name: 'x', password: 'sable-orchard-31-wrens', role: 'member', teamId: ids.team });
+    const ep = await sys
+      .http()
+      .post('/v1/endpoints')
+      .set('Authorization', b)
+      .send({ teamId: ids.team, name: 'x', model: 'm', resources: { gpus: 1 } });
     expect([job.status, key.status, user.status, ep.status]).toEqual([404, 404, 404, 404]);
   });
 });

@@ -20,7 +20,9 @@ describe('utilization (real Postgres and Redis)', () => {
     const from = new Date(Date.now() - 3_600_000).toISOString();
     const r = await get(`/v1/utilization?groupBy=${groupBy}&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}&step=5m`, auth);
     expect(r.status).toBe(200);
-    return r.body as { series: { key: string; label: string; now?: unknown; totals: { allocatedGpuHours: number; capacityGpuHours: number | null; cost: number } }[] };
+    return r.body as {
+      series: { key: string; label: string; now?: unknown; totals: { allocatedGpuHours: number; capacityGpuHours: number | null; cost: number } }[];
+    };
   };
 
   beforeAll(async () => {

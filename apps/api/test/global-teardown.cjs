@@ -48,7 +48,10 @@ async function deleteQueueKeys() {
 
 module.exports = async () => {
   const failures = [];
-  for (const [what, step] of [['dropping the test databases', dropDatabases], ['deleting the test queue keys', deleteQueueKeys]]) {
+  for (const [what, step] of [
+    ['dropping the test databases', dropDatabases],
+    ['deleting the test queue keys', deleteQueueKeys],
+  ]) {
     await within(what, step()).catch((e) => failures.push(e.message));
   }
   if (failures.length) throw new Error(`global teardown: ${failures.join('; ')}`);

@@ -142,7 +142,13 @@ export function EndpointCard({ endpoint }: { endpoint: Endpoint }) {
                 setReplicas(Number(ev.target.value));
               }}
             />
-            <button type="button" className="btn btn-sm btn-primary" data-testid="endpoint-scale-apply" disabled={scale.isPending || !touched} onClick={() => scale.mutate(replicas)}>
+            <button
+              type="button"
+              className="btn btn-sm btn-primary"
+              data-testid="endpoint-scale-apply"
+              disabled={scale.isPending || !touched}
+              onClick={() => scale.mutate(replicas)}
+            >
               {scale.isPending ? 'Scaling…' : 'Apply'}
             </button>
           </label>
@@ -159,10 +165,7 @@ export function EndpointCard({ endpoint }: { endpoint: Endpoint }) {
               disabled={update.isPending}
               onChange={(ev) => {
                 setScaleToZero(ev.target.checked);
-                update.mutate(
-                  { minReplicas: ev.target.checked ? 0 : Math.max(1, e.minReplicas) },
-                  { onError: () => setScaleToZero(e.minReplicas === 0) },
-                );
+                update.mutate({ minReplicas: ev.target.checked ? 0 : Math.max(1, e.minReplicas) }, { onError: () => setScaleToZero(e.minReplicas === 0) });
               }}
             />
             <span>Scale to zero after</span>
@@ -217,7 +220,11 @@ function Elapsed({ since }: { since: number }) {
     const t = setInterval(() => setNow(Date.now()), 100);
     return () => clearInterval(t);
   }, []);
-  return <span className="muted small" data-testid="endpoint-invoke-elapsed">{((now - since) / 1000).toFixed(1)} s</span>;
+  return (
+    <span className="muted small" data-testid="endpoint-invoke-elapsed">
+      {((now - since) / 1000).toFixed(1)} s
+    </span>
+  );
 }
 
 function InvokeResult({ r }: { r: EndpointInvokeResult }) {

@@ -40,11 +40,7 @@ function num(s: string): number {
 
 export function toJobCreate(f: FormState): JobCreate {
   const resources: JobCreate['resources'] =
-    f.resourceType === 'gpus'
-      ? { gpus: num(f.gpus) }
-      : f.resourceType === 'mig'
-        ? { migProfile: f.migProfile.trim() }
-        : { gpuFraction: num(f.gpuFraction) };
+    f.resourceType === 'gpus' ? { gpus: num(f.gpus) } : f.resourceType === 'mig' ? { migProfile: f.migProfile.trim() } : { gpuFraction: num(f.gpuFraction) };
   if (f.gpuModel) resources.gpuModel = f.gpuModel;
   const body: JobCreate = {
     teamId: f.teamId,
@@ -81,10 +77,7 @@ export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void;
   const queryClient = useQueryClient();
   const { teams, teamId: selectedTeam } = useTeam();
   const capacity = useQuery(capacityQuery(client));
-  const models = useMemo(
-    () => [...new Set((capacity.data?.byModel ?? []).map((r) => r.gpuModel))].sort(),
-    [capacity.data],
-  );
+  const models = useMemo(() => [...new Set((capacity.data?.byModel ?? []).map((r) => r.gpuModel))].sort(), [capacity.data]);
 
   const [form, setForm] = useState<FormState>(() => ({
     teamId: selectedTeam || teams[0]?.id || '',
@@ -201,7 +194,13 @@ export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void;
                   ))}
                 </select>
               ) : (
-                <input data-testid="submit-team" value={form.teamId} placeholder="team id" onChange={(e) => set('teamId', e.target.value)} aria-invalid={invalid('teamId')} />
+                <input
+                  data-testid="submit-team"
+                  value={form.teamId}
+                  placeholder="team id"
+                  onChange={(e) => set('teamId', e.target.value)}
+                  aria-invalid={invalid('teamId')}
+                />
               )}
               {err('teamId')}
             </label>
@@ -220,7 +219,12 @@ export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void;
             </label>
             <label className="field">
               <span className="field-label">Kind</span>
-              <select data-testid="submit-kind" value={form.kind} onChange={(e) => set('kind', e.target.value as FormState['kind'])} aria-invalid={invalid('kind')}>
+              <select
+                data-testid="submit-kind"
+                value={form.kind}
+                onChange={(e) => set('kind', e.target.value as FormState['kind'])}
+                aria-invalid={invalid('kind')}
+              >
                 {JOB_KINDS.map((k) => (
                   <option key={k} value={k}>
                     {k}
@@ -277,11 +281,7 @@ export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void;
             <div className="form-grid">
               <label className="field">
                 <span className="field-label">Type</span>
-                <select
-                  data-testid="submit-resource-type"
-                  value={form.resourceType}
-                  onChange={(e) => set('resourceType', e.target.value as ResourceType)}
-                >
+                <select data-testid="submit-resource-type" value={form.resourceType} onChange={(e) => set('resourceType', e.target.value as ResourceType)}>
                   <option value="gpus">Whole GPUs</option>
                   <option value="mig">MIG profile</option>
                   <option value="fraction">Fraction of a GPU</option>
@@ -386,12 +386,7 @@ export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void;
                 Topology required (otherwise preferred)
               </label>
               <label className="check">
-                <input
-                  data-testid="submit-preemptible"
-                  type="checkbox"
-                  checked={form.preemptible}
-                  onChange={(e) => set('preemptible', e.target.checked)}
-                />
+                <input data-testid="submit-preemptible" type="checkbox" checked={form.preemptible} onChange={(e) => set('preemptible', e.target.checked)} />
                 Preemptible
               </label>
             </div>

@@ -94,7 +94,9 @@ export function JobsTable({ jobs, showTeam }: { jobs: Job[]; showTeam: boolean }
                 <td className="num mono muted" title={j.createdAt}>
                   {shortAge(j.createdAt, now)}
                 </td>
-                <td className="actions-col"><JobActions job={j} /></td>
+                <td className="actions-col">
+                  <JobActions job={j} />
+                </td>
               </tr>
             );
           })}

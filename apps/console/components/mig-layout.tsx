@@ -21,9 +21,17 @@ export function MigLayout({ gpu, target }: { gpu: Gpu; target?: boolean }) {
   const used = layout.filter((s) => s.jobId).reduce((n, s) => n + migCompute(s.profile), 0);
   return (
     <div className={`mig${target ? ' mig-target' : ''}`} data-testid={target ? 'mig-target' : undefined}>
-      <div className="mig-grid mig-grid-2" data-testid={target ? undefined : 'mig-layout'} title={`MIG: ${MIG_COMPUTE_SLICES} compute slots (top), ${MIG_MEMORY_SLOTS} memory slots (bottom)`}>
-        <span className="mig-axis" style={{ gridRow: 1 }}>SM</span>
-        <span className="mig-axis" style={{ gridRow: 2 }}>mem</span>
+      <div
+        className="mig-grid mig-grid-2"
+        data-testid={target ? undefined : 'mig-layout'}
+        title={`MIG: ${MIG_COMPUTE_SLICES} compute slots (top), ${MIG_MEMORY_SLOTS} memory slots (bottom)`}
+      >
+        <span className="mig-axis" style={{ gridRow: 1 }}>
+          SM
+        </span>
+        <span className="mig-axis" style={{ gridRow: 2 }}>
+          mem
+        </span>
         {Array.from({ length: MIG_COMPUTE_SLICES }, (_, i) => (
           <span key={`c${i}`} className="mig-slot mig-slot-compute" style={{ gridColumn: `${i + 2} / span 1`, gridRow: 1 }} data-testid="mig-compute-slot" />
         ))}

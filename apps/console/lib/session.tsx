@@ -50,7 +50,10 @@ export function SessionProvider({ children }: { children: React.ReactNode }) {
   const signOut = useCallback(
     (reason?: 'expired') => {
       // A password session also ends on the server (the cookie is revoked there).
-      if (getApiKey() === SESSION_MARKER && reason !== 'expired') void makeClient(SESSION_MARKER).auth.logout().catch(() => undefined);
+      if (getApiKey() === SESSION_MARKER && reason !== 'expired')
+        void makeClient(SESSION_MARKER)
+          .auth.logout()
+          .catch(() => undefined);
       // the console shell sees the key gone and navigates to /login
       setEndReason(reason ?? 'signed-out');
       setApiKey(null);
@@ -68,10 +71,7 @@ export function SessionProvider({ children }: { children: React.ReactNode }) {
     };
   }, [signOut]);
 
-  const value = useMemo(
-    () => ({ ready, apiKey, client, endReason, signIn, signOut }),
-    [ready, apiKey, client, endReason, signIn, signOut],
-  );
+  const value = useMemo(() => ({ ready, apiKey, client, endReason, signIn, signOut }), [ready, apiKey, client, endReason, signIn, signOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 

@@ -32,10 +32,7 @@ export function TeamProvider({ me, teams, children }: { me: Me; teams: Team[]; c
   const byId = useMemo(() => new Map(teams.map((t) => [t.id, t])), [teams]);
   const teamName = useCallback((id: string) => byId.get(id)?.name ?? id, [byId]);
 
-  const value = useMemo(
-    () => ({ teams, teamId, team: byId.get(teamId), setTeamId, teamName }),
-    [teams, teamId, byId, setTeamId, teamName],
-  );
+  const value = useMemo(() => ({ teams, teamId, team: byId.get(teamId), setTeamId, teamName }), [teams, teamId, byId, setTeamId, teamName]);
   return <TeamContext.Provider value={value}>{children}</TeamContext.Provider>;
 }
 

@@ -68,15 +68,17 @@ function main(): number {
     process.stdout.write(JSON.stringify(r) + '\n');
     return 0;
   }
-  if (cmd === 'failover') return failoverCommand(opts, log), 0;
-  if (cmd === 'utilization') return utilizationCommand(opts, log), 0;
-  if (cmd === 'load') return loadCommand(opts, log), 0;
-  if (cmd === 'crash') return crashCommand(opts, log), 0;
+  if (cmd === 'failover') return (failoverCommand(opts, log), 0);
+  if (cmd === 'utilization') return (utilizationCommand(opts, log), 0);
+  if (cmd === 'load') return (loadCommand(opts, log), 0);
+  if (cmd === 'crash') return (crashCommand(opts, log), 0);
   if (cmd === 'cold-starts') {
     coldStartsCommand(opts, log);
     return 0;
   }
-  process.stderr.write('usage: bench openb [--pods csv] [--nodes csv] --policy random|best-fit|fgd|gantry --seeds 42-51 [--json]\n       bench throughput [--nodes 10000] [--jobs N] [--json]\n');
+  process.stderr.write(
+    'usage: bench openb [--pods csv] [--nodes csv] --policy random|best-fit|fgd|gantry --seeds 42-51 [--json]\n       bench throughput [--nodes 10000] [--jobs N] [--json]\n',
+  );
   return cmd === 'help' ? 0 : 2;
 }
 

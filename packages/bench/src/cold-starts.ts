@@ -31,7 +31,6 @@ export interface ColdStartReport {
   underFiveSeconds: number;
 }
 
-
 export async function runColdStarts(o: ColdStartOptions, log: (s: string) => void): Promise<ColdStartReport> {
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${o.api}${path}`, {
@@ -59,7 +58,12 @@ export async function runColdStarts(o: ColdStartOptions, log: (s: string) => voi
       // Wait for zero serving replicas (and, with a warm pool, for the pool to be refilled and loaded).
       for (;;) {
         const d = await call('GET', `/v1/endpoints/${ep.id}`);
-        if (d.replicas.ready === 0 && d.replicas.starting === 0 && d.replicaList.filter((r: { serving: boolean; state: string }) => !r.serving && r.state === 'ready').length >= o.warmPool) break;
+        if (
+          d.replicas.ready === 0 &&
+          d.replicas.starting === 0 &&
+          d.replicaList.filter((r: { serving: boolean; state: string }) => !r.serving && r.state === 'ready').length >= o.warmPool
+        )
+          break;
         await sleep(200);
       }
       const t0 = performance.now();
@@ -90,12 +94,21 @@ export async function runColdStarts(o: ColdStartOptions, log: (s: string) => voi
 /** CLI entry: prints progress on stderr and one JSON line on stdout. */
 export function coldStartsCommand(opts: Record<string, string>, log: (s: string) => void): void {
   if (!opts.key || !opts.team) {
-    process.stderr.write('usage: bench cold-starts --api http://127.0.0.1:4000 --key gk_... --team <teamId> [--events 20] [--warm-pool 0] [--gpu-model H100-80GB]\n');
+    process.stderr.write(
+      'usage: bench cold-starts --api http://127.0.0.1:4000 --key gk_... --team <teamId> [--events 20] [--warm-pool 0] [--gpu-model H100-80GB]\n',
+    );
     process.exitCode = 2;
     return;
   }
   runColdStarts(
-    { api: opts.api ?? 'http://127.0.0.1:4000', key: opts.key, teamId: opts.team, events: Number(opts.events ?? 20), warmPool: Number(opts['warm-pool'] ?? 0), gpuModel: opts['gpu-model'] },
+    {
+      api: opts.api ?? 'http://127.0.0.1:4000',
+      key: opts.key,
+      teamId: opts.team,
+      events: Number(opts.events ?? 20),
+      warmPool: Number(opts['warm-pool'] ?? 0),
+      gpuModel: opts['gpu-model'],
+    },
     log,
   ).then(
     (r) => process.stdout.write(JSON.stringify(r) + '\n'),

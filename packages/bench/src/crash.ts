@@ -67,8 +67,16 @@ class OwnPostgres {
     chownSync(this.dir, pgUid, pgGid);
     this.asPostgres([`${PG_BIN}/initdb`, '-D', join(this.dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
     this.asPostgres([
-      `${PG_BIN}/pg_ctl`, '-D', join(this.dir, 'data'), '-l', join(this.dir, 'log'), '-w', '-t', '60',
-      '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`,
+      `${PG_BIN}/pg_ctl`,
+      '-D',
+      join(this.dir, 'data'),
+      '-l',
+      join(this.dir, 'log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`,
       'start',
     ]);
   }
@@ -199,8 +207,7 @@ export async function runCrash(o: { kills: number; seed: number }, log: (s: stri
       if (r.status === 201 || (r.status === 200 && (r.json as { id?: string } | null)?.id)) {
         const id = (r.json as { id: string }).id;
         if (!accepted.includes(id)) accepted.push(id);
-      }
-      else rejected[String(r.status)] = (rejected[String(r.status)] ?? 0) + 1;
+      } else rejected[String(r.status)] = (rejected[String(r.status)] ?? 0) + 1;
     };
     const suspendOne = async () => {
       const running = await db.job.findMany({ where: { state: 'running', kind: { in: ['training', 'notebook', 'vm'] } }, select: { id: true }, take: 20 });
@@ -217,13 +224,31 @@ export async function runCrash(o: { kills: number; seed: number }, log: (s: stri
       await api('POST', '/v1/sim/faults', kind === 'xid' ? { nodeId: n.id, kind, gpuIndex: rng.int(8), xid: 79 } : { nodeId: n.id, kind }, BENCH_ADMIN_KEY);
     };
     const migChange = async () => {
-      const g = await db.gpu.findFirst({ where: { schedulable: true, migTarget: { equals: Prisma.DbNull }, allocations: { none: { endedAt: null } }, node: { state: 'ready', persona: 'container' } }, orderBy: { migChangedAt: { sort: 'asc', nulls: 'first' } } });
+      const g = await db.gpu.findFirst({
+        where: {
+          schedulable: true,
+          migTarget: { equals: Prisma.DbNull },
+          allocations: { none: { endedAt: null } },
+          node: { state: 'ready', persona: 'container' },
+        },
+        orderBy: { migChangedAt: { sort: 'asc', nulls: 'first' } },
+      });
       if (!g) return;
-      const layout = g.mode === 'mig' ? [] : [{ profile: '3g.40gb', start: 0 }, { profile: '3g.40gb', start: 4 }];
+      const layout =
+        g.mode === 'mig'
+          ? []
+          : [
+              { profile: '3g.40gb', start: 0 },
+              { profile: '3g.40gb', start: 4 },
+            ];
       await api('PUT', `/v1/gpus/${g.id}/mig`, { layout }, BENCH_ADMIN_KEY);
     };
     const personaChange = async () => {
-      const idle = await db.node.findMany({ where: { state: 'ready', gpus: { every: { allocations: { none: { endedAt: null } } } } }, select: { id: true, persona: true }, take: 5 });
+      const idle = await db.node.findMany({
+        where: { state: 'ready', gpus: { every: { allocations: { none: { endedAt: null } } } } },
+        select: { id: true, persona: true },
+        take: 5,
+      });
       const n = idle[rng.int(Math.max(1, idle.length))];
       if (n) await api('PUT', `/v1/nodes/${n.id}/persona`, { persona: n.persona === 'vm_passthrough' ? 'container' : 'vm-passthrough' }, BENCH_ADMIN_KEY);
     };
@@ -322,7 +347,8 @@ export async function runCrash(o: { kills: number; seed: number }, log: (s: stri
           break;
         }
       } else quietSince = 0;
-      if ((Date.now() - settleStart) % 15_000 < 1000) log(`settling: ${moving} jobs moving, ${gpusOut} GPUs out, ${nodesMoving} nodes in transition, ${incidents} open incidents, ${suspended} suspended`);
+      if ((Date.now() - settleStart) % 15_000 < 1000)
+        log(`settling: ${moving} jobs moving, ${gpusOut} GPUs out, ${nodesMoving} nodes in transition, ${incidents} open incidents, ${suspended} suspended`);
       await sleep(1000);
     }
     const settleSeconds = Math.round((Date.now() - settleStart) / 1000);
@@ -361,7 +387,8 @@ export async function runCrash(o: { kills: number; seed: number }, log: (s: stri
       pass: false,
     };
     if (Object.keys(rejected).length) log(`rejected submissions: ${JSON.stringify(rejected)}`);
-    report.pass = settled && final.violations.length === 0 && offenders.length === 0 && stuck.length === 0 && lost.length === 0 && rows.length === accepted.length;
+    report.pass =
+      settled && final.violations.length === 0 && offenders.length === 0 && stuck.length === 0 && lost.length === 0 && rows.length === accepted.length;
     return report;
   } finally {
     submitting = false;
@@ -378,7 +405,9 @@ export function crashCommand(opts: Record<string, string>, log: (s: string) => v
   runCrash({ kills: Number(opts.kills ?? 50), seed: Number(opts.seed ?? 42) }, log).then(
     (r) => {
       if (opts.json !== 'true') {
-        log(`crash: ${r.kills} kills (${JSON.stringify(r.fired)}), ${r.redisRestarts} Redis and ${r.postgresRestarts} Postgres restarts; ${r.accepted} jobs accepted, ${r.lost.length} lost, ${r.offenders.length} not settled, ${r.stuckGpus.length} GPUs stuck, ${r.violations.length} violations; settled in ${r.settleSeconds} s: ${r.pass ? 'PASS' : 'FAIL'}`);
+        log(
+          `crash: ${r.kills} kills (${JSON.stringify(r.fired)}), ${r.redisRestarts} Redis and ${r.postgresRestarts} Postgres restarts; ${r.accepted} jobs accepted, ${r.lost.length} lost, ${r.offenders.length} not settled, ${r.stuckGpus.length} GPUs stuck, ${r.violations.length} violations; settled in ${r.settleSeconds} s: ${r.pass ? 'PASS' : 'FAIL'}`,
+        );
       }
       process.stdout.write(JSON.stringify(r) + '\n');
       process.exit(r.pass ? 0 : 1);

@@ -36,7 +36,6 @@ export interface FailoverReport {
   pass: boolean;
 }
 
-
 export async function runFailover(o: { trials: number }, log: (s: string) => void): Promise<FailoverReport> {
   const scratch = scratchDatabase('failover', log);
   const { id } = scratch;
@@ -55,10 +54,14 @@ export async function runFailover(o: { trials: number }, log: (s: string) => voi
       env: { DATABASE_URL: scratch.url, GANTRY_QUEUE_PREFIX: `gantry-bench-${id}`, GANTRY_SIM_SPEED: '1', GANTRY_RECONCILE_SECONDS: '5' },
     });
     const db = w.db;
-    const gpus = await until(async () => {
-      const n = await db.gpu.count();
-      return n >= 8000 ? n : undefined;
-    }, 120_000, 200);
+    const gpus = await until(
+      async () => {
+        const n = await db.gpu.count();
+        return n >= 8000 ? n : undefined;
+      },
+      120_000,
+      200,
+    );
     const nodes = await db.node.findMany({ orderBy: { name: 'asc' }, include: { gpus: { orderBy: { index: 'asc' } } } });
     log(`cluster: ${nodes.length} nodes, ${gpus} GPUs`);
     const tenant = await createTenant(db, { name: 'bench', slug: `bench-${id.replace(/_/g, '-')}` });
@@ -70,22 +73,36 @@ export async function runFailover(o: { trials: number }, log: (s: string) => voi
     for (let t = 0; t < o.trials; t++) {
       // a node of its own per trial, spread over the cluster, idle and ready (moved jobs land anywhere)
       let node = nodes[(t * 37) % nodes.length]!;
-      for (let k = 1; (await db.allocation.count({ where: { nodeId: node.id, endedAt: null } })) > 0 || (await db.node.findUniqueOrThrow({ where: { id: node.id } })).state !== 'ready'; k++) {
+      for (
+        let k = 1;
+        (await db.allocation.count({ where: { nodeId: node.id, endedAt: null } })) > 0 ||
+        (await db.node.findUniqueOrThrow({ where: { id: node.id } })).state !== 'ready';
+        k++
+      ) {
         node = nodes[(t * 37 + k * 11) % nodes.length]!;
       }
       const ids: string[] = [];
       for (let i = 0; i < 8; i++) {
         const gpu = node.gpus[i]!;
-        ids.push(await w!.placeNew({ tenantId: tenant.id, teamId: team.id, name: `failover-${t}-${i}`, gpuModel: gpu.model }, [{ nodeId: node.id, gpuId: gpu.id }]));
+        ids.push(
+          await w!.placeNew({ tenantId: tenant.id, teamId: team.id, name: `failover-${t}-${i}`, gpuModel: gpu.model }, [{ nodeId: node.id, gpuId: gpu.id }]),
+        );
       }
       await until(async () => (await db.job.count({ where: { id: { in: ids }, state: 'running' } })) === 8, 30_000);
 
       await driver.injectFault({ nodeName: node.name, kind: 'node-down' });
-      const back = await until(async () => {
-        const rows = await db.job.findMany({ where: { id: { in: ids } }, select: { state: true, runningSince: true, allocations: { where: { endedAt: null }, select: { nodeId: true } } } });
-        const ok = rows.every((r) => r.state === 'running' && r.runningSince && r.allocations.length > 0 && r.allocations.every((a) => a.nodeId !== node.id));
-        return ok ? rows : undefined;
-      }, 60_000, 10);
+      const back = await until(
+        async () => {
+          const rows = await db.job.findMany({
+            where: { id: { in: ids } },
+            select: { state: true, runningSince: true, allocations: { where: { endedAt: null }, select: { nodeId: true } } },
+          });
+          const ok = rows.every((r) => r.state === 'running' && r.runningSince && r.allocations.length > 0 && r.allocations.every((a) => a.nodeId !== node.id));
+          return ok ? rows : undefined;
+        },
+        60_000,
+        10,
+      );
       const incident = await until(() => db.incident.findFirst({ where: { nodeId: node.id, kind: 'node-down' }, orderBy: { detectedAt: 'desc' } }), 10_000);
       const detected = incident.detectedAt.getTime();
       const latest = Math.max(...back.map((r) => r.runningSince!.getTime()));
@@ -95,7 +112,9 @@ export async function runFailover(o: { trials: number }, log: (s: string) => voi
       if (requeued) requeues.push(new Date(requeued.at).getTime() - detected);
       const resolved = await until(() => db.incident.findFirst({ where: { id: incident.id, resolvedAt: { not: null } } }), 30_000);
       mttrs.push(resolved.resolvedAt!.getTime() - detected);
-      log(`trial ${t + 1}/${o.trials}: ${node.name}: 8 jobs running elsewhere ${latest - detected} ms after detection; requeued at ${requeued ? new Date(requeued.at).getTime() - detected : '?'} ms; MTTR ${resolved.resolvedAt!.getTime() - detected} ms`);
+      log(
+        `trial ${t + 1}/${o.trials}: ${node.name}: 8 jobs running elsewhere ${latest - detected} ms after detection; requeued at ${requeued ? new Date(requeued.at).getTime() - detected : '?'} ms; MTTR ${resolved.resolvedAt!.getTime() - detected} ms`,
+      );
     }
     const sorted = [...latencies].sort((a, b) => a - b);
     const report: FailoverReport = {
@@ -108,8 +127,16 @@ export async function runFailover(o: { trials: number }, log: (s: string) => voi
       p99Ms: pct(sorted, 99),
       meanMs: Math.round(latencies.reduce((s, x) => s + x, 0) / latencies.length),
       maxMs: sorted[sorted.length - 1]!,
-      requeueP50Ms: requeues.length ? pct([...requeues].sort((a, b) => a - b), 50) : -1,
-      mttrP50Ms: pct([...mttrs].sort((a, b) => a - b), 50),
+      requeueP50Ms: requeues.length
+        ? pct(
+            [...requeues].sort((a, b) => a - b),
+            50,
+          )
+        : -1,
+      mttrP50Ms: pct(
+        [...mttrs].sort((a, b) => a - b),
+        50,
+      ),
       targets: { p50Ms: 2000, p99Ms: 5000 },
       pass: false,
     };
@@ -126,7 +153,10 @@ export async function runFailover(o: { trials: number }, log: (s: string) => voi
 export function failoverCommand(opts: Record<string, string>, log: (s: string) => void): void {
   runFailover({ trials: Number(opts.trials ?? 50) }, log).then(
     (r) => {
-      if (opts.json !== 'true') log(`failover on ${r.nodes} nodes: detection -> 8 jobs running elsewhere p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (targets < 2000 / < 5000 ms): ${r.pass ? 'PASS' : 'FAIL'}`);
+      if (opts.json !== 'true')
+        log(
+          `failover on ${r.nodes} nodes: detection -> 8 jobs running elsewhere p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms (targets < 2000 / < 5000 ms): ${r.pass ? 'PASS' : 'FAIL'}`,
+        );
       process.stdout.write(JSON.stringify(r) + '\n');
       process.exit(0);
     },

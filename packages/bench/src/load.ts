@@ -31,7 +31,18 @@ export interface LoadReport {
   clients: number;
   workers: number;
   gpus: number;
-  submission: { accepted: number; rejected: Record<string, number>; retriedAfter503: number; errors: number; timeouts: number; seconds: number; perSecond: number; p50Ms: number; p99Ms: number; maxMs: number };
+  submission: {
+    accepted: number;
+    rejected: Record<string, number>;
+    retriedAfter503: number;
+    errors: number;
+    timeouts: number;
+    seconds: number;
+    perSecond: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+  };
   toRunning: { jobs: number; p50Ms: number; p99Ms: number; maxMs: number };
   /** Jobs started per second between the first and the last start (the scheduler's and workers' pace). */
   startsPerSecond: number;
@@ -43,7 +54,6 @@ export interface LoadReport {
   pass: boolean;
 }
 
-
 /** The job mix: mostly single GPUs, with multi-GPU, MIG slices, shares and leaf-bound gangs. */
 export function loadJob(i: number, teamId: string, rng: Rng): Record<string, unknown> {
   const r = rng.next();
@@ -53,7 +63,15 @@ export function loadJob(i: number, teamId: string, rng: Rng): Record<string, unk
   const base = { teamId, name: `load-${i}`, kind: 'batch', priority, preemptible, simulation: { durationSeconds } };
   if (r < 0.45) return { ...base, resources: { gpus: 1 } };
   if (r < 0.55) return { ...base, kind: 'training', resources: { gpus: [2, 4, 8][rng.int(3)] } };
-  if (r < 0.57) return { ...base, kind: 'training', preemptible: true, replicas: 2, resources: { gpus: 8, gpuModel: 'H100-80GB' }, topology: { level: 'leaf', required: true } };
+  if (r < 0.57)
+    return {
+      ...base,
+      kind: 'training',
+      preemptible: true,
+      replicas: 2,
+      resources: { gpus: 8, gpuModel: 'H100-80GB' },
+      topology: { level: 'leaf', required: true },
+    };
   if (r < 0.77) return { ...base, kind: 'notebook', resources: { migProfile: ['1g.10gb', '2g.20gb', '3g.40gb'][rng.int(3)], gpuModel: 'H100-80GB' } };
   return { ...base, kind: 'notebook', resources: { gpuFraction: [0.25, 0.5][rng.int(2)] } };
 }
@@ -161,18 +179,24 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     if (todo.length) rejected['503 unavailable (after 5 rounds)'] = todo.length;
     const first = latencies[0]!; // latency of the first round: every job's first attempt
     const submitSeconds = (Date.now() - t0) / 1000;
-    log(`submitted: ${ids.length} accepted in ${submitSeconds.toFixed(1)} s (${Math.round(ids.length / submitSeconds)}/s), latency p50 ${first.p50} ms p99 ${first.p99} ms (first round); ${retried} retried after 503; rejected ${JSON.stringify(rejected)}`);
+    log(
+      `submitted: ${ids.length} accepted in ${submitSeconds.toFixed(1)} s (${Math.round(ids.length / submitSeconds)}/s), latency p50 ${first.p50} ms p99 ${first.p99} ms (first round); ${retried} retried after 503; rejected ${JSON.stringify(rejected)}`,
+    );
 
     // wait until every accepted job has ended
     const drainStart = Date.now();
     let last = '';
-    await until(async () => {
-      const open = await db.job.count({ where: { state: { in: ['pending', 'starting', 'running', 'suspending'] } } });
-      const line = `${open} jobs not finished`;
-      if (line !== last && (Date.now() - drainStart) % 10_000 < 2000) log(line);
-      last = line;
-      return open === 0;
-    }, 20 * 60_000, 1000).catch(() => log('jobs still open after 20 minutes'));
+    await until(
+      async () => {
+        const open = await db.job.count({ where: { state: { in: ['pending', 'starting', 'running', 'suspending'] } } });
+        const line = `${open} jobs not finished`;
+        if (line !== last && (Date.now() - drainStart) % 10_000 < 2000) log(line);
+        last = line;
+        return open === 0;
+      },
+      20 * 60_000,
+      1000,
+    ).catch(() => log('jobs still open after 20 minutes'));
     const drainSeconds = (Date.now() - drainStart) / 1000;
     checking = false;
     await checker;
@@ -183,7 +207,10 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     const rows = await db.job.findMany({ select: { id: true, state: true, createdAt: true, startedAt: true } });
     const byId = new Set(rows.map((r) => r.id));
     const lost = ids.filter((id) => !byId.has(id)).length;
-    const waits = rows.filter((r) => r.startedAt).map((r) => r.startedAt!.getTime() - r.createdAt.getTime()).sort((a, b) => a - b);
+    const waits = rows
+      .filter((r) => r.startedAt)
+      .map((r) => r.startedAt!.getTime() - r.createdAt.getTime())
+      .sort((a, b) => a - b);
     const count = (s: string) => rows.filter((r) => r.state === s).length;
     const sortedChecks = [...checkMs].sort((a, b) => a - b);
     const report: LoadReport = {
@@ -206,7 +233,13 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
       },
       toRunning: { jobs: waits.length, p50Ms: pct(waits, 50), p99Ms: pct(waits, 99), maxMs: waits[waits.length - 1] ?? -1 },
       startsPerSecond: startsPerSecond(rows),
-      drained: { seconds: Math.round(drainSeconds), succeeded: count('succeeded'), failed: count('failed'), cancelled: count('cancelled'), notTerminal: rows.length - count('succeeded') - count('failed') - count('cancelled') },
+      drained: {
+        seconds: Math.round(drainSeconds),
+        succeeded: count('succeeded'),
+        failed: count('failed'),
+        cancelled: count('cancelled'),
+        notTerminal: rows.length - count('succeeded') - count('failed') - count('cancelled'),
+      },
       lost,
       invariantChecks: checkMs.length + 1,
       invariantCheckP50Ms: pct(sortedChecks, 50),
@@ -231,10 +264,15 @@ function startsPerSecond(rows: { startedAt: Date | null }[]): number {
 
 /** `bench load`: progress on stderr, one JSON line on stdout. */
 export function loadCommand(opts: Record<string, string>, log: (s: string) => void): void {
-  runLoad({ jobs: Number(opts.jobs ?? 10000), clients: Number(opts.clients ?? 200), workers: Number(opts.workers ?? 2), seed: Number(opts.seed ?? 42) }, log).then(
+  runLoad(
+    { jobs: Number(opts.jobs ?? 10000), clients: Number(opts.clients ?? 200), workers: Number(opts.workers ?? 2), seed: Number(opts.seed ?? 42) },
+    log,
+  ).then(
     (r) => {
       if (opts.json !== 'true') {
-        log(`load: ${r.submission.accepted}/${r.jobs} accepted by ${r.clients} clients at ${r.submission.perSecond}/s (p50 ${r.submission.p50Ms} ms, p99 ${r.submission.p99Ms} ms); submission -> running p50 ${r.toRunning.p50Ms} ms, p99 ${r.toRunning.p99Ms} ms; ${r.startsPerSecond} starts/s; ${r.violations.length} invariant violations in ${r.invariantChecks} checks; lost ${r.lost}: ${r.pass ? 'PASS' : 'FAIL'}`);
+        log(
+          `load: ${r.submission.accepted}/${r.jobs} accepted by ${r.clients} clients at ${r.submission.perSecond}/s (p50 ${r.submission.p50Ms} ms, p99 ${r.submission.p99Ms} ms); submission -> running p50 ${r.toRunning.p50Ms} ms, p99 ${r.toRunning.p99Ms} ms; ${r.startsPerSecond} starts/s; ${r.violations.length} invariant violations in ${r.invariantChecks} checks; lost ${r.lost}: ${r.pass ? 'PASS' : 'FAIL'}`,
+        );
       }
       process.stdout.write(JSON.stringify(r) + '\n');
       process.exit(r.pass ? 0 : 1);

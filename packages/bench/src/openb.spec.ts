@@ -11,7 +11,11 @@ describe('openb adapter', () => {
     { name: 'CPU-only pod has no GPU request', pod: pod({ numGpu: 0, milli: 0 }), wantRequest: { cpuMilli: 1000, memoryMiB: 1024 } },
     { name: 'fractional pod becomes a share in thousandths', pod: pod({ milli: 460 }), wantRequest: { cpuMilli: 1000, memoryMiB: 1024, gpuMilli: 460 } },
     { name: 'multi-GPU pod takes whole GPUs', pod: pod({ numGpu: 4 }), wantRequest: { cpuMilli: 1000, memoryMiB: 1024, gpus: 4 } },
-    { name: 'gpu_spec becomes the allowed model set', pod: pod({ spec: ['V100M16', 'V100M32'] }), wantRequest: { cpuMilli: 1000, memoryMiB: 1024, gpus: 1, gpuModels: ['V100M16', 'V100M32'] } },
+    {
+      name: 'gpu_spec becomes the allowed model set',
+      pod: pod({ spec: ['V100M16', 'V100M32'] }),
+      wantRequest: { cpuMilli: 1000, memoryMiB: 1024, gpus: 1, gpuModels: ['V100M16', 'V100M32'] },
+    },
   ])('$name', ({ pod: p, wantRequest }) => {
     expect(toPendingJob(p, 0).request).toEqual(wantRequest);
   });

@@ -24,7 +24,9 @@ export interface OpenbPod {
 }
 
 function csv(path: string): Record<string, string>[] {
-  const lines = readFileSync(path, 'utf8').split(/\r?\n/).filter((l) => l.length > 0);
+  const lines = readFileSync(path, 'utf8')
+    .split(/\r?\n/)
+    .filter((l) => l.length > 0);
   const head = lines[0]!.split(',');
   return lines.slice(1).map((l) => {
     const cells = l.split(',');
@@ -160,10 +162,11 @@ function randomPlacer(nodes: OpenbNode[], rng: Rng): Placer {
       g[k]! -= p.milli;
     } else {
       let left = p.numGpu;
-      for (let k = 0; k < g.length && left > 0; k++) if (g[k] === 1000) {
-        g[k] = 0;
-        left--;
-      }
+      for (let k = 0; k < g.length && left > 0; k++)
+        if (g[k] === 1000) {
+          g[k] = 0;
+          left--;
+        }
     }
     return true;
   };

@@ -37,7 +37,10 @@ export class ManagedProcess {
 
   start(extraEnv: Record<string, string> = {}): void {
     const out = createWriteStream(this.logFile, { flags: 'a' });
-    const child = spawn(process.execPath, [...(process.env.GANTRY_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...this.args], { env: { ...process.env, ...this.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(process.env.GANTRY_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...this.args], {
+      env: { ...process.env, ...this.env, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout!.pipe(out);
     child.stderr!.pipe(out);
     this.child = child;
@@ -113,11 +116,16 @@ export async function startSystemProcesses(o: SystemOptions & { workers: number 
   const [clusterPort, apiPort] = [await freePort(), await freePort()];
   const clusterUrl = `http://127.0.0.1:${clusterPort}`;
   const apiMain = resolve(root, 'apps/api/dist/main.js');
-  const cluster = new ManagedProcess('cluster', [resolve(root, 'packages/driver/dist/remote/serve.js'), '--port', String(clusterPort)], {
-    GANTRY_SIM_CLUSTER: topologyFile,
-    GANTRY_SIM_SPEED: String(o.simSpeed),
-    ...(o.simDelays ? { GANTRY_SIM_DELAYS: JSON.stringify(o.simDelays) } : {}),
-  }, resolve(logDir, 'cluster.log'));
+  const cluster = new ManagedProcess(
+    'cluster',
+    [resolve(root, 'packages/driver/dist/remote/serve.js'), '--port', String(clusterPort)],
+    {
+      GANTRY_SIM_CLUSTER: topologyFile,
+      GANTRY_SIM_SPEED: String(o.simSpeed),
+      ...(o.simDelays ? { GANTRY_SIM_DELAYS: JSON.stringify(o.simDelays) } : {}),
+    },
+    resolve(logDir, 'cluster.log'),
+  );
   const common = {
     DATABASE_URL: o.databaseUrl,
     GANTRY_QUEUE_PREFIX: `gantry-bench-${o.id}`,
@@ -129,7 +137,10 @@ export async function startSystemProcesses(o: SystemOptions & { workers: number 
     ...o.env,
   };
   const api = new ManagedProcess('api', [apiMain], { ...common, GANTRY_MODE: 'http', PORT: String(apiPort) }, resolve(logDir, 'api.log'));
-  const workers = Array.from({ length: o.workers }, (_, i) => new ManagedProcess(`worker-${i + 1}`, [apiMain], { ...common, GANTRY_MODE: 'worker' }, resolve(logDir, `worker-${i + 1}.log`)));
+  const workers = Array.from(
+    { length: o.workers },
+    (_, i) => new ManagedProcess(`worker-${i + 1}`, [apiMain], { ...common, GANTRY_MODE: 'worker' }, resolve(logDir, `worker-${i + 1}.log`)),
+  );
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   try {
     cluster.start();

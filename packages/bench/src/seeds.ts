@@ -8,4 +8,3 @@ export function parseSeeds(s: string): number[] {
   }
   return out;
 }
-

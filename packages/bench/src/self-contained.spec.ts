@@ -54,7 +54,13 @@ function offenders(pattern: RegExp, only: (file: string) => boolean = () => true
 }
 
 // Built from pieces so that this file does not match itself if it is ever scanned.
-const OUTSIDE = new RegExp(['\\.\\./shared\\b', '/work/' + 'shared\\b', '\\bDESIGN' + '\\.md\\b', '\\bREFERENCE' + '\\.md\\b'].join('|'));
+// The folder beside the repository holds data/, tools/, reference/, seeds/ and its notes; the
+// driver's own src/shared/ is inside the repository and fine.
+const OUTSIDE = new RegExp(
+  ['\\.\\./shared/(?:data|tools|reference|seeds|hooks|[A-Z]+\\.md)\\b', '/work/' + 'shared\\b', '\\bDESIGN' + '\\.md\\b', '\\bREFERENCE' + '\\.md\\b'].join(
+    '|',
+  ),
+);
 const ISSUE_NUMBER = new RegExp('\\bissues?' + '\\s*#?\\d+\\b', 'i');
 
 describe('the repository is self-contained', () => {

@@ -20,7 +20,18 @@ export function syntheticCluster(count: number, rng: Rng): ClusterSnapshot {
     const id = `node-${String(i).padStart(5, '0')}`;
     const kind = rng.next();
     const gpus: GpuState[] = Array.from({ length: 8 }, (_, g) => {
-      const base: GpuState = { id: `${id}/gpu${g}`, index: g, model, nvlinkDomain: g < 4 ? 0 : 1, healthy: true, schedulable: true, mode: 'whole', allocated: false, sharedMilliUsed: 0, mig: [] };
+      const base: GpuState = {
+        id: `${id}/gpu${g}`,
+        index: g,
+        model,
+        nvlinkDomain: g < 4 ? 0 : 1,
+        healthy: true,
+        schedulable: true,
+        mode: 'whole',
+        allocated: false,
+        sharedMilliUsed: 0,
+        mig: [],
+      };
       if (kind < 0.15 && g >= 4) {
         base.mode = 'mig';
         base.mig =
@@ -35,7 +46,19 @@ export function syntheticCluster(count: number, rng: Rng): ClusterSnapshot {
       } else if (kind >= 0.15 && kind < 0.3 && g >= 6) base.mode = 'shared';
       return base;
     });
-    nodes.push({ id, name: id, leaf: `leaf-${Math.floor(i / 32)}`, spine: `spine-${Math.floor(i / 256)}`, schedulable: true, persona: 'container', cpuMilli: 192000, memoryMiB: 2048 * 1024, cpuMilliFree: 192000, memoryMiBFree: 2048 * 1024, gpus });
+    nodes.push({
+      id,
+      name: id,
+      leaf: `leaf-${Math.floor(i / 32)}`,
+      spine: `spine-${Math.floor(i / 256)}`,
+      schedulable: true,
+      persona: 'container',
+      cpuMilli: 192000,
+      memoryMiB: 2048 * 1024,
+      cpuMilliFree: 192000,
+      memoryMiBFree: 2048 * 1024,
+      gpus,
+    });
   }
   return { nodes };
 }
@@ -45,7 +68,15 @@ export function syntheticJobs(count: number, rng: Rng): PendingJob[] {
   for (let i = 0; i < count; i++) {
     const r = rng.next();
     const cpu = [2000, 4000, 8000, 16000][rng.int(4)]!;
-    const job: PendingJob = { id: `job-${i}`, teamId: `team-${i % 7}`, priority: 0, createdAtMs: i, replicas: 1, request: { cpuMilli: cpu, memoryMiB: cpu * 4 }, topology: { level: 'any', required: false } };
+    const job: PendingJob = {
+      id: `job-${i}`,
+      teamId: `team-${i % 7}`,
+      priority: 0,
+      createdAtMs: i,
+      replicas: 1,
+      request: { cpuMilli: cpu, memoryMiB: cpu * 4 },
+      topology: { level: 'any', required: false },
+    };
     if (r < 0.35) job.request.gpus = 1;
     else if (r < 0.5) job.request.gpus = [2, 4, 8][rng.int(3)]!;
     else if (r < 0.72) job.request.gpuMilli = [100, 250, 300, 500, 700][rng.int(5)]!;

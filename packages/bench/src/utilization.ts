@@ -21,7 +21,18 @@ export interface UtilizationBenchReport {
   rollupRows: number;
   tableMiB: number;
   generateSeconds: number;
-  queries: { name: string; groupBy: string; step: string; caller: string; series: number; points: number; medianMs: number; p95Ms: number; queryMs: number; pass: boolean }[];
+  queries: {
+    name: string;
+    groupBy: string;
+    step: string;
+    caller: string;
+    series: number;
+    points: number;
+    medianMs: number;
+    p95Ms: number;
+    queryMs: number;
+    pass: boolean;
+  }[];
   worstMedianMs: number;
   /** Queries whose median is under 500 ms. */
   passed: number;
@@ -31,7 +42,10 @@ export interface UtilizationBenchReport {
 const TENANTS = 20;
 const TEAMS_PER_TENANT = 5;
 
-export async function runUtilizationBench(o: { runs: number; days: number; nodes: number; keep?: boolean }, log: (s: string) => void): Promise<UtilizationBenchReport> {
+export async function runUtilizationBench(
+  o: { runs: number; days: number; nodes: number; keep?: boolean },
+  log: (s: string) => void,
+): Promise<UtilizationBenchReport> {
   const scratch = scratchDatabase('util', log);
 
   const config = parseConfig({ ...process.env, DATABASE_URL: scratch.url });
@@ -48,7 +62,9 @@ export async function runUtilizationBench(o: { runs: number; days: number; nodes
     await db.$executeRawUnsafe(
       `INSERT INTO "Node" (id, name, "leafId", "cpuMilli", "memoryMiB") SELECT 'n' || n, 'node-' || n, 'l0', 128000, 1048576 FROM generate_series(0, ${o.nodes - 1}) n`,
     );
-    await db.$executeRawUnsafe(`INSERT INTO "Tenant" (id, name, slug) SELECT 't' || t, 'Tenant ' || t, 'tenant-' || t FROM generate_series(0, ${TENANTS - 1}) t`);
+    await db.$executeRawUnsafe(
+      `INSERT INTO "Tenant" (id, name, slug) SELECT 't' || t, 'Tenant ' || t, 'tenant-' || t FROM generate_series(0, ${TENANTS - 1}) t`,
+    );
     await db.$executeRawUnsafe(
       `INSERT INTO "Team" (id, "tenantId", name, slug) SELECT 'team' || k, 't' || (k / ${TEAMS_PER_TENANT}), 'Team ' || k, 'team-' || k FROM generate_series(0, ${TENANTS * TEAMS_PER_TENANT - 1}) k`,
     );
@@ -85,7 +101,9 @@ export async function runUtilizationBench(o: { runs: number; days: number; nodes
     const rollupRows = Number((await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "UsageRollup"`))[0]!.n);
     const bytes = Number((await db.$queryRawUnsafe<{ b: bigint }[]>(`SELECT pg_total_relation_size('"UsageRollup"') AS b`))[0]!.b);
     const generateSeconds = Math.round((performance.now() - t0) / 100) / 10;
-    log(`generated ${rollupRows.toLocaleString()} rollup rows (hour and day, per node and summed) (${o.nodes * 8} GPUs, ${o.days} days, ${(bytes / 2 ** 20).toFixed(0)} MiB with indexes) in ${generateSeconds} s`);
+    log(
+      `generated ${rollupRows.toLocaleString()} rollup rows (hour and day, per node and summed) (${o.nodes * 8} GPUs, ${o.days} days, ${(bytes / 2 ** 20).toFixed(0)} MiB with indexes) in ${generateSeconds} s`,
+    );
 
     const repo = new UtilizationRepository(ps);
     const svc = new UtilizationService(repo, config);
@@ -135,7 +153,9 @@ export async function runUtilizationBench(o: { runs: number; days: number; nodes
       };
       row.pass = row.medianMs < 500;
       queries.push(row);
-      log(`${row.name}: ${row.series} series x ${row.points / Math.max(1, row.series)} points, median ${row.medianMs} ms, p95 ${row.p95Ms} ms (rollup query alone ${row.queryMs} ms) ${row.pass ? 'PASS' : 'FAIL'}`);
+      log(
+        `${row.name}: ${row.series} series x ${row.points / Math.max(1, row.series)} points, median ${row.medianMs} ms, p95 ${row.p95Ms} ms (rollup query alone ${row.queryMs} ms) ${row.pass ? 'PASS' : 'FAIL'}`,
+      );
     }
     const worstMedianMs = Math.max(...queries.map((q) => q.medianMs));
     return {
@@ -167,7 +187,10 @@ function iso(d: Date): string {
 export function utilizationCommand(opts: Record<string, string>, log: (s: string) => void): void {
   runUtilizationBench({ runs: Number(opts.runs ?? 7), days: Number(opts.days ?? 30), nodes: Number(opts.nodes ?? 1000), keep: opts.keep === 'true' }, log).then(
     (r) => {
-      if (opts.json !== 'true') log(`utilization: ${r.gpus} GPUs, ${r.days} days, ${r.rollupRows} rollup rows: ${r.passed} of ${r.queries.length} queries under 500 ms (worst median ${r.worstMedianMs} ms)`);
+      if (opts.json !== 'true')
+        log(
+          `utilization: ${r.gpus} GPUs, ${r.days} days, ${r.rollupRows} rollup rows: ${r.passed} of ${r.queries.length} queries under 500 ms (worst median ${r.worstMedianMs} ms)`,
+        );
       process.stdout.write(JSON.stringify(r) + '\n');
       process.exitCode = 0;
     },

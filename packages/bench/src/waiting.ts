@@ -24,8 +24,13 @@ export async function until<T>(fn: () => Promise<T | undefined | null | false>, 
 
 /** Waits until the cluster's GPUs are registered in the database; resolves with their count. */
 export function gpusRegistered(db: { gpu: { count(): Promise<number> } }, atLeast: number, ms = 120_000, retryErrors = false): Promise<number> {
-  return until(async () => {
-    const n = await db.gpu.count();
-    return n >= atLeast ? n : undefined;
-  }, ms, 200, retryErrors);
+  return until(
+    async () => {
+      const n = await db.gpu.count();
+      return n >= atLeast ? n : undefined;
+    },
+    ms,
+    200,
+    retryErrors,
+  );
 }

@@ -23,8 +23,7 @@ export const ZPageQuery = z
   .strict();
 export type PageQuery = z.infer<typeof ZPageQuery>;
 
-export const page = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 
 export interface Page<T> {
   items: T[];

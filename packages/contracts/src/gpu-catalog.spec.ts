@@ -58,7 +58,11 @@ describe('GPU catalog: MIG geometry', () => {
 
   it("A100-40GB's 2-slot 1g needs driver R525; no other profile names a driver", () => {
     expect(migProfile('A100-40GB', '1g.10gb')!.minDriver).toBe(525);
-    const others = MIG_MODELS.flatMap((m) => migProfilesFor(m).filter((p) => p.minDriver !== undefined).map((p) => `${m} ${p.name}`));
+    const others = MIG_MODELS.flatMap((m) =>
+      migProfilesFor(m)
+        .filter((p) => p.minDriver !== undefined)
+        .map((p) => `${m} ${p.name}`),
+    );
     expect(others).toEqual(['A100-40GB 1g.10gb']);
   });
 
@@ -101,7 +105,16 @@ describe('GPU catalog: a MIG slice counts compute slices / 7 of a GPU', () => {
 describe('GPU catalog: models', () => {
   it('memory, power and default price per model', () => {
     expect(Object.keys(GPU_MODEL_SPECS)).toEqual([...GPU_MODELS]);
-    expect(Object.values(GPU_MODEL_SPECS).map(({ model, memoryGB, memoryMiB, idleW, busyW, pricePerGpuHour }) => [model, memoryGB, memoryMiB, idleW, busyW, pricePerGpuHour])).toEqual([
+    expect(
+      Object.values(GPU_MODEL_SPECS).map(({ model, memoryGB, memoryMiB, idleW, busyW, pricePerGpuHour }) => [
+        model,
+        memoryGB,
+        memoryMiB,
+        idleW,
+        busyW,
+        pricePerGpuHour,
+      ]),
+    ).toEqual([
       ['H100-80GB', 80, 81559, 70, 700, 2.49],
       ['H200-141GB', 141, 143771, 75, 700, 3.49],
       ['A100-80GB', 80, 81920, 55, 400, 1.79],
@@ -110,7 +123,12 @@ describe('GPU catalog: models', () => {
   });
 
   it('the MIG-capable models are the ones with a geometry', () => {
-    expect(Object.values(GPU_MODEL_SPECS).filter((s) => s.migCapable).map((s) => s.model).sort()).toEqual(Object.keys(MIG_GEOMETRY).sort());
+    expect(
+      Object.values(GPU_MODEL_SPECS)
+        .filter((s) => s.migCapable)
+        .map((s) => s.model)
+        .sort(),
+    ).toEqual(Object.keys(MIG_GEOMETRY).sort());
   });
 
   it('an unknown model draws the fallback power', () => {

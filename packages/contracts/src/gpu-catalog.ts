@@ -41,10 +41,46 @@ export const UNKNOWN_GPU_MODEL: Readonly<Pick<GpuModelSpec, 'idleW' | 'busyW' | 
 
 /** The GPU models, by name, in the order of GPU_MODELS. */
 export const GPU_MODEL_SPECS: Readonly<Record<string, Readonly<GpuModelSpec>>> = Object.freeze({
-  'H100-80GB': Object.freeze({ model: 'H100-80GB', memoryGB: 80, memoryMiB: 81559, nvlink: true, migCapable: true, idleW: 70, busyW: 700, pricePerGpuHour: 2.49 }),
-  'H200-141GB': Object.freeze({ model: 'H200-141GB', memoryGB: 141, memoryMiB: 143771, nvlink: true, migCapable: true, idleW: 75, busyW: 700, pricePerGpuHour: 3.49 }),
-  'A100-80GB': Object.freeze({ model: 'A100-80GB', memoryGB: 80, memoryMiB: 81920, nvlink: true, migCapable: true, idleW: 55, busyW: 400, pricePerGpuHour: 1.79 }),
-  'A100-40GB': Object.freeze({ model: 'A100-40GB', memoryGB: 40, memoryMiB: 40960, nvlink: true, migCapable: true, idleW: 50, busyW: 400, pricePerGpuHour: 1.29 }),
+  'H100-80GB': Object.freeze({
+    model: 'H100-80GB',
+    memoryGB: 80,
+    memoryMiB: 81559,
+    nvlink: true,
+    migCapable: true,
+    idleW: 70,
+    busyW: 700,
+    pricePerGpuHour: 2.49,
+  }),
+  'H200-141GB': Object.freeze({
+    model: 'H200-141GB',
+    memoryGB: 141,
+    memoryMiB: 143771,
+    nvlink: true,
+    migCapable: true,
+    idleW: 75,
+    busyW: 700,
+    pricePerGpuHour: 3.49,
+  }),
+  'A100-80GB': Object.freeze({
+    model: 'A100-80GB',
+    memoryGB: 80,
+    memoryMiB: 81920,
+    nvlink: true,
+    migCapable: true,
+    idleW: 55,
+    busyW: 400,
+    pricePerGpuHour: 1.79,
+  }),
+  'A100-40GB': Object.freeze({
+    model: 'A100-40GB',
+    memoryGB: 40,
+    memoryMiB: 40960,
+    nvlink: true,
+    migCapable: true,
+    idleW: 50,
+    busyW: 400,
+    pricePerGpuHour: 1.29,
+  }),
 } satisfies Record<GpuModelName, GpuModelSpec>);
 
 /** A model's spec, or undefined when the catalog does not know it. */
@@ -139,9 +175,7 @@ export const MIG_GEOMETRY: Readonly<Record<string, readonly MigProfile[]>> = bui
 export const MIG_MODELS: readonly string[] = Object.freeze(Object.keys(MIG_GEOMETRY));
 
 /** Every MIG profile name of some model, each once (models in GPU_MODELS order, rows in table order). */
-export const MIG_PROFILE_NAMES: readonly string[] = Object.freeze([
-  ...new Set(GPU_MODELS.flatMap((m) => (MIG_GEOMETRY[m] ?? []).map((p) => p.name))),
-]);
+export const MIG_PROFILE_NAMES: readonly string[] = Object.freeze([...new Set(GPU_MODELS.flatMap((m) => (MIG_GEOMETRY[m] ?? []).map((p) => p.name)))]);
 
 /** Profiles of a model (empty when the model is not MIG-capable). */
 export function migProfilesFor(model: string): readonly MigProfile[] {

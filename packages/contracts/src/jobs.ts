@@ -5,16 +5,7 @@ export const JOB_KINDS = ['training', 'batch', 'notebook', 'vm', 'cluster'] as c
 export const ZJobKind = z.enum(JOB_KINDS);
 export type JobKind = z.infer<typeof ZJobKind>;
 
-export const JOB_STATES = [
-  'pending',
-  'starting',
-  'running',
-  'suspending',
-  'suspended',
-  'succeeded',
-  'failed',
-  'cancelled',
-] as const;
+export const JOB_STATES = ['pending', 'starting', 'running', 'suspending', 'suspended', 'succeeded', 'failed', 'cancelled'] as const;
 export const ZJobState = z.enum(JOB_STATES);
 export type JobState = z.infer<typeof ZJobState>;
 export const TERMINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
@@ -36,7 +27,10 @@ export type TopologyLevel = z.infer<typeof ZTopologyLevel>;
 export const ZJobResources = z
   .object({
     gpus: z.number().int().min(1).max(64).optional(),
-    migProfile: z.string().regex(/^[1-7]g\.\d+gb(\+me)?$/, 'must look like "1g.10gb"').optional(),
+    migProfile: z
+      .string()
+      .regex(/^[1-7]g\.\d+gb(\+me)?$/, 'must look like "1g.10gb"')
+      .optional(),
     gpuFraction: z.number().gt(0).lt(1).optional(),
     gpuModel: ZGpuModel.optional(),
     cpuMilli: z.number().int().min(0).max(1_024_000).default(4000),
@@ -55,9 +49,7 @@ export const ZJobResources = z
   });
 export type JobResources = z.infer<typeof ZJobResources>;
 
-export const ZJobTopology = z
-  .object({ level: ZTopologyLevel.default('any'), required: z.boolean().default(false) })
-  .strict();
+export const ZJobTopology = z.object({ level: ZTopologyLevel.default('any'), required: z.boolean().default(false) }).strict();
 export type JobTopology = z.infer<typeof ZJobTopology>;
 
 export const ZJobCreate = z
@@ -75,7 +67,10 @@ export const ZJobCreate = z
     resources: ZJobResources,
     topology: ZJobTopology.default({ level: 'any', required: false }),
     preemptible: z.boolean().default(false),
-    simulation: z.object({ durationSeconds: z.number().positive().max(31_536_000) }).strict().optional(),
+    simulation: z
+      .object({ durationSeconds: z.number().positive().max(31_536_000) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type JobCreate = z.input<typeof ZJobCreate>;

@@ -122,7 +122,13 @@ export type IdleAllocation = z.infer<typeof ZIdleAllocation>;
 
 export const ZIdleQuery = z
   .object({
-    minIdleSeconds: z.coerce.number().int().min(0).max(30 * 86400).optional().describe('default: GANTRY_IDLE_MINUTES'),
+    minIdleSeconds: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86400)
+      .optional()
+      .describe('default: GANTRY_IDLE_MINUTES'),
     limit: z.coerce.number().int().min(1).max(500).default(50),
   })
   .strict();

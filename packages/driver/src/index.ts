@@ -4,12 +4,7 @@ export { DriverEventBus, type DriverEventListener } from './event-bus';
 export { createDriver, type DriverConfig } from './create-driver';
 
 // Simulated cluster
-export {
-  SimulatedDriver,
-  DEFAULT_SIMULATED_DELAYS,
-  type SimulatedDelays,
-  type SimulatedDriverOptions,
-} from './simulated/simulated-driver';
+export { SimulatedDriver, DEFAULT_SIMULATED_DELAYS, type SimulatedDelays, type SimulatedDriverOptions } from './simulated/simulated-driver';
 export { SimulatedDriverClosedError } from './simulated/sim-timers';
 export { SIM_EXIT_CODES } from './simulated/workloads';
 export { demoTopology, generateTopology, type GenerateTopologyOptions } from './simulated/generate-topology';
@@ -36,10 +31,5 @@ export { serveDriver, type ClusterHost } from './remote/cluster-host';
 export { RemoteDriver, RemoteDriverError, type RemoteDriverOptions } from './remote/remote-driver';
 
 // Kubernetes
-export {
-  KubernetesDriver,
-  KUBERNETES_DRIVER_DEFAULTS,
-  type KubernetesDriverOptions,
-  type MigPartedConfigMapRef,
-} from './kubernetes/kubernetes-driver';
+export { KubernetesDriver, KUBERNETES_DRIVER_DEFAULTS, type KubernetesDriverOptions, type MigPartedConfigMapRef } from './kubernetes/kubernetes-driver';
 export * as kubernetesSpecs from './kubernetes/specs';

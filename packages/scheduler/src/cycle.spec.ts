@@ -13,12 +13,37 @@ const reasonsOf = (d: CycleDecision, jobId: string) => d.pending.find((p) => p.j
 describe('runCycle: whole GPUs', () => {
   it.each([
     { name: 'one GPU lands on the only node', nodes: [node('a').gpus(8).build()], job: job('j').gpus(1).build(), wantNodes: ['a'] },
-    { name: 'model constraint picks the allowed node', nodes: [node('a').gpus(8, 'A100-80GB').build(), node('b').gpus(8, 'H100-80GB').build()], job: job('j').gpus(2).models('H100-80GB').build(), wantNodes: ['b'] },
-    { name: 'busy node with room wins over an empty node (packing)', nodes: [node('a').gpus(8).build(), node('b').gpus(8).allocated(0, 1, 2, 3).build()], job: job('j').gpus(4).build(), wantNodes: ['b'] },
-    { name: 'cordoned node is skipped', nodes: [node('a').gpus(8).cordoned().build(), node('b').gpus(8).build()], job: job('j').gpus(1).build(), wantNodes: ['b'] },
-    { name: 'unhealthy GPUs do not count', nodes: [node('a').gpus(2).unhealthy(0).build(), node('b').gpus(2).build()], job: job('j').gpus(2).build(), wantNodes: ['b'] },
+    {
+      name: 'model constraint picks the allowed node',
+      nodes: [node('a').gpus(8, 'A100-80GB').build(), node('b').gpus(8, 'H100-80GB').build()],
+      job: job('j').gpus(2).models('H100-80GB').build(),
+      wantNodes: ['b'],
+    },
+    {
+      name: 'busy node with room wins over an empty node (packing)',
+      nodes: [node('a').gpus(8).build(), node('b').gpus(8).allocated(0, 1, 2, 3).build()],
+      job: job('j').gpus(4).build(),
+      wantNodes: ['b'],
+    },
+    {
+      name: 'cordoned node is skipped',
+      nodes: [node('a').gpus(8).cordoned().build(), node('b').gpus(8).build()],
+      job: job('j').gpus(1).build(),
+      wantNodes: ['b'],
+    },
+    {
+      name: 'unhealthy GPUs do not count',
+      nodes: [node('a').gpus(2).unhealthy(0).build(), node('b').gpus(2).build()],
+      job: job('j').gpus(2).build(),
+      wantNodes: ['b'],
+    },
     { name: 'CPU-only job needs no GPU', nodes: [node('a').gpus(1).build()], job: job('j').cpu(4000).build(), wantNodes: ['a'] },
-    { name: 'vm job needs a vm-passthrough node', nodes: [node('a').gpus(8).build(), node('b').gpus(8).persona('vm-passthrough').build()], job: job('j').gpus(1).persona('vm-passthrough').build(), wantNodes: ['b'] },
+    {
+      name: 'vm job needs a vm-passthrough node',
+      nodes: [node('a').gpus(8).build(), node('b').gpus(8).persona('vm-passthrough').build()],
+      job: job('j').gpus(1).persona('vm-passthrough').build(),
+      wantNodes: ['b'],
+    },
   ])('$name', ({ nodes, job: j, wantNodes }) => {
     expect(placedOn(runCycle(cluster(...nodes), [j]), j.id)).toEqual(wantNodes);
   });
@@ -27,7 +52,15 @@ describe('runCycle: whole GPUs', () => {
     { name: '4 GPUs stay inside one NVLink domain', free: [0, 1, 2, 3, 4, 5, 6, 7], busy: [], want: 4, wantDomains: 1 },
     { name: 'tightest domain that holds all (domain 1 has exactly 2 free)', busy: [0, 4, 5], free: [], want: 2, wantIndices: [6, 7] },
   ])('$name', ({ busy, want, wantDomains, wantIndices }) => {
-    const d = runCycle(cluster(node('a').gpus(8).allocated(...busy).build()), [job('j').gpus(want).build()]);
+    const d = runCycle(
+      cluster(
+        node('a')
+          .gpus(8)
+          .allocated(...busy)
+          .build(),
+      ),
+      [job('j').gpus(want).build()],
+    );
     const idx = gpusOf(d, 'j')!.map((g) => g.index);
     if (wantDomains) expect(new Set(idx.map((i) => Math.floor(i / 4))).size).toBe(wantDomains);
     if (wantIndices) expect(idx).toEqual(wantIndices);
@@ -73,9 +106,24 @@ describe('runCycle: MIG slices and shares', () => {
   });
 
   it.each([
-    { name: 'share never exceeds 1000 milli on a GPU', nodes: [node('a').gpus(1).shared(0, 700).build()], job: job('j').share(400).build(), wantCode: 'insufficient_gpu_share' },
-    { name: 'busy slice is not reused', nodes: [node('a').gpus(1).mig(0, '7g.80gb@0*').build()], job: job('j').migSlice('7g.80gb').build(), wantCode: 'no_free_mig_slice' },
-    { name: 'whole job cannot use a shared GPU', nodes: [node('a').gpus(1).shared(0, 100).build()], job: job('j').gpus(1).build(), wantCode: 'insufficient_gpus' },
+    {
+      name: 'share never exceeds 1000 milli on a GPU',
+      nodes: [node('a').gpus(1).shared(0, 700).build()],
+      job: job('j').share(400).build(),
+      wantCode: 'insufficient_gpu_share',
+    },
+    {
+      name: 'busy slice is not reused',
+      nodes: [node('a').gpus(1).mig(0, '7g.80gb@0*').build()],
+      job: job('j').migSlice('7g.80gb').build(),
+      wantCode: 'no_free_mig_slice',
+    },
+    {
+      name: 'whole job cannot use a shared GPU',
+      nodes: [node('a').gpus(1).shared(0, 100).build()],
+      job: job('j').gpus(1).build(),
+      wantCode: 'insufficient_gpus',
+    },
   ])('$name', ({ nodes, job: j, wantCode }) => {
     const d = runCycle(cluster(...nodes), [j]);
     expect(d.placed).toEqual([]);
@@ -92,7 +140,11 @@ describe('runCycle: gangs and topology', () => {
     );
 
   it.each([
-    { name: '8-replica NCCL job lands under one leaf (the tightest that fits)', job: job('j').gpus(8).replicas(8).topology('leaf').build(), wantLeaves: ['leaf-b'] },
+    {
+      name: '8-replica NCCL job lands under one leaf (the tightest that fits)',
+      job: job('j').gpus(8).replicas(8).topology('leaf').build(),
+      wantLeaves: ['leaf-b'],
+    },
     { name: 'node-level gang of 2 x 4 GPUs shares one node', job: job('j').gpus(4).replicas(2).topology('node').build(), wantNodeCount: 1 },
     { name: 'preferred leaf still prefers the tightest domain', job: job('j').gpus(8).replicas(3).topology('leaf', false).build(), wantLeaves: ['leaf-a'] },
   ])('$name', ({ job: j, wantLeaves, wantNodeCount }) => {
@@ -105,8 +157,18 @@ describe('runCycle: gangs and topology', () => {
   });
 
   it.each([
-    { name: 'required leaf too small: pending, nothing placed', job: job('j').gpus(8).replicas(10).topology('leaf').build(), wantCode: 'topology_unsatisfiable', wantMessage: /under one leaf switch: the best leaf has room for 9/ },
-    { name: 'gang bigger than the cluster: all or nothing', job: job('j').gpus(8).replicas(21).build(), wantCode: 'gang_unsatisfiable', wantMessage: /needs 21 x 8 GPUs/ },
+    {
+      name: 'required leaf too small: pending, nothing placed',
+      job: job('j').gpus(8).replicas(10).topology('leaf').build(),
+      wantCode: 'topology_unsatisfiable',
+      wantMessage: /under one leaf switch: the best leaf has room for 9/,
+    },
+    {
+      name: 'gang bigger than the cluster: all or nothing',
+      job: job('j').gpus(8).replicas(21).build(),
+      wantCode: 'gang_unsatisfiable',
+      wantMessage: /needs 21 x 8 GPUs/,
+    },
   ])('$name', ({ job: j, wantCode, wantMessage }) => {
     const d = runCycle(leafCluster(), [j]);
     expect(d.placed).toEqual([]);
@@ -152,7 +214,11 @@ describe('runCycle: pending reasons', () => {
 describe('runCycle: ordering', () => {
   const one = () => cluster(node('a').gpus(1).build());
   it.each([
-    { name: 'higher priority first', jobs: [job('low').gpus(1).priority(0).createdAt(1).build(), job('high').gpus(1).priority(10).createdAt(2).build()], wantPlaced: 'high' },
+    {
+      name: 'higher priority first',
+      jobs: [job('low').gpus(1).priority(0).createdAt(1).build(), job('high').gpus(1).priority(10).createdAt(2).build()],
+      wantPlaced: 'high',
+    },
     { name: 'same priority: older first', jobs: [job('new').gpus(1).createdAt(2).build(), job('old').gpus(1).createdAt(1).build()], wantPlaced: 'old' },
     {
       name: 'same priority: team with the lower dominant share first',
@@ -168,7 +234,10 @@ describe('runCycle: ordering', () => {
       wantPlaced: 'x',
     },
   ])('$name', ({ jobs, usage, weights, wantPlaced }) => {
-    const d = runCycle(one(), jobs as PendingJob[], { teamUsage: usage as Record<string, TeamUsage> | undefined, teamWeights: weights as Record<string, number> | undefined });
+    const d = runCycle(one(), jobs as PendingJob[], {
+      teamUsage: usage as Record<string, TeamUsage> | undefined,
+      teamWeights: weights as Record<string, number> | undefined,
+    });
     expect(d.placed.map((p) => p.jobId)).toEqual([wantPlaced]);
   });
 });
@@ -197,7 +266,10 @@ describe('profiles and registry', () => {
 
   it('a custom profile with a custom filter plugin runs', () => {
     const plugins = defaultPluginRegistry();
-    plugins.register('no-b', () => ({ name: 'no-b', filter: (_s, _j, n) => (n.id === 'b' ? { code: 'unschedulable', reasons: [{ code: 'no_b', message: 'b is reserved' }] } : SUCCESS) }));
+    plugins.register('no-b', () => ({
+      name: 'no-b',
+      filter: (_s, _j, n) => (n.id === 'b' ? { code: 'unschedulable', reasons: [{ code: 'no_b', message: 'b is reserved' }] } : SUCCESS),
+    }));
     const profiles = defaultProfileRegistry();
     const p: Profile = { ...PROFILES.gantry!, name: 'custom', filter: [...PROFILES.gantry!.filter, 'no-b'] };
     profiles.register('custom', p);

@@ -11,9 +11,19 @@ import { Engine, type EngineOptions } from './engine';
 import type { ClusterSnapshot, CycleDecision, CycleOptions, PendingJob, TeamUsage } from './types';
 import { gpuUnits } from './plugins';
 
-export function runCycle(snapshot: ClusterSnapshot, jobs: PendingJob[], options: CycleOptions & Pick<EngineOptions, 'plugins' | 'profiles' | 'mix'> = {}): CycleDecision {
+export function runCycle(
+  snapshot: ClusterSnapshot,
+  jobs: PendingJob[],
+  options: CycleOptions & Pick<EngineOptions, 'plugins' | 'profiles' | 'mix'> = {},
+): CycleDecision {
   // 1. snapshot
-  const engine = new Engine(snapshot, { profile: options.profile, history: options.history, plugins: options.plugins, profiles: options.profiles, mix: options.mix });
+  const engine = new Engine(snapshot, {
+    profile: options.profile,
+    history: options.history,
+    plugins: options.plugins,
+    profiles: options.profiles,
+    mix: options.mix,
+  });
   // 2. learn
   for (const job of jobs) engine.observe(job);
   engine.mix.refresh();
@@ -96,7 +106,11 @@ export function orderJobs(snapshot: ClusterSnapshot, jobs: PendingJob[], options
     out.push(j);
     const v = engine.jobView(j);
     const u = engine.teamUsage.get(j.teamId) ?? { gpus: 0, cpuMilli: 0, memoryMiB: 0 };
-    engine.teamUsage.set(j.teamId, { gpus: u.gpus + j.replicas * gpuUnits(v), cpuMilli: u.cpuMilli + j.replicas * v.cpu, memoryMiB: u.memoryMiB + j.replicas * v.mem });
+    engine.teamUsage.set(j.teamId, {
+      gpus: u.gpus + j.replicas * gpuUnits(v),
+      cpuMilli: u.cpuMilli + j.replicas * v.cpu,
+      memoryMiB: u.memoryMiB + j.replicas * v.mem,
+    });
   }
   return out;
 }

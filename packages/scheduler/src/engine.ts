@@ -10,8 +10,33 @@
  *
  * Pure: no clock, no randomness, no I/O. Same inputs in the same order -> same decisions.
  */
-import type { ClusterSnapshot, GpuMode, MigSliceState, NodeState, PendingJob, Persona, PlacedGpu, Reason, ReplicaPlacement, ShapeCount, Status, TeamUsage, TopologyLevel } from './types';
-import { type CycleState, type FilterPlugin, type PermitPlugin, type PreFilterPlugin, type Profile, type ReservePlugin, type ScorePlugin, SUCCESS, hasPoint, status } from './framework';
+import type {
+  ClusterSnapshot,
+  GpuMode,
+  MigSliceState,
+  NodeState,
+  PendingJob,
+  Persona,
+  PlacedGpu,
+  Reason,
+  ReplicaPlacement,
+  ShapeCount,
+  Status,
+  TeamUsage,
+  TopologyLevel,
+} from './types';
+import {
+  type CycleState,
+  type FilterPlugin,
+  type PermitPlugin,
+  type PreFilterPlugin,
+  type Profile,
+  type ReservePlugin,
+  type ScorePlugin,
+  SUCCESS,
+  hasPoint,
+  status,
+} from './framework';
 import { ShapeMix, type MixShape } from './shape-mix';
 import { defaultPluginRegistry, defaultProfileRegistry } from './plugins';
 import { describeRequest, formatCount } from './reasons';
@@ -361,7 +386,13 @@ export class Engine {
   private board(shapeId: number): ShapeBoard {
     let b = this.boards[shapeId];
     if (!b) {
-      b = { state: new Int32Array(this.classCap), epoch: new Float64Array(this.classCap), score: new Float64Array(this.classCap), score2: new Float64Array(this.classCap), entry: [] };
+      b = {
+        state: new Int32Array(this.classCap),
+        epoch: new Float64Array(this.classCap),
+        score: new Float64Array(this.classCap),
+        score2: new Float64Array(this.classCap),
+        entry: [],
+      };
       this.boards[shapeId] = b;
     }
     return b;
@@ -370,7 +401,13 @@ export class Engine {
   // ---------------------------------------------------------------- jobs and shapes
 
   mixShape(req: PendingJob['request'], _persona: Persona): MixShape {
-    const kind: JobKind = req.migProfile ? 'mig' : req.gpuMilli !== undefined && req.gpuMilli > 0 && req.gpuMilli < 1000 ? 'share' : (req.gpus ?? 0) > 0 || req.gpuMilli === 1000 ? 'whole' : 'none';
+    const kind: JobKind = req.migProfile
+      ? 'mig'
+      : req.gpuMilli !== undefined && req.gpuMilli > 0 && req.gpuMilli < 1000
+        ? 'share'
+        : (req.gpus ?? 0) > 0 || req.gpuMilli === 1000
+          ? 'whole'
+          : 'none';
     const gpus = kind === 'whole' ? (req.gpus ?? 1) : kind === 'none' ? 0 : 1;
     const milli = kind === 'whole' ? 1000 : kind === 'share' ? req.gpuMilli! : 0;
     const models = req.gpuModels?.length ? [...new Set(req.gpuModels)].sort() : null;
@@ -393,7 +430,19 @@ export class Engine {
       shapeId = this.shapeIds.size;
       this.shapeIds.set(key, shapeId);
     }
-    return { job, kind: shape.kind, gpus: shape.gpus, milli: shape.milli, migProfile: shape.migProfile, models: shape.models, cpu: job.request.cpuMilli, mem: job.request.memoryMiB, persona, shapeId, shape };
+    return {
+      job,
+      kind: shape.kind,
+      gpus: shape.gpus,
+      milli: shape.milli,
+      migProfile: shape.migProfile,
+      models: shape.models,
+      cpu: job.request.cpuMilli,
+      mem: job.request.memoryMiB,
+      persona,
+      shapeId,
+      shape,
+    };
   }
 
   /** Lets the fragmentation model learn a job's shape (the bench calls `submit`, which does this). */
@@ -519,7 +568,15 @@ export class Engine {
         }
       }
       const options = st ? [] : state.options;
-      e = { status: st, options, fit: -1, epoch: -1, raw: this.normalized ? this.scores.map(() => new Float64Array(options.length)) : NO_RAW, best: -1, bestScore: Number.NEGATIVE_INFINITY };
+      e = {
+        status: st,
+        options,
+        fit: -1,
+        epoch: -1,
+        raw: this.normalized ? this.scores.map(() => new Float64Array(options.length)) : NO_RAW,
+        best: -1,
+        bestScore: Number.NEGATIVE_INFINITY,
+      };
       board.entry[cls.id] = e;
       board.state[cls.id] = st ? 2 + this.internStatus(st) : 1;
     }
@@ -755,7 +812,8 @@ export class Engine {
         if (sim) return { ok: true, replicas: sim.replicas, journal: sim.journal };
       }
     }
-    const where = maxLevel === 'node' ? 'on one node' : maxLevel === 'leaf' ? 'under one leaf switch' : maxLevel === 'spine' ? 'under one spine' : 'in the cluster';
+    const where =
+      maxLevel === 'node' ? 'on one node' : maxLevel === 'leaf' ? 'under one leaf switch' : maxLevel === 'spine' ? 'under one spine' : 'in the cluster';
     const best = maxLevel === 'any' ? 'the cluster' : maxLevel === 'node' ? 'the best node' : `the best ${maxLevel}`;
     return {
       ok: false,
@@ -766,7 +824,12 @@ export class Engine {
     };
   }
 
-  private greedy(state: CycleState, epoch: number, nodes: NodeView[], want: number): { replicas: ReplicaPlacement[]; journal: Journal[]; score: number } | null {
+  private greedy(
+    state: CycleState,
+    epoch: number,
+    nodes: NodeView[],
+    want: number,
+  ): { replicas: ReplicaPlacement[]; journal: Journal[]; score: number } | null {
     const replicas: ReplicaPlacement[] = [];
     const journal: Journal[] = [];
     let total = 0;
@@ -837,7 +900,15 @@ export class Engine {
    */
   release(replicas: ReplicaPlacement[], request: PendingJob['request']): () => void {
     const journal: Journal[] = [];
-    const jv = this.jobView({ id: '', teamId: '', priority: 0, createdAtMs: 0, replicas: replicas.length, request, topology: { level: 'any', required: false } });
+    const jv = this.jobView({
+      id: '',
+      teamId: '',
+      priority: 0,
+      createdAtMs: 0,
+      replicas: replicas.length,
+      request,
+      topology: { level: 'any', required: false },
+    });
     for (const r of replicas) {
       const n = this.nodeById.get(r.nodeId);
       if (!n) continue;

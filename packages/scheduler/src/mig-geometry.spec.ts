@@ -39,7 +39,12 @@ describe('validateMigLayout', () => {
   it.each([
     { name: 'empty layout turns MIG off', model: 'H100-80GB', layout: L(), wantOk: true },
     { name: 'balanced 3-2-1-1 (NVIDIA example)', model: 'A100-80GB', layout: L('3g.40gb@4', '2g.20gb@2', '1g.10gb@0', '1g.10gb@1'), wantOk: true },
-    { name: 'seven 1g slices', model: 'H100-80GB', layout: L('1g.10gb@0', '1g.10gb@1', '1g.10gb@2', '1g.10gb@3', '1g.10gb@4', '1g.10gb@5', '1g.10gb@6'), wantOk: true },
+    {
+      name: 'seven 1g slices',
+      model: 'H100-80GB',
+      layout: L('1g.10gb@0', '1g.10gb@1', '1g.10gb@2', '1g.10gb@3', '1g.10gb@4', '1g.10gb@5', '1g.10gb@6'),
+      wantOk: true,
+    },
     { name: '4g + 3g', model: 'H200-141GB', layout: L('4g.71gb@0', '3g.71gb@4'), wantOk: true },
     { name: 'four 2-slot 1g', model: 'A100-80GB', layout: L('1g.20gb@0', '1g.20gb@2', '1g.20gb@4', '1g.20gb@6'), wantOk: true },
     { name: 'unknown profile on model', model: 'A100-40GB', layout: L('1g.20gb@0'), wantOk: false, wantRule: 'unknown_profile' },
@@ -74,7 +79,10 @@ describe('validateMigLayout', () => {
         for (const s of p.starts) {
           const next = [...layout, { profile: p.name, start: s }];
           if (!validateMigLayout('A100-80GB', next).ok) continue;
-          const key = next.map((e) => e.profile).sort().join(',');
+          const key = next
+            .map((e) => e.profile)
+            .sort()
+            .join(',');
           if (seen.has(key)) continue;
           seen.add(key);
           walk(next);

@@ -14,15 +14,7 @@ export interface MigLayoutEntry {
   start: number;
 }
 
-export type MigRule =
-  | 'unknown_model'
-  | 'unknown_profile'
-  | 'illegal_start'
-  | 'overlap'
-  | 'compute_exceeded'
-  | 'max_per_gpu'
-  | 'multiple_me'
-  | 'driver_too_old';
+export type MigRule = 'unknown_model' | 'unknown_profile' | 'illegal_start' | 'overlap' | 'compute_exceeded' | 'max_per_gpu' | 'multiple_me' | 'driver_too_old';
 
 export type MigLayoutValidation = { ok: true } | { ok: false; rule: MigRule; message: string };
 
@@ -48,10 +40,18 @@ export function validateMigLayout(model: string, layout: readonly MigLayoutEntry
   for (const entry of layout) {
     const p = profiles.find((x) => x.name === entry.profile);
     if (!p) {
-      return { ok: false, rule: 'unknown_profile', message: `profile ${entry.profile} does not exist on ${model} (profiles: ${profiles.map((x) => x.name).join(', ')})` };
+      return {
+        ok: false,
+        rule: 'unknown_profile',
+        message: `profile ${entry.profile} does not exist on ${model} (profiles: ${profiles.map((x) => x.name).join(', ')})`,
+      };
     }
     if (!Number.isInteger(entry.start) || !p.starts.includes(entry.start)) {
-      return { ok: false, rule: 'illegal_start', message: `${p.name} cannot start at memory slot ${entry.start} on ${model} (legal starts: ${p.starts.join(', ')})` };
+      return {
+        ok: false,
+        rule: 'illegal_start',
+        message: `${p.name} cannot start at memory slot ${entry.start} on ${model} (legal starts: ${p.starts.join(', ')})`,
+      };
     }
     if (p.minDriver !== undefined && driver < p.minDriver) {
       return { ok: false, rule: 'driver_too_old', message: `${p.name} on ${model} needs driver >= R${p.minDriver}` };
@@ -70,7 +70,8 @@ export function validateMigLayout(model: string, layout: readonly MigLayoutEntry
     if (p.class === '1g+me' && me > 1) return { ok: false, rule: 'multiple_me', message: 'at most one +me instance per GPU' };
     if (c > p.maxPerGpu) return { ok: false, rule: 'max_per_gpu', message: `at most ${p.maxPerGpu} x ${p.name} per GPU` };
   }
-  if (compute > MIG_COMPUTE_SLICES) return { ok: false, rule: 'compute_exceeded', message: `layout uses ${compute} compute slices; a GPU has ${MIG_COMPUTE_SLICES}` };
+  if (compute > MIG_COMPUTE_SLICES)
+    return { ok: false, rule: 'compute_exceeded', message: `layout uses ${compute} compute slices; a GPU has ${MIG_COMPUTE_SLICES}` };
   if (me > 1) return { ok: false, rule: 'multiple_me', message: 'at most one +me instance per GPU' };
   if (driver < 510) {
     const classes = layout.map((e) => profiles.find((x) => x.name === e.profile)!.class);

@@ -14,7 +14,16 @@ describe('planMigLayouts', () => {
     {
       name: 'creates in free slots without touching running slices',
       input: { snapshot: snap(node('a').gpus(1).mig(0, '3g.40gb@4*').build()), migDemand: [{ profile: '2g.20gb', count: 2 }] },
-      wantChanges: [{ gpuId: 'a/gpu0', action: 'create', created: [{ profile: '2g.20gb', start: 0 }, { profile: '2g.20gb', start: 2 }] }],
+      wantChanges: [
+        {
+          gpuId: 'a/gpu0',
+          action: 'create',
+          created: [
+            { profile: '2g.20gb', start: 0 },
+            { profile: '2g.20gb', start: 2 },
+          ],
+        },
+      ],
     },
     {
       name: 'partitions an idle whole GPU only when MIG GPUs are full, on the node with fewest idle GPUs',
@@ -22,7 +31,16 @@ describe('planMigLayouts', () => {
         snapshot: snap(node('full').gpus(8).build(), node('busy').gpus(8).allocated(0, 1, 2, 3, 4, 5).build()),
         migDemand: [{ profile: '3g.40gb', count: 2 }],
       },
-      wantChanges: [{ nodeId: 'busy', action: 'partition', created: [{ profile: '3g.40gb', start: 0 }, { profile: '3g.40gb', start: 4 }] }],
+      wantChanges: [
+        {
+          nodeId: 'busy',
+          action: 'partition',
+          created: [
+            { profile: '3g.40gb', start: 0 },
+            { profile: '3g.40gb', start: 4 },
+          ],
+        },
+      ],
     },
     {
       name: 'does not partition a GPU that is in use',
@@ -53,7 +71,10 @@ describe('planMigLayouts', () => {
     },
     {
       name: 'respects allowed models',
-      input: { snapshot: snap(node('a').gpus(1, 'A100-80GB').build(), node('h').gpus(1, 'H100-80GB').build()), migDemand: [{ profile: '1g.10gb', count: 1, gpuModels: ['H100-80GB'] }] },
+      input: {
+        snapshot: snap(node('a').gpus(1, 'A100-80GB').build(), node('h').gpus(1, 'H100-80GB').build()),
+        migDemand: [{ profile: '1g.10gb', count: 1, gpuModels: ['H100-80GB'] }],
+      },
       wantChanges: [{ nodeId: 'h', action: 'partition' }],
     },
   ])('$name', ({ input, wantChanges, wantUnmet }) => {
@@ -65,7 +86,14 @@ describe('planMigLayouts', () => {
   });
 
   it('returns layouts in NVIDIA creation order (largest first)', () => {
-    const plan = planMigLayouts({ snapshot: snap(node('a').gpus(1).build()), migDemand: [{ profile: '1g.10gb', count: 2 }, { profile: '3g.40gb', count: 1 }, { profile: '2g.20gb', count: 1 }] });
+    const plan = planMigLayouts({
+      snapshot: snap(node('a').gpus(1).build()),
+      migDemand: [
+        { profile: '1g.10gb', count: 2 },
+        { profile: '3g.40gb', count: 1 },
+        { profile: '2g.20gb', count: 1 },
+      ],
+    });
     expect(plan.changes[0]!.layout.map((e) => e.profile)).toEqual(['3g.40gb', '2g.20gb', '1g.10gb', '1g.10gb']);
   });
 });

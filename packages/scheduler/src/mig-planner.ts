@@ -90,7 +90,11 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
 
   // remaining demand, largest profiles first
   const demand = input.migDemand.filter((d) => d.count > 0).map((d) => ({ ...d, left: d.count }));
-  demand.sort((a, b) => Math.max(...b.gpuModels?.map((m) => sizeOf(m, b.profile)) ?? [maxSize(b.profile)]) - Math.max(...a.gpuModels?.map((m) => sizeOf(m, a.profile)) ?? [maxSize(a.profile)]) || (a.profile < b.profile ? -1 : 1));
+  demand.sort(
+    (a, b) =>
+      Math.max(...(b.gpuModels?.map((m) => sizeOf(m, b.profile)) ?? [maxSize(b.profile)])) -
+        Math.max(...(a.gpuModels?.map((m) => sizeOf(m, a.profile)) ?? [maxSize(a.profile)])) || (a.profile < b.profile ? -1 : 1),
+  );
 
   // 1. existing free slices; prefer GPUs that already run something (keeps idle MIG GPUs free to give back)
   const reservedGpu = new Set<string>();
@@ -125,7 +129,14 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
         if (start === undefined) break;
         const entry = { profile: d.profile, start };
         const prev = changes.get(g.id);
-        changes.set(g.id, { nodeId: n.id, gpuId: g.id, model: g.model, action: 'create', layout: [...layout, entry], created: [...(prev?.created ?? []), entry] });
+        changes.set(g.id, {
+          nodeId: n.id,
+          gpuId: g.id,
+          model: g.model,
+          action: 'create',
+          layout: [...layout, entry],
+          created: [...(prev?.created ?? []), entry],
+        });
         reservedGpu.add(g.id);
         d.left--;
       }

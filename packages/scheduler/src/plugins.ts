@@ -679,7 +679,15 @@ export const PROFILES: Record<string, Profile> = {
     mix: { coverage: 1, refreshStep: 1024, growth: 1.5, minChange: 0.05 },
   },
   /** Plain bin-packing (the published BestFit formula). */
-  'best-fit': { name: 'best-fit', ...base, score: [{ name: 'best-fit', weight: 1 }, { name: 'nvlink', weight: 1 }], shareOrder: 'tightest' },
+  'best-fit': {
+    name: 'best-fit',
+    ...base,
+    score: [
+      { name: 'best-fit', weight: 1 },
+      { name: 'nvlink', weight: 1 },
+    ],
+    shareOrder: 'tightest',
+  },
   /** Spreading: least allocated first (e.g. for inference replicas). */
   spread: { name: 'spread', ...base, score: [{ name: 'spread', weight: 1 }], shareOrder: 'index' },
   /** FGD as published (integer score, ties by node order); pass args.shapes for the paper's fixed mix. */

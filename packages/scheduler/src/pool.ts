@@ -7,4 +7,3 @@ export function poolFree(g: GpuView): number {
   if (g.mode === 'shared') return 1000 - g.milliUsed;
   return 0;
 }
-

@@ -5,27 +5,76 @@ import type { ClusterSnapshot, GpuState, NodeState, PendingJob, TopologyLevel } 
 
 const MODELS = ['H100-80GB', 'A100-80GB'] as const;
 const LAYOUTS = [
-  [['3g.40gb', 4], ['2g.20gb', 2], ['1g.10gb', 0], ['1g.10gb', 1]],
-  [['4g.40gb', 0], ['3g.40gb', 4]],
+  [
+    ['3g.40gb', 4],
+    ['2g.20gb', 2],
+    ['1g.10gb', 0],
+    ['1g.10gb', 1],
+  ],
+  [
+    ['4g.40gb', 0],
+    ['3g.40gb', 4],
+  ],
   [['7g.80gb', 0]],
-  [['1g.10gb', 0], ['1g.10gb', 1], ['1g.10gb', 2], ['1g.10gb', 3], ['1g.10gb', 4], ['1g.10gb', 5], ['1g.10gb', 6]],
+  [
+    ['1g.10gb', 0],
+    ['1g.10gb', 1],
+    ['1g.10gb', 2],
+    ['1g.10gb', 3],
+    ['1g.10gb', 4],
+    ['1g.10gb', 5],
+    ['1g.10gb', 6],
+  ],
 ] as const;
 
 const gpuArb = (nodeId: string, index: number) =>
-  fc.record({ model: fc.constantFrom(...MODELS), kind: fc.constantFrom('whole', 'whole', 'mig', 'shared'), layout: fc.nat(LAYOUTS.length - 1), used: fc.nat(1000), busy: fc.boolean(), healthy: fc.boolean() }).map((g): GpuState => {
-    const base: GpuState = { id: `${nodeId}/g${index}`, index, model: g.model, nvlinkDomain: index < 4 ? 0 : 1, healthy: g.healthy || index % 3 !== 0, schedulable: true, mode: g.kind as GpuState['mode'], allocated: g.kind === 'whole' && g.busy, sharedMilliUsed: g.kind === 'shared' ? g.used : 0, mig: [] };
-    if (g.kind === 'mig') base.mig = LAYOUTS[g.layout]!.map(([p, s], i) => ({ profile: p, start: s, size: migProfile(g.model, p)!.size, busy: g.busy && i % 2 === 0 }));
-    return base;
-  });
+  fc
+    .record({
+      model: fc.constantFrom(...MODELS),
+      kind: fc.constantFrom('whole', 'whole', 'mig', 'shared'),
+      layout: fc.nat(LAYOUTS.length - 1),
+      used: fc.nat(1000),
+      busy: fc.boolean(),
+      healthy: fc.boolean(),
+    })
+    .map((g): GpuState => {
+      const base: GpuState = {
+        id: `${nodeId}/g${index}`,
+        index,
+        model: g.model,
+        nvlinkDomain: index < 4 ? 0 : 1,
+        healthy: g.healthy || index % 3 !== 0,
+        schedulable: true,
+        mode: g.kind as GpuState['mode'],
+        allocated: g.kind === 'whole' && g.busy,
+        sharedMilliUsed: g.kind === 'shared' ? g.used : 0,
+        mig: [],
+      };
+      if (g.kind === 'mig')
+        base.mig = LAYOUTS[g.layout]!.map(([p, s], i) => ({ profile: p, start: s, size: migProfile(g.model, p)!.size, busy: g.busy && i % 2 === 0 }));
+      return base;
+    });
 
 const nodeArb = (i: number) =>
   fc.record({ gpus: fc.integer({ min: 0, max: 8 }), cpu: fc.integer({ min: 0, max: 64 }), mem: fc.integer({ min: 0, max: 256 }), leaf: fc.nat(2) }).chain((n) =>
-    fc.tuple(...Array.from({ length: n.gpus }, (_, k) => gpuArb(`n${i}`, k))).map(
-      (gpus): NodeState => ({ id: `n${i}`, name: `n${i}`, leaf: `leaf-${n.leaf}`, spine: `spine-${n.leaf % 2}`, schedulable: true, persona: 'container', cpuMilli: 64000, memoryMiB: 256 * 1024, cpuMilliFree: n.cpu * 1000, memoryMiBFree: n.mem * 1024, gpus }),
-    ),
+    fc.tuple(...Array.from({ length: n.gpus }, (_, k) => gpuArb(`n${i}`, k))).map((gpus): NodeState => ({
+      id: `n${i}`,
+      name: `n${i}`,
+      leaf: `leaf-${n.leaf}`,
+      spine: `spine-${n.leaf % 2}`,
+      schedulable: true,
+      persona: 'container',
+      cpuMilli: 64000,
+      memoryMiB: 256 * 1024,
+      cpuMilliFree: n.cpu * 1000,
+      memoryMiBFree: n.mem * 1024,
+      gpus,
+    })),
   );
 
-const snapshotArb = fc.integer({ min: 1, max: 6 }).chain((count) => fc.tuple(...Array.from({ length: count }, (_, i) => nodeArb(i))).map((nodes): ClusterSnapshot => ({ nodes })));
+const snapshotArb = fc
+  .integer({ min: 1, max: 6 })
+  .chain((count) => fc.tuple(...Array.from({ length: count }, (_, i) => nodeArb(i))).map((nodes): ClusterSnapshot => ({ nodes })));
 
 const jobArb = (i: number) =>
   fc
@@ -42,22 +91,20 @@ const jobArb = (i: number) =>
       priority: fc.nat(2),
       model: fc.option(fc.constantFrom(...MODELS), { nil: undefined }),
     })
-    .map(
-      (j): PendingJob => ({
-        id: `j${i}`,
-        teamId: `t${i % 3}`,
-        priority: j.priority,
-        createdAtMs: i,
-        replicas: j.replicas,
-        request: {
-          cpuMilli: j.cpu * 1000,
-          memoryMiB: j.mem * 1024,
-          ...(j.kind === 'whole' ? { gpus: j.gpus } : j.kind === 'share' ? { gpuMilli: j.milli } : j.kind === 'mig' ? { migProfile: j.profile } : {}),
-          ...(j.model ? { gpuModels: [j.model] } : {}),
-        },
-        topology: { level: j.level, required: j.required },
-      }),
-    );
+    .map((j): PendingJob => ({
+      id: `j${i}`,
+      teamId: `t${i % 3}`,
+      priority: j.priority,
+      createdAtMs: i,
+      replicas: j.replicas,
+      request: {
+        cpuMilli: j.cpu * 1000,
+        memoryMiB: j.mem * 1024,
+        ...(j.kind === 'whole' ? { gpus: j.gpus } : j.kind === 'share' ? { gpuMilli: j.milli } : j.kind === 'mig' ? { migProfile: j.profile } : {}),
+        ...(j.model ? { gpuModels: [j.model] } : {}),
+      },
+      topology: { level: j.level, required: j.required },
+    }));
 
 const jobsArb = fc.integer({ min: 1, max: 10 }).chain((count) => fc.tuple(...Array.from({ length: count }, (_, i) => jobArb(i))));
 
@@ -78,10 +125,12 @@ describe('placement invariants (property tests)', () => {
           expect(p.replicas).toHaveLength(j.replicas);
           // required topology
           if (j.topology.required && j.topology.level !== 'any') {
-            const keys = new Set(p.replicas.map((r) => {
-              const n = byNode.get(r.nodeId)!;
-              return j.topology.level === 'node' ? n.id : j.topology.level === 'leaf' ? n.leaf : n.spine;
-            }));
+            const keys = new Set(
+              p.replicas.map((r) => {
+                const n = byNode.get(r.nodeId)!;
+                return j.topology.level === 'node' ? n.id : j.topology.level === 'leaf' ? n.leaf : n.spine;
+              }),
+            );
             expect(keys.size).toBe(1);
           }
           for (const r of p.replicas) {

@@ -44,9 +44,24 @@ describe('CpuStrandModel.change: stranded GPU milli a placement adds', () => {
   it.each([
     { name: 'CPU-only job on a GPU-dense node strands 0.5 GPU', node: node('a').gpus(8).cpu(96000, 64000).build(), job: job('j').cpu(8000).build(), want: 500 },
     { name: 'CPU-only job on a CPU-rich node strands nothing', node: node('b').gpus(2).cpu(104000).build(), job: job('j').cpu(8000).build(), want: 0 },
-    { name: '1-GPU job with its share of CPU relieves a stranded node', node: node('a').gpus(8).cpu(96000, 64000).build(), job: job('j').gpus(1).cpu(8000).build(), want: -500 },
-    { name: 'CPU-heavy 1-GPU job on a tight node strands more', node: node('a').gpus(8).cpu(96000, 64000).build(), job: job('j').gpus(1).cpu(32000).build(), want: 1000 },
-    { name: 'share on a node with spare CPU strands nothing', node: node('b').gpus(2).cpu(104000).build(), job: job('j').share(500).cpu(4000).build(), want: 0 },
+    {
+      name: '1-GPU job with its share of CPU relieves a stranded node',
+      node: node('a').gpus(8).cpu(96000, 64000).build(),
+      job: job('j').gpus(1).cpu(8000).build(),
+      want: -500,
+    },
+    {
+      name: 'CPU-heavy 1-GPU job on a tight node strands more',
+      node: node('a').gpus(8).cpu(96000, 64000).build(),
+      job: job('j').gpus(1).cpu(32000).build(),
+      want: 1000,
+    },
+    {
+      name: 'share on a node with spare CPU strands nothing',
+      node: node('b').gpus(2).cpu(104000).build(),
+      job: job('j').share(500).cpu(4000).build(),
+      want: 0,
+    },
   ])('$name', ({ node: n, job: j, want }) => {
     const e = new Engine({ nodes: [n] });
     const model = new CpuStrandModel(mixFor(e));
@@ -60,8 +75,9 @@ describe('CpuStrandModel.change: stranded GPU milli a placement adds', () => {
 describe('FragmentationModel: grouped evaluation equals the per-shape one', () => {
   const SHARES = [0, 50, 160, 230, 320, 470, 650, 810];
   const gpuArb = fc.record({ used: fc.constantFrom(...SHARES, 1000), shared: fc.boolean(), model: fc.constantFrom('T4', 'V100') });
-  const nodeArb = fc.record({ gpus: fc.array(gpuArb, { minLength: 1, maxLength: 8 }), cpu: fc.integer({ min: 0, max: 96 }) }).map(
-    ({ gpus, cpu }): NodeState => {
+  const nodeArb = fc
+    .record({ gpus: fc.array(gpuArb, { minLength: 1, maxLength: 8 }), cpu: fc.integer({ min: 0, max: 96 }) })
+    .map(({ gpus, cpu }): NodeState => {
       const b = node('n').cpu(96000, cpu * 1000);
       gpus.forEach((g) => b.gpus(1, g.model));
       const s = b.build();
@@ -74,9 +90,15 @@ describe('FragmentationModel: grouped evaluation equals the per-shape one', () =
         }
       });
       return s;
-    },
-  );
-  const shapeArb = fc.record({ kind: fc.constantFrom('whole', 'share', 'cpu'), gpus: fc.integer({ min: 1, max: 4 }), milli: fc.constantFrom(...SHARES.slice(1)), cpu: fc.constantFrom(0, 2000, 4000, 12000, 32000), model: fc.boolean(), n: fc.integer({ min: 1, max: 20 }) });
+    });
+  const shapeArb = fc.record({
+    kind: fc.constantFrom('whole', 'share', 'cpu'),
+    gpus: fc.integer({ min: 1, max: 4 }),
+    milli: fc.constantFrom(...SHARES.slice(1)),
+    cpu: fc.constantFrom(0, 2000, 4000, 12000, 32000),
+    model: fc.boolean(),
+    n: fc.integer({ min: 1, max: 20 }),
+  });
   const toJob = (s: { kind: string; gpus: number; milli: number; cpu: number; model: boolean }) => {
     const b = job().cpu(s.cpu);
     if (s.kind === 'whole') b.gpus(s.gpus);
@@ -116,7 +138,11 @@ describe('gantry profile: CPU stranding and the learned mix', () => {
   it.each([
     { name: 'CPU-only job goes to the CPU-rich node (no GPU stranded)', job: job('j').cpu(32000).build(), wantNode: 'rich' },
     { name: 'CPU-heavy 1-GPU job goes to the CPU-rich node', job: job('j').gpus(1).cpu(24000).build(), wantNode: 'rich' },
-    { name: 'a 1-GPU job with its share of CPU still packs by fragmentation (node order breaks the tie)', job: job('j').gpus(1).cpu(12000).build(), wantNode: 'dense' },
+    {
+      name: 'a 1-GPU job with its share of CPU still packs by fragmentation (node order breaks the tie)',
+      job: job('j').gpus(1).cpu(12000).build(),
+      wantNode: 'dense',
+    },
   ])('$name', ({ job: j, wantNode }) => {
     const d = runCycle({ nodes: [dense(), rich()] }, [j], { history });
     expect(d.placed.map((p) => p.replicas[0]!.nodeId)).toEqual([wantNode]);
@@ -138,7 +164,13 @@ describe('gantry profile: CPU stranding and the learned mix', () => {
   it.each([
     { name: 'folded-in strand equals the separate cpu-strand plugin', inline: { quantum: 0.1, strand: 0.2 }, separate: [{ name: 'cpu-strand', weight: 0.2 }] },
   ])('$name', ({ inline, separate }) => {
-    const snap = () => ({ nodes: [node('dense').gpus(8, 'G2').cpu(96000).build(), node('rich').gpus(2, 'T4').cpu(104000).build(), node('mid').gpus(4, 'T4').cpu(96000, 40000).allocated(0).build()] });
+    const snap = () => ({
+      nodes: [
+        node('dense').gpus(8, 'G2').cpu(96000).build(),
+        node('rich').gpus(2, 'T4').cpu(104000).build(),
+        node('mid').gpus(4, 'T4').cpu(96000, 40000).allocated(0).build(),
+      ],
+    });
     const jobs = [job('a').cpu(32000).build(), job('b').gpus(1).cpu(24000).build(), job('c').share(470).cpu(8000).build(), job('d').gpus(2).cpu(4000).build()];
     const base = PROFILES.gantry!;
     const withInline = { ...base, name: 'inline', score: [{ name: 'fragmentation', weight: 1, args: inline }, ...base.score.slice(1)] };

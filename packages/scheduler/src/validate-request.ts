@@ -49,7 +49,8 @@ export function validateRequest(req: RequestToValidate, knownModels: readonly st
   const replicas = req.replicas ?? 1;
   if (!Number.isInteger(replicas) || replicas < 1) return fail('invalid_replicas', `replicas must be a whole number >= 1 (got ${replicas})`);
   if (r.cpuMilli !== undefined && (!Number.isFinite(r.cpuMilli) || r.cpuMilli < 0)) return fail('invalid_cpu', `cpuMilli must be >= 0 (got ${r.cpuMilli})`);
-  if (r.memoryMiB !== undefined && (!Number.isFinite(r.memoryMiB) || r.memoryMiB < 0)) return fail('invalid_memory', `memoryMiB must be >= 0 (got ${r.memoryMiB})`);
+  if (r.memoryMiB !== undefined && (!Number.isFinite(r.memoryMiB) || r.memoryMiB < 0))
+    return fail('invalid_memory', `memoryMiB must be >= 0 (got ${r.memoryMiB})`);
   const kinds = [r.gpus !== undefined, r.migProfile !== undefined, r.gpuMilli !== undefined, r.gpuFraction !== undefined].filter(Boolean).length;
   if (kinds > 1) return fail('ambiguous_request', 'set exactly one of gpus, migProfile, gpuFraction (gpuMilli)');
   const modelList = r.gpuModels?.length ? r.gpuModels : r.gpuModel === undefined ? [] : Array.isArray(r.gpuModel) ? r.gpuModel : [r.gpuModel];
@@ -57,7 +58,10 @@ export function validateRequest(req: RequestToValidate, knownModels: readonly st
   if (allowed) {
     const unknown = allowed.filter((m) => !models.includes(m));
     if (unknown.length === allowed.length) {
-      return fail('unknown_gpu_model', `GPU model${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} not in the cluster (known: ${models.join(', ') || 'none'})`);
+      return fail(
+        'unknown_gpu_model',
+        `GPU model${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} not in the cluster (known: ${models.join(', ') || 'none'})`,
+      );
     }
   }
   const candidates = (allowed ?? models).filter((m) => models.includes(m));
@@ -73,7 +77,10 @@ export function validateRequest(req: RequestToValidate, knownModels: readonly st
     if (!Number.isInteger(r.gpus) || r.gpus < 1) return fail('invalid_gpus', `gpus must be a whole number >= 1 (got ${r.gpus})`);
     const max = maxOn(candidates);
     if (r.gpus > max) {
-      return fail('too_many_gpus', `${r.gpus} GPUs per replica, but no node has more than ${max}${allowed ? ` ${allowed.join(' | ')}` : ''} GPUs; split into replicas`);
+      return fail(
+        'too_many_gpus',
+        `${r.gpus} GPUs per replica, but no node has more than ${max}${allowed ? ` ${allowed.join(' | ')}` : ''} GPUs; split into replicas`,
+      );
     }
   }
   if (r.migProfile !== undefined) {
@@ -94,9 +101,16 @@ export function validateRequest(req: RequestToValidate, knownModels: readonly st
     if (t.required && t.level === 'node' && replicas > 1 && perNode) {
       const per = r.gpus ?? 0;
       const maxNode = r.migProfile ? maxOn(modelsWithMigProfile(r.migProfile).filter((m) => candidates.includes(m))) * MIG_COMPUTE_SLICES : maxOn(candidates);
-      const need = r.migProfile ? replicas : r.gpus !== undefined ? replicas * per : (replicas * (r.gpuMilli ?? Math.round((r.gpuFraction ?? 0) * 1000))) / 1000;
+      const need = r.migProfile
+        ? replicas
+        : r.gpus !== undefined
+          ? replicas * per
+          : (replicas * (r.gpuMilli ?? Math.round((r.gpuFraction ?? 0) * 1000))) / 1000;
       if (need > maxNode) {
-        return fail('impossible_topology', `${replicas} replicas on one node need ${need} GPU${r.migProfile ? ' slices' : 's'}, but no node has more than ${maxNode}`);
+        return fail(
+          'impossible_topology',
+          `${replicas} replicas on one node need ${need} GPU${r.migProfile ? ' slices' : 's'}, but no node has more than ${maxNode}`,
+        );
       }
     }
   }

@@ -5,7 +5,23 @@
  */
 import type { AuditEntry, LoginResult, QuotasPut, TeamQuotas, TeamUsage as TeamUsageReport, TenantQuota, User } from '@gantry/contracts';
 import type { FaultAccepted, FaultRequest, Incident, IntegrityReport, MigChangeAccepted, NodeActionResult, Topology } from '@gantry/contracts';
-import type { Endpoint, EndpointCreate, EndpointDetail, EndpointInvokeResult, Capacity, Gpu, Job, JobCreate, JobDetail, Me, Node, NodeDetail, Page, Team, Tenant } from '@gantry/contracts';
+import type {
+  Endpoint,
+  EndpointCreate,
+  EndpointDetail,
+  EndpointInvokeResult,
+  Capacity,
+  Gpu,
+  Job,
+  JobCreate,
+  JobDetail,
+  Me,
+  Node,
+  NodeDetail,
+  Page,
+  Team,
+  Tenant,
+} from '@gantry/contracts';
 import type { GpuHeatmap, IdleAllocations, UtilizationReport } from '@gantry/contracts';
 import type { Schedule, ScheduleCreate, ScheduleList, TeamResumeResult, TeamSuspendResult } from '@gantry/contracts';
 import type { RequestOf, ResponseOf } from './openapi-types';
@@ -54,4 +70,6 @@ same<Same<ResponseOf<'/v1/teams/{id}/suspend', 'post'>, TeamSuspendResult>>(true
 same<Same<ResponseOf<'/v1/teams/{id}/resume', 'post'>, TeamResumeResult>>(true);
 same<Same<ResponseOf<'/v1/teams/{id}/schedules', 'get'>, ScheduleList>>(true);
 same<Same<ResponseOf<'/v1/teams/{id}/schedules', 'post'>, Schedule>>(true);
-same<RequestOf<'/v1/teams/{id}/schedules', 'post'> extends object ? (ScheduleCreate extends RequestOf<'/v1/teams/{id}/schedules', 'post'> ? true : false) : false>(true);
+same<
+  RequestOf<'/v1/teams/{id}/schedules', 'post'> extends object ? (ScheduleCreate extends RequestOf<'/v1/teams/{id}/schedules', 'post'> ? true : false) : false
+>(true);

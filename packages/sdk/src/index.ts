@@ -130,8 +130,7 @@ export class GantryClient {
   };
 
   jobs = {
-    list: (q: { teamId?: string; state?: string; limit?: number; cursor?: string } = {}) =>
-      this.request<Page<Job>>('GET', '/v1/jobs', { query: q }),
+    list: (q: { teamId?: string; state?: string; limit?: number; cursor?: string } = {}) => this.request<Page<Job>>('GET', '/v1/jobs', { query: q }),
     get: (id: string) => this.request<JobDetail>('GET', `/v1/jobs/${enc(id)}`),
     create: (body: JobCreate, opts: { idempotencyKey?: string } = {}) =>
       this.request<Job>('POST', '/v1/jobs', {
@@ -154,7 +153,8 @@ export class GantryClient {
     /** Manual scale, held for one stable window; 409 beyond maxReplicas or quota. */
     scale: (id: string, replicas: number) => this.request<EndpointDetail>('POST', `/v1/endpoints/${enc(id)}/scale`, { body: { replicas } }),
     /** At zero replicas the activator holds the request until a replica is ready. */
-    invoke: (id: string, input?: string) => this.request<EndpointInvokeResult>('POST', `/v1/endpoints/${enc(id)}/invoke`, { body: input === undefined ? {} : { input } }),
+    invoke: (id: string, input?: string) =>
+      this.request<EndpointInvokeResult>('POST', `/v1/endpoints/${enc(id)}/invoke`, { body: input === undefined ? {} : { input } }),
   };
 
   sim = {
@@ -187,7 +187,8 @@ export class GantryClient {
 
   /** Operators: the invariant checker over the database, now (`settled`: also stuck transitions). */
   integrity = {
-    check: (q: { settled?: boolean } = {}) => this.request<IntegrityReport>('GET', '/v1/cluster/integrity', { query: q.settled === undefined ? {} : { settled: String(q.settled) } }),
+    check: (q: { settled?: boolean } = {}) =>
+      this.request<IntegrityReport>('GET', '/v1/cluster/integrity', { query: q.settled === undefined ? {} : { settled: String(q.settled) } }),
   };
 
   incidents = {

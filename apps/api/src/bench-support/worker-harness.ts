@@ -39,7 +39,15 @@ export async function startBenchWorker(opts: { env: Record<string, string>; driv
     async placeNew(job, gpus) {
       const id = await db.$transaction(async (tx) => {
         const row = await tx.job.create({
-          data: { tenantId: job.tenantId, teamId: job.teamId, name: job.name, kind: 'training', state: 'starting', replicas: 1, resources: { gpus: gpus.length, gpuModel: job.gpuModel, cpuMilli: 1000, memoryMiB: 4096 } },
+          data: {
+            tenantId: job.tenantId,
+            teamId: job.teamId,
+            name: job.name,
+            kind: 'training',
+            state: 'starting',
+            replicas: 1,
+            resources: { gpus: gpus.length, gpuModel: job.gpuModel, cpuMilli: 1000, memoryMiB: 4096 },
+          },
         });
         await tx.allocation.createMany({
           data: gpus.map((g, i) => ({

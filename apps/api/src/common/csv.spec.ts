@@ -43,7 +43,12 @@ describe('CSV cells (RFC 4180, formula injection)', () => {
 
   it('joins rows and lines', () => {
     expect(csvRow(['id', '=x', -3, null, 'a,b'])).toBe(`id,"'=x",-3,,"a,b"`);
-    expect(toCsv([['h1', 'h2'], ['@a', 1]])).toBe(`h1,h2\n"'@a",1\n`);
+    expect(
+      toCsv([
+        ['h1', 'h2'],
+        ['@a', 1],
+      ]),
+    ).toBe(`h1,h2\n"'@a",1\n`);
     expect(toCsv([])).toBe('');
   });
 });

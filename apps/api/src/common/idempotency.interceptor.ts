@@ -75,7 +75,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // The caller's own key space: its owner (a user, or a chain of keys), never the tenant's.
     const caller = req.principal ? ownerOf(req.principal) : 'anonymous';
     const scope = `${caller}:${req.method}:${req.path}`;
-    const bodyHash = createHash('sha256').update(JSON.stringify(req.body ?? null)).digest('hex');
+    const bodyHash = createHash('sha256')
+      .update(JSON.stringify(req.body ?? null))
+      .digest('hex');
     const now = new Date();
     const claim = await this.records.claim({
       scope,

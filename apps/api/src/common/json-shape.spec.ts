@@ -14,7 +14,11 @@ describe('request shape checks (before any interceptor or pipe)', () => {
 
   it.each([
     { name: 'nesting past the limit', body: nest(MAX_JSON_DEPTH + 1), wantField: 'a.'.repeat(MAX_JSON_DEPTH).slice(0, -1) },
-    { name: 'an array nested 100,000 deep (no stack overflow)', body: JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)), wantField: '0.'.repeat(MAX_JSON_DEPTH).slice(0, -1) },
+    {
+      name: 'an array nested 100,000 deep (no stack overflow)',
+      body: JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)),
+      wantField: '0.'.repeat(MAX_JSON_DEPTH).slice(0, -1),
+    },
     { name: 'NUL in a value', body: { name: 'a\u0000b' }, wantField: 'name' },
     { name: 'a lone high surrogate', body: { items: ['ok', '\ud800'] }, wantField: 'items.1' },
     { name: 'a lone low surrogate in a key', body: { ['k\udc00']: 1 }, wantField: '(body)' },

@@ -15,15 +15,7 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchem
 const ERROR_SCHEMA = jsonSchema(ZErrorBody, 'output');
 
 /** Documents a route: summary, body, query, success answer and the error envelope. */
-export function Route(opts: {
-  summary: string;
-  body?: z.ZodType;
-  query?: z.ZodObject;
-  ok?: z.ZodType;
-  status?: number;
-  errors?: number[];
-  public?: boolean;
-}) {
+export function Route(opts: { summary: string; body?: z.ZodType; query?: z.ZodObject; ok?: z.ZodType; status?: number; errors?: number[]; public?: boolean }) {
   const decorators = [
     ApiOperation({ summary: opts.summary }),
     ApiResponse({ status: opts.status ?? 200, schema: opts.ok ? jsonSchema(opts.ok, 'output') : { type: 'object' } }),
@@ -32,9 +24,7 @@ export function Route(opts: {
   if (!opts.public) decorators.push(ApiSecurity('apiKey'));
   if (opts.body) decorators.push(ApiBody({ schema: jsonSchema(opts.body, 'input') }));
   for (const [name, field] of Object.entries(opts.query?.shape ?? {})) {
-    decorators.push(
-      ApiQuery({ name, required: !(field as z.ZodType).safeParse(undefined).success, schema: jsonSchema(field as z.ZodType, 'input') }),
-    );
+    decorators.push(ApiQuery({ name, required: !(field as z.ZodType).safeParse(undefined).success, schema: jsonSchema(field as z.ZodType, 'input') }));
   }
   return applyDecorators(...decorators);
 }

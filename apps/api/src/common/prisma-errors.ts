@@ -14,6 +14,10 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   if (typeof e !== 'object' || e === null) return false;
   const err = e as { code?: unknown; cause?: unknown; message?: unknown };
   if (typeof err.code === 'string' && (UNAVAILABLE_CODES.has(err.code) || UNAVAILABLE_ERRNOS.has(err.code))) return true;
-  if (typeof err.message === 'string' && /Connection terminated|Can't reach database server|connection (?:refused|closed)|the database system is (?:starting up|shutting down)/i.test(err.message)) return true;
+  if (
+    typeof err.message === 'string' &&
+    /Connection terminated|Can't reach database server|connection (?:refused|closed)|the database system is (?:starting up|shutting down)/i.test(err.message)
+  )
+    return true;
   return err.cause !== undefined && err.cause !== e && isDatabaseUnavailable(err.cause);
 }

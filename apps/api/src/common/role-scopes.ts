@@ -6,7 +6,17 @@ export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   member: ['jobs:read', 'jobs:write', 'endpoints:read', 'endpoints:write', 'quotas:read', 'cluster:read'],
   'team-admin': ['jobs:read', 'jobs:write', 'endpoints:read', 'endpoints:write', 'quotas:read', 'quotas:write', 'cluster:read'],
   'tenant-admin': ['jobs:read', 'jobs:write', 'endpoints:read', 'endpoints:write', 'quotas:read', 'quotas:write', 'cluster:read'],
-  'platform-admin': ['jobs:read', 'jobs:write', 'endpoints:read', 'endpoints:write', 'quotas:read', 'quotas:write', 'cluster:read', 'cluster:admin', 'tenants:admin'],
+  'platform-admin': [
+    'jobs:read',
+    'jobs:write',
+    'endpoints:read',
+    'endpoints:write',
+    'quotas:read',
+    'quotas:write',
+    'cluster:read',
+    'cluster:admin',
+    'tenants:admin',
+  ],
 };
 
 /** Rank of a role: a caller never creates a key or a user stronger than itself. */

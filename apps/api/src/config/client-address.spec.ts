@@ -15,7 +15,7 @@ describe('client address behind proxies', () => {
   });
 
   it('stops at a malformed hop and never returns text that is not an address', () => {
-    expect(clientAddressFrom('10.1.2.3', "198.51.100.7, <script>, 10.0.0.2", ['10.0.0.0/8'])).toBe('10.0.0.2');
+    expect(clientAddressFrom('10.1.2.3', '198.51.100.7, <script>, 10.0.0.2', ['10.0.0.0/8'])).toBe('10.0.0.2');
     expect(clientAddressFrom('10.1.2.3', 'not-an-ip', ['10.0.0.0/8'])).toBe('10.1.2.3');
   });
 

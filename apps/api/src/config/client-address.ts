@@ -53,7 +53,11 @@ function inRange(ip: string, range: Cidr): boolean {
  * the first address that is not one is the client. A malformed entry ends the walk at the last
  * trusted hop (what a client writes into the header is never believed past a trusted proxy).
  */
-export function clientAddressFrom(peer: string | undefined | null, forwardedFor: string | string[] | undefined, trustedProxies: readonly string[]): string | null {
+export function clientAddressFrom(
+  peer: string | undefined | null,
+  forwardedFor: string | string[] | undefined,
+  trustedProxies: readonly string[],
+): string | null {
   if (!peer) return null;
   let client = plainAddress(peer);
   const ranges = trustedProxies.map(parseCidr).filter((r): r is Cidr => r !== null);

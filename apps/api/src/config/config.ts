@@ -21,7 +21,10 @@ const ZEnv = z.object({
     .regex(/^gk_[a-z0-9]{4,32}_[A-Za-z0-9]{16,128}$/, 'must look like gk_<prefix>_<secret>')
     .optional(),
   /** Prefix of every BullMQ key, so that several systems (or test runs) can share one Redis. */
-  GANTRY_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('gantry'),
+  GANTRY_QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]+$/)
+    .default('gantry'),
   /** Seconds between safety-net scheduling cycles and reconciliations. */
   GANTRY_RECONCILE_SECONDS: z.coerce.number().positive().max(3600).default(5),
   /** Seconds between the worker's invariant checks over the database (0 = off); see docs/reliability.md. */
@@ -32,7 +35,11 @@ const ZEnv = z.object({
   /** Requests per minute per API key or session (429 with Retry-After beyond). */
   GANTRY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
   /** Console sessions: lifetime in hours; `Secure` cookies (true, or implied by an https GANTRY_PUBLIC_URL). */
-  GANTRY_SESSION_HOURS: z.coerce.number().positive().max(24 * 30).default(12),
+  GANTRY_SESSION_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(12),
   GANTRY_COOKIE_SECURE: z.enum(['true', 'false']).default('false'),
   /** Live API keys one owner (a user, or a chain of keys) may hold at once. */
   GANTRY_MAX_KEYS_PER_OWNER: z.coerce.number().int().min(1).max(10_000).default(20),
@@ -54,7 +61,11 @@ const ZEnv = z.object({
    */
   GANTRY_PUBLIC_URL: z.preprocess(
     (v) => (v === '' ? undefined : v),
-    z.string().url().regex(/^https?:\/\//i, 'must be an http:// or https:// URL').optional(),
+    z
+      .string()
+      .url()
+      .regex(/^https?:\/\//i, 'must be an http:// or https:// URL')
+      .optional(),
   ),
   /** Telemetry: seconds between driver metric samples, retention, idle detection, prices. */
   GANTRY_TELEMETRY_SECONDS: z.coerce.number().positive().max(3600).default(15),
@@ -65,14 +76,22 @@ const ZEnv = z.object({
   GANTRY_IDLE_MINUTES: z.coerce.number().min(0).default(10),
   /** JSON: { "<gpuModel>": { "pricePerGpuHour": 2.5, "idleW": 70, "busyW": 700 } } over the defaults. */
   GANTRY_GPU_PRICES: z.string().optional(),
-  GANTRY_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('USD'),
+  GANTRY_CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .default('USD'),
   /**
    * Bearer token a Prometheus scraper sends to /metrics (besides platform admins' API keys);
    * unset: only platform-admin keys may scrape. Compared in constant time.
    */
   GANTRY_METRICS_TOKEN: z.preprocess(
     (v) => (v === '' ? undefined : v),
-    z.string().min(16, 'must be at least 16 characters').max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+    z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .max(512)
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+      .optional(),
   ),
   /** true: /metrics labels series with tenant and team slugs too (default: opaque tenant_id and team_id only). */
   GANTRY_METRICS_TENANT_LABELS: z.enum(['true', 'false']).default('false'),
@@ -140,10 +159,7 @@ export const DEFAULT_GPU_PRICES: TelemetryConfig['prices'] = {
   '*': { pricePerGpuHour: UNKNOWN_GPU_MODEL.pricePerGpuHour, idleW: UNKNOWN_GPU_MODEL.idleW, busyW: UNKNOWN_GPU_MODEL.busyW },
 };
 
-const ZPrices = z.record(
-  z.string(),
-  z.object({ pricePerGpuHour: z.number().min(0), idleW: z.number().min(0), busyW: z.number().min(0) }),
-);
+const ZPrices = z.record(z.string(), z.object({ pricePerGpuHour: z.number().min(0), idleW: z.number().min(0), busyW: z.number().min(0) }));
 
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = ZEnv.safeParse(env);
@@ -188,7 +204,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxLiveKeysPerOwner: e.GANTRY_MAX_KEYS_PER_OWNER,
       loginAttemptsPerMinute: e.GANTRY_LOGIN_ATTEMPTS_PER_MINUTE,
       loginAddressAttemptsPerMinute: e.GANTRY_LOGIN_ADDRESS_ATTEMPTS_PER_MINUTE,
-      trustedProxies: e.GANTRY_TRUSTED_PROXIES.split(',').map((p) => p.trim()).filter(Boolean),
+      trustedProxies: e.GANTRY_TRUSTED_PROXIES.split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
     },
     telemetry: {
       intervalSeconds: e.GANTRY_TELEMETRY_SECONDS,

@@ -9,6 +9,7 @@ export function formatReport(r: InvariantReport): string {
   ];
   const byRule = new Map<string, string[]>();
   for (const v of r.violations) byRule.set(v.rule, [...(byRule.get(v.rule) ?? []), `    ${v.subject}: ${v.message}`]);
-  for (const [rule, items] of byRule) lines.push(`  ${rule} (${items.length}):`, ...items.slice(0, 20), ...(items.length > 20 ? [`    ... and ${items.length - 20} more`] : []));
+  for (const [rule, items] of byRule)
+    lines.push(`  ${rule} (${items.length}):`, ...items.slice(0, 20), ...(items.length > 20 ? [`    ... and ${items.length - 20} more`] : []));
   return lines.join('\n');
 }

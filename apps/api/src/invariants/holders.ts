@@ -22,7 +22,10 @@ export function replicaShortfall(need: ReplicaNeed, held: Pick<AllocationRow, 'm
   const problems: string[] = [];
   if (held.length !== need.count) problems.push(`holds ${held.length} GPU allocation(s), needs ${need.count}`);
   const wrong = held.filter((a) => kindOf(a) !== need.kind || (need.migProfile !== undefined && a.migProfile !== need.migProfile));
-  if (wrong.length) problems.push(`${wrong.length} allocation(s) are not ${need.kind === 'mig' ? `MIG slices ${need.migProfile}` : need.kind === 'whole' ? 'whole GPUs' : 'GPU shares'}`);
+  if (wrong.length)
+    problems.push(
+      `${wrong.length} allocation(s) are not ${need.kind === 'mig' ? `MIG slices ${need.migProfile}` : need.kind === 'whole' ? 'whole GPUs' : 'GPU shares'}`,
+    );
   return problems;
 }
 
@@ -38,7 +41,11 @@ export function checkHolders(s: Pick<ClusterState, 'allocations' | 'jobs' | 'rep
   const endpointTeam = new Map(s.replicas.map((r) => [r.endpointId, r.teamId]));
   const out: InvariantViolation[] = [];
   const orphan = (a: AllocationRow, why: string) =>
-    out.push({ rule: 'allocation-orphaned', subject: `allocation ${a.id}`, message: `allocation ${a.id} on GPU ${a.gpuId} ${why}: the GPU is held by nobody who will release it` });
+    out.push({
+      rule: 'allocation-orphaned',
+      subject: `allocation ${a.id}`,
+      message: `allocation ${a.id} on GPU ${a.gpuId} ${why}: the GPU is held by nobody who will release it`,
+    });
   for (const a of s.allocations) {
     if ((a.jobId === null) === (a.endpointId === null)) {
       orphan(a, a.jobId ? `names both job ${a.jobId} and endpoint ${a.endpointId}` : 'names neither a job nor an endpoint');
@@ -50,7 +57,8 @@ export function checkHolders(s: Pick<ClusterState, 'allocations' | 'jobs' | 'rep
     } else {
       const rep = live.get(`${a.endpointId}:${a.replica}`);
       if (!rep) orphan(a, `belongs to replica ${a.replica} of endpoint ${a.endpointId}, which is not active`);
-      else if (endpointTeam.get(a.endpointId!) !== a.teamId) orphan(a, `is charged to team ${a.teamId} but endpoint ${a.endpointId} belongs to team ${endpointTeam.get(a.endpointId!)}`);
+      else if (endpointTeam.get(a.endpointId!) !== a.teamId)
+        orphan(a, `is charged to team ${a.teamId} but endpoint ${a.endpointId} belongs to team ${endpointTeam.get(a.endpointId!)}`);
     }
   }
   return out;
@@ -64,13 +72,20 @@ export function checkHolders(s: Pick<ClusterState, 'allocations' | 'jobs' | 'rep
  * and only running or suspending jobs keep runningSince; reasons is an array.
  */
 export function checkJobs(s: Pick<ClusterState, 'allocations' | 'jobs'>): InvariantViolation[] {
-  const byJob = groupBy(s.allocations.filter((a) => a.jobId), (a) => a.jobId!);
+  const byJob = groupBy(
+    s.allocations.filter((a) => a.jobId),
+    (a) => a.jobId!,
+  );
   const out: InvariantViolation[] = [];
   for (const job of s.jobs) {
     const held = byJob.get(job.id) ?? [];
     const subject = `job ${job.id}`;
     if (IDLE_STATES.includes(job.state) && held.length) {
-      out.push({ rule: 'idle-job-holds-gpus', subject, message: `job ${job.id} is ${job.state} but still holds ${held.length} GPU allocation(s) (${held.map((a) => a.id).join(', ')}); it could be placed a second time` });
+      out.push({
+        rule: 'idle-job-holds-gpus',
+        subject,
+        message: `job ${job.id} is ${job.state} but still holds ${held.length} GPU allocation(s) (${held.map((a) => a.id).join(', ')}); it could be placed a second time`,
+      });
     }
     if (HOLDING_STATES.includes(job.state)) {
       const need = replicaNeed(job.resources);
@@ -103,7 +118,10 @@ export function checkJobs(s: Pick<ClusterState, 'allocations' | 'jobs'>): Invari
  * `<endpointId>:<replica>` exactly while the replica is active.
  */
 export function checkReplicas(s: Pick<ClusterState, 'allocations' | 'replicas'>): InvariantViolation[] {
-  const byReplica = groupBy(s.allocations.filter((a) => a.endpointId), (a) => `${a.endpointId}:${a.replica}`);
+  const byReplica = groupBy(
+    s.allocations.filter((a) => a.endpointId),
+    (a) => `${a.endpointId}:${a.replica}`,
+  );
   const out: InvariantViolation[] = [];
   for (const r of s.replicas) {
     const key = `${r.endpointId}:${r.replica}`;
@@ -118,7 +136,10 @@ export function checkReplicas(s: Pick<ClusterState, 'allocations' | 'replicas'>)
       out.push({
         rule: 'replica-active-key-mismatch',
         subject,
-        message: r.endedAt === null ? `active replica ${r.id} has activeKey ${r.activeKey ?? 'null'} instead of ${key}: its index is not protected against a second replica` : `ended replica ${r.id} still holds activeKey ${r.activeKey}: replica index ${r.replica} can never be used again`,
+        message:
+          r.endedAt === null
+            ? `active replica ${r.id} has activeKey ${r.activeKey ?? 'null'} instead of ${key}: its index is not protected against a second replica`
+            : `ended replica ${r.id} still holds activeKey ${r.activeKey}: replica index ${r.replica} can never be used again`,
       });
     }
   }

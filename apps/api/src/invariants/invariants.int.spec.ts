@@ -18,7 +18,11 @@ describe('invariant checker on real work (real Postgres and Redis, simulated clu
   afterAll(async () => sys?.close());
 
   const submit = async (body: object) => {
-    const res = await sys.http().post('/v1/jobs').set('Authorization', t.auth).send({ teamId: t.team.id, kind: 'training', ...body });
+    const res = await sys
+      .http()
+      .post('/v1/jobs')
+      .set('Authorization', t.auth)
+      .send({ teamId: t.team.id, kind: 'training', ...body });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
@@ -26,7 +30,16 @@ describe('invariant checker on real work (real Postgres and Redis, simulated clu
 
   it('reports no violation while whole, MIG, shared, gang and endpoint work runs, and none once it settled', async () => {
     const gpu = await sys.db.gpu.findFirstOrThrow({ where: { model: 'H100-80GB', migCapable: true }, orderBy: { id: 'asc' } });
-    const mig = await sys.http().put(`/v1/gpus/${gpu.id}/mig`).set('Authorization', admin).send({ layout: [{ profile: '1g.10gb', start: 0 }, { profile: '3g.40gb', start: 4 }] });
+    const mig = await sys
+      .http()
+      .put(`/v1/gpus/${gpu.id}/mig`)
+      .set('Authorization', admin)
+      .send({
+        layout: [
+          { profile: '1g.10gb', start: 0 },
+          { profile: '3g.40gb', start: 4 },
+        ],
+      });
     expect(mig.status).toBe(202);
     await eventually(async () => {
       const g = await sys.db.gpu.findUniqueOrThrow({ where: { id: gpu.id } });
@@ -41,17 +54,25 @@ describe('invariant checker on real work (real Postgres and Redis, simulated clu
       await submit({ name: 'share-b', resources: { gpuFraction: 0.25 }, ...long }),
       await submit({ name: 'gang', replicas: 2, resources: { gpus: 8, gpuModel: 'A100-80GB' }, ...long }),
     ];
-    const ep = await sys.http().post('/v1/endpoints').set('Authorization', t.auth).send({ teamId: t.team.id, name: 'inv-ep', model: 'llama-3-8b', resources: { gpus: 1, gpuModel: 'H100-80GB' }, minReplicas: 1, maxReplicas: 1 });
+    const ep = await sys
+      .http()
+      .post('/v1/endpoints')
+      .set('Authorization', t.auth)
+      .send({ teamId: t.team.id, name: 'inv-ep', model: 'llama-3-8b', resources: { gpus: 1, gpuModel: 'H100-80GB' }, minReplicas: 1, maxReplicas: 1 });
     expect(ep.status).toBe(201);
 
     // while it is being placed and started: strict rules hold at every instant
     const during: unknown[] = [];
-    await eventually(async () => {
-      during.push(...(await checkInvariants(sys.db)).violations);
-      const states = await Promise.all(ids.map(state));
-            const replica = await sys.db.endpointReplica.findFirst({ where: { endpointId: ep.body.id, state: 'ready', endedAt: null } });
-      return states.every((s) => s === 'running') && replica;
-    }, 40_000, 200);
+    await eventually(
+      async () => {
+        during.push(...(await checkInvariants(sys.db)).violations);
+        const states = await Promise.all(ids.map(state));
+        const replica = await sys.db.endpointReplica.findFirst({ where: { endpointId: ep.body.id, state: 'ready', endedAt: null } });
+        return states.every((s) => s === 'running') && replica;
+      },
+      40_000,
+      200,
+    );
     expect(during).toEqual([]);
 
     const report = await checkInvariants(sys.db, { settled: true, graceSeconds: 0 });
@@ -98,7 +119,10 @@ describe('invariant checker on corrupted databases', () => {
     while (undo.length) await undo.pop()!();
     for (const gpuId of touchedGpus) {
       await sys.db.gpuInstance.deleteMany({ where: { gpuId } });
-      await sys.db.gpu.update({ where: { id: gpuId }, data: { mode: 'whole', schedulable: true, health: 'healthy', migTarget: Prisma.DbNull, migRequestedAt: null } });
+      await sys.db.gpu.update({
+        where: { id: gpuId },
+        data: { mode: 'whole', schedulable: true, health: 'healthy', migTarget: Prisma.DbNull, migRequestedAt: null },
+      });
     }
     touchedGpus.clear();
     expect((await checkInvariants(sys.db, { settled: true })).violations).toEqual([]);
@@ -116,7 +140,15 @@ describe('invariant checker on corrupted databases', () => {
     await db().gpu.update({ where: { id: gpu.id }, data: { mode } });
     if (slices.length) await db().gpuInstance.createMany({ data: slices.map((s) => ({ gpuId: gpu.id, ...s })) });
   }
-  async function job(data: { state: Prisma.JobCreateInput['state']; resources: object; replicas?: number; teamId?: string; reasons?: object[]; finishedAt?: Date | null; runningSince?: Date | null }) {
+  async function job(data: {
+    state: Prisma.JobCreateInput['state'];
+    resources: object;
+    replicas?: number;
+    teamId?: string;
+    reasons?: object[];
+    finishedAt?: Date | null;
+    runningSince?: Date | null;
+  }) {
     const running = data.state === 'running' || data.state === 'suspending';
     const row = await db().job.create({
       data: {
@@ -130,7 +162,8 @@ describe('invariant checker on corrupted databases', () => {
         reasons: data.reasons ?? (data.state === 'pending' ? [{ code: 'queued', message: 'waiting' }] : []),
         startedAt: running ? new Date() : null,
         runningSince: data.runningSince !== undefined ? data.runningSince : data.state === 'running' ? new Date() : null,
-        finishedAt: data.finishedAt !== undefined ? data.finishedAt : ['succeeded', 'failed', 'cancelled'].includes(data.state ?? 'pending') ? new Date() : null,
+        finishedAt:
+          data.finishedAt !== undefined ? data.finishedAt : ['succeeded', 'failed', 'cancelled'].includes(data.state ?? 'pending') ? new Date() : null,
       },
     });
     undo.push(async () => {
@@ -167,7 +200,17 @@ describe('invariant checker on corrupted databases', () => {
     const active = replicas.filter((r) => !r.ended).length;
     const ep = await db().endpoint.create({
       // the autoscaler finds nothing to change: as many replicas wanted as are active
-      data: { tenantId: t.tenant.id, teamId: t.team.id, name: `ep-${Date.now()}-${picked}`, model: 'llama', resources: { gpus: 1 }, minReplicas: active, maxReplicas: Math.max(1, active), desiredReplicas: active, scaleToZeroAfterSeconds: 3600 },
+      data: {
+        tenantId: t.tenant.id,
+        teamId: t.team.id,
+        name: `ep-${Date.now()}-${picked}`,
+        model: 'llama',
+        resources: { gpus: 1 },
+        minReplicas: active,
+        maxReplicas: Math.max(1, active),
+        desiredReplicas: active,
+        scaleToZeroAfterSeconds: 3600,
+      },
     });
     const rows = [];
     for (const r of replicas) {
@@ -198,7 +241,12 @@ describe('invariant checker on corrupted databases', () => {
     const [g1, g2, g3, g4] = [await freeGpu(), await freeGpu(), await freeGpu(), await freeGpu()];
     await alloc({ jobId: (await job({ state: 'running', resources: { gpus: 1 } })).id }, g1);
     await setMode(g2, 'mig', [{ profile: '1g.10gb', start: 0, size: 1 }]);
-    await alloc({ jobId: (await job({ state: 'running', resources: { migProfile: '1g.10gb' } })).id }, g2, { migProfile: '1g.10gb', migStart: 0, milli: 1000, gpuUnits: 1 / 7 });
+    await alloc({ jobId: (await job({ state: 'running', resources: { migProfile: '1g.10gb' } })).id }, g2, {
+      migProfile: '1g.10gb',
+      migStart: 0,
+      milli: 1000,
+      gpuUnits: 1 / 7,
+    });
     await setMode(g3, 'shared');
     await alloc({ jobId: (await job({ state: 'running', resources: { gpuFraction: 0.5 } })).id }, g3, { milli: 500 });
     const { ep } = await endpoint([{ replica: 0 }]);
@@ -227,7 +275,10 @@ describe('invariant checker on corrupted databases', () => {
     await setMode(gpu, 'mig', [{ profile: '1g.10gb', start: 3, size: 1 }]);
     const mig = { migProfile: '1g.10gb', migStart: 3, gpuUnits: 1 / 7 };
     await alloc({ jobId: (await job({ state: 'running', resources: { migProfile: '1g.10gb' } })).id }, gpu, mig);
-    const second = await alloc({ jobId: (await job({ state: 'running', resources: { migProfile: '1g.10gb' } })).id }, gpu, { ...mig, activeSlot: `${gpu.id}:mig:3:dup` });
+    const second = await alloc({ jobId: (await job({ state: 'running', resources: { migProfile: '1g.10gb' } })).id }, gpu, {
+      ...mig,
+      activeSlot: `${gpu.id}:mig:3:dup`,
+    });
     expect(await rules()).toEqual([...only('slot-double-booked', `gpu ${gpu.id}:mig:3`), ...only('active-slot-mismatch', `allocation ${second.id}`)]);
   });
 
@@ -242,15 +293,25 @@ describe('invariant checker on corrupted databases', () => {
   // ---- 2-3. MIG --------------------------------------------------------------------------
   it('mig-instance-missing: a MIG allocation whose slice was destroyed', async () => {
     const gpu = await freeGpu();
-    await setMode(gpu, 'mig', [{ profile: '1g.10gb', start: 0, size: 1 }, { profile: '1g.10gb', start: 1, size: 1 }]);
-    await alloc({ jobId: (await job({ state: 'running', resources: { migProfile: '1g.10gb' } })).id }, gpu, { migProfile: '1g.10gb', migStart: 1, gpuUnits: 1 / 7 });
+    await setMode(gpu, 'mig', [
+      { profile: '1g.10gb', start: 0, size: 1 },
+      { profile: '1g.10gb', start: 1, size: 1 },
+    ]);
+    await alloc({ jobId: (await job({ state: 'running', resources: { migProfile: '1g.10gb' } })).id }, gpu, {
+      migProfile: '1g.10gb',
+      migStart: 1,
+      gpuUnits: 1 / 7,
+    });
     await db().gpuInstance.deleteMany({ where: { gpuId: gpu.id, start: 1 } });
     expect(await rules()).toEqual(only('mig-instance-missing', `gpu ${gpu.id}:mig:1`));
   });
 
   it('mig-layout-invalid: overlapping GPU instances', async () => {
     const gpu = await freeGpu();
-    await setMode(gpu, 'mig', [{ profile: '3g.40gb', start: 0, size: 4 }, { profile: '2g.20gb', start: 2, size: 2 }]);
+    await setMode(gpu, 'mig', [
+      { profile: '3g.40gb', start: 0, size: 4 },
+      { profile: '2g.20gb', start: 2, size: 2 },
+    ]);
     expect(await rules()).toEqual(only('mig-layout-invalid', `gpu ${gpu.id}`));
   });
 
@@ -270,7 +331,9 @@ describe('invariant checker on corrupted databases', () => {
     const released = await alloc({ jobId: (await job({ state: 'succeeded', resources: { gpus: 1 } })).id }, b, { endedAt: new Date() });
     const got = await rules();
     expect(got).toHaveLength(2);
-    expect(got).toEqual(expect.arrayContaining([...only('active-slot-mismatch', `allocation ${held.id}`), ...only('active-slot-mismatch', `allocation ${released.id}`)]));
+    expect(got).toEqual(
+      expect.arrayContaining([...only('active-slot-mismatch', `allocation ${held.id}`), ...only('active-slot-mismatch', `allocation ${released.id}`)]),
+    );
   });
 
   // ---- 5. quotas ---------------------------------------------------------------------------
@@ -305,7 +368,9 @@ describe('invariant checker on corrupted databases', () => {
     const stale = await alloc({ endpointId: ep.id }, b, { replica: 1 });
     const got = await rules();
     expect(got).toHaveLength(2);
-    expect(got).toEqual(expect.arrayContaining([...only('allocation-orphaned', `allocation ${leaked.id}`), ...only('allocation-orphaned', `allocation ${stale.id}`)]));
+    expect(got).toEqual(
+      expect.arrayContaining([...only('allocation-orphaned', `allocation ${leaked.id}`), ...only('allocation-orphaned', `allocation ${stale.id}`)]),
+    );
   });
 
   // ---- 7. jobs ---------------------------------------------------------------------------------
@@ -361,7 +426,9 @@ describe('invariant checker on corrupted databases', () => {
     expect(await rules()).toEqual([]);
     const got = await rules(true);
     expect(got).toHaveLength(2);
-    expect(got).toEqual(expect.arrayContaining([...only('job-stuck-in-transition', `job ${stuck.id}`), ...only('pending-job-unexplained', `job ${silent.id}`)]));
+    expect(got).toEqual(
+      expect.arrayContaining([...only('job-stuck-in-transition', `job ${stuck.id}`), ...only('pending-job-unexplained', `job ${silent.id}`)]),
+    );
   });
 
   it('settled only: a node switching past its ETA, and work left on a down node and an unhealthy GPU', async () => {
@@ -370,7 +437,10 @@ describe('invariant checker on corrupted databases', () => {
     const onB = await alloc({ jobId: (await job({ state: 'running', resources: { gpus: 1 } })).id }, b);
     const switching = await db().node.findFirstOrThrow({ where: { id: { notIn: [a.nodeId, b.nodeId] }, allocations: { none: { endedAt: null } } } });
     const restore = (id: string) => () => db().node.update({ where: { id }, data: { state: 'ready', transitionEtaAt: null, transitionStartedAt: null } });
-    await db().node.update({ where: { id: switching.id }, data: { state: 'switching', transitionStartedAt: new Date(Date.now() - 300_000), transitionEtaAt: new Date(Date.now() - 60_000) } });
+    await db().node.update({
+      where: { id: switching.id },
+      data: { state: 'switching', transitionStartedAt: new Date(Date.now() - 300_000), transitionEtaAt: new Date(Date.now() - 60_000) },
+    });
     undo.push(restore(switching.id));
     await db().node.update({ where: { id: b.nodeId }, data: { state: 'down' } });
     undo.push(restore(b.nodeId));

@@ -37,15 +37,27 @@ export function checkMigLayouts(s: Pick<ClusterState, 'gpus' | 'instances'>): In
       } else {
         const v = validateMigLayout(gpu.model, layout);
         const wrongSize = layout.find((i) => migProfile(gpu.model, i.profile) && migProfile(gpu.model, i.profile)!.size !== i.size);
-        if (!v.ok) out.push({ rule: 'mig-layout-invalid', subject, message: `GPU ${gpu.id} (${gpu.model}) has MIG layout ${text}, which NVIDIA refuses (${v.rule}: ${v.message})` });
-        else if (wrongSize) out.push({ rule: 'mig-layout-invalid', subject, message: `GPU ${gpu.id}: slice ${wrongSize.profile}@${wrongSize.start} is recorded as ${wrongSize.size} memory slots; the profile uses ${migProfile(gpu.model, wrongSize.profile)!.size}` });
+        if (!v.ok)
+          out.push({
+            rule: 'mig-layout-invalid',
+            subject,
+            message: `GPU ${gpu.id} (${gpu.model}) has MIG layout ${text}, which NVIDIA refuses (${v.rule}: ${v.message})`,
+          });
+        else if (wrongSize)
+          out.push({
+            rule: 'mig-layout-invalid',
+            subject,
+            message: `GPU ${gpu.id}: slice ${wrongSize.profile}@${wrongSize.start} is recorded as ${wrongSize.size} memory slots; the profile uses ${migProfile(gpu.model, wrongSize.profile)!.size}`,
+          });
       }
     }
     if ((gpu.mode === 'mig') !== slices.length > 0) {
       out.push({
         rule: 'gpu-mode-instances-mismatch',
         subject,
-        message: slices.length ? `GPU ${gpu.id} has ${slices.length} MIG slice(s) but is in ${gpu.mode} mode` : `GPU ${gpu.id} is in mig mode but has no MIG slice: nothing can be placed on it`,
+        message: slices.length
+          ? `GPU ${gpu.id} has ${slices.length} MIG slice(s) but is in ${gpu.mode} mode`
+          : `GPU ${gpu.id} is in mig mode but has no MIG slice: nothing can be placed on it`,
       });
     }
   }

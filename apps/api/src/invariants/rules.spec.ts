@@ -10,25 +10,73 @@ const T0 = new Date('2026-01-01T00:00:00Z');
 const T1 = new Date('2026-01-01T01:00:00Z');
 
 const gpu = (id: string, over: Partial<GpuRow> = {}): GpuRow => ({
-  id, nodeId: 'n1', model: 'H100-80GB', mode: 'whole', migCapable: true, health: 'healthy', schedulable: true, migTarget: null, migRequestedAt: null, ...over,
+  id,
+  nodeId: 'n1',
+  model: 'H100-80GB',
+  mode: 'whole',
+  migCapable: true,
+  health: 'healthy',
+  schedulable: true,
+  migTarget: null,
+  migRequestedAt: null,
+  ...over,
 });
 let seq = 0;
 const alloc = (gpuId: string, over: Partial<AllocationRow> = {}): AllocationRow => {
   const a: AllocationRow = {
-    id: `a${++seq}`, tenantId: 't', teamId: 'team', jobId: 'j1', endpointId: null, replica: 0, nodeId: 'n1', gpuId, gpuModel: 'H100-80GB',
-    migProfile: null, migStart: null, milli: 1000, gpuUnits: 1, activeSlot: null, startedAt: T1, ...over,
+    id: `a${++seq}`,
+    tenantId: 't',
+    teamId: 'team',
+    jobId: 'j1',
+    endpointId: null,
+    replica: 0,
+    nodeId: 'n1',
+    gpuId,
+    gpuModel: 'H100-80GB',
+    migProfile: null,
+    migStart: null,
+    milli: 1000,
+    gpuUnits: 1,
+    activeSlot: null,
+    startedAt: T1,
+    ...over,
   };
   if (!('activeSlot' in over)) a.activeSlot = a.migProfile ? `${gpuId}:mig:${a.migStart}` : a.milli >= 1000 ? `${gpuId}:whole` : null;
   return a;
 };
 const job = (id: string, over: Partial<JobRow> = {}): JobRow => ({
-  id, teamId: 'team', state: 'running', replicas: 1, resources: { gpus: 1 }, reasons: [], startedAt: T0, runningSince: T0, finishedAt: null, ...over,
+  id,
+  teamId: 'team',
+  state: 'running',
+  replicas: 1,
+  resources: { gpus: 1 },
+  reasons: [],
+  startedAt: T0,
+  runningSince: T0,
+  finishedAt: null,
+  ...over,
 });
 const replica = (endpointId: string, n: number, over: Partial<ReplicaRow> = {}): ReplicaRow => ({
-  id: `r-${endpointId}-${n}`, endpointId, replica: n, activeKey: `${endpointId}:${n}`, endedAt: null, resources: { gpus: 1 }, teamId: 'team', ...over,
+  id: `r-${endpointId}-${n}`,
+  endpointId,
+  replica: n,
+  activeKey: `${endpointId}:${n}`,
+  endedAt: null,
+  resources: { gpus: 1 },
+  teamId: 'team',
+  ...over,
 });
 const state = (over: Partial<ClusterState>): ClusterState => ({
-  allocations: [], endedWithSlot: [], gpus: [], instances: [], nodes: [], jobs: [], replicas: [], quotas: [], totalJobs: 0, ...over,
+  allocations: [],
+  endedWithSlot: [],
+  gpus: [],
+  instances: [],
+  nodes: [],
+  jobs: [],
+  replicas: [],
+  quotas: [],
+  totalJobs: 0,
+  ...over,
 });
 const rules = (vs: { rule: string; subject: string }[]) => vs.map((v) => `${v.rule} ${v.subject}`);
 
@@ -38,7 +86,11 @@ describe('slots (family 1 and 4)', () => {
     ['two whole on one GPU', [alloc('g'), alloc('g', { activeSlot: null })], ['slot-double-booked gpu g:whole']],
     ['whole + share', [alloc('g'), alloc('g', { milli: 300 })], ['slot-double-booked gpu g']],
     ['two MIG slices at different starts', [alloc('g', { migProfile: '1g.10gb', migStart: 0 }), alloc('g', { migProfile: '1g.10gb', migStart: 1 })], []],
-    ['one MIG start held twice', [alloc('g', { migProfile: '1g.10gb', migStart: 2 }), alloc('g', { migProfile: '1g.10gb', migStart: 2 })], ['slot-double-booked gpu g:mig:2']],
+    [
+      'one MIG start held twice',
+      [alloc('g', { migProfile: '1g.10gb', migStart: 2 }), alloc('g', { migProfile: '1g.10gb', migStart: 2 })],
+      ['slot-double-booked gpu g:mig:2'],
+    ],
     ['shares summing to exactly 1000', [alloc('g', { milli: 500 }), alloc('g', { milli: 500 })], []],
     ['shares summing to 1001', [alloc('g', { milli: 501 }), alloc('g', { milli: 500 })], ['slot-double-booked gpu g']],
   ])('%s', (_name, allocations, want) => {
@@ -97,10 +149,34 @@ describe('quotas (family 5)', () => {
     ['within the * limit', [q('*', 2)], [alloc('g1'), alloc('g2')], [job('j1')], []],
     ['above the * limit, admitted after it was set', [q('*', 1)], [alloc('g1'), alloc('g2')], [job('j1')], ['team-over-quota team team:*']],
     ['above the * limit, lowered after the work started', [q('*', 1, new Date(T1.getTime() + 1))], [alloc('g1'), alloc('g2')], [job('j1')], []],
-    ['above a model row, work named the model', [q('H100-80GB', 1)], [alloc('g1'), alloc('g2')], [job('j1', { resources: { gpus: 2, gpuModel: 'H100-80GB' } })], ['team-over-quota team team:H100-80GB']],
-    ['above a model row, work named no model (the row does not bind it)', [q('H100-80GB', 1)], [alloc('g1'), alloc('g2')], [job('j1', { resources: { gpus: 2 } })], []],
-    ['a model row does not count other models', [q('A100-80GB', 1)], [alloc('g1'), alloc('g2')], [job('j1', { resources: { gpus: 2, gpuModel: 'A100-80GB' } })], []],
-    ['shares add up exactly to the limit', [q('*', 1)], [alloc('g1', { milli: 500, gpuUnits: 0.5 }), alloc('g1', { milli: 500, gpuUnits: 0.5 })], [job('j1')], []],
+    [
+      'above a model row, work named the model',
+      [q('H100-80GB', 1)],
+      [alloc('g1'), alloc('g2')],
+      [job('j1', { resources: { gpus: 2, gpuModel: 'H100-80GB' } })],
+      ['team-over-quota team team:H100-80GB'],
+    ],
+    [
+      'above a model row, work named no model (the row does not bind it)',
+      [q('H100-80GB', 1)],
+      [alloc('g1'), alloc('g2')],
+      [job('j1', { resources: { gpus: 2 } })],
+      [],
+    ],
+    [
+      'a model row does not count other models',
+      [q('A100-80GB', 1)],
+      [alloc('g1'), alloc('g2')],
+      [job('j1', { resources: { gpus: 2, gpuModel: 'A100-80GB' } })],
+      [],
+    ],
+    [
+      'shares add up exactly to the limit',
+      [q('*', 1)],
+      [alloc('g1', { milli: 500, gpuUnits: 0.5 }), alloc('g1', { milli: 500, gpuUnits: 0.5 })],
+      [job('j1')],
+      [],
+    ],
   ])('%s', (_name, quotas, allocations, jobs, want) => {
     expect(rules(checkQuotas({ quotas, allocations, jobs, replicas: [] }))).toEqual(want);
   });
@@ -154,7 +230,14 @@ describe('holders, jobs and replicas (families 6 to 8)', () => {
 
 describe('settled rules', () => {
   const now = new Date(T1.getTime() + 3_600_000);
-  const node = (over: Partial<ClusterState['nodes'][number]>) => ({ id: 'n1', name: 'node-1', state: 'ready' as const, transitionStartedAt: null, transitionEtaAt: null, ...over });
+  const node = (over: Partial<ClusterState['nodes'][number]>) => ({
+    id: 'n1',
+    name: 'node-1',
+    state: 'ready' as const,
+    transitionStartedAt: null,
+    transitionEtaAt: null,
+    ...over,
+  });
   it.each([
     ['quiet', state({ jobs: [job('j1')], gpus: [gpu('g')], nodes: [node({})] }), []],
     ['starting job', state({ jobs: [job('j1', { state: 'starting', runningSince: null })] }), ['job-stuck-in-transition']],
@@ -166,7 +249,11 @@ describe('settled rules', () => {
     ['switching past its ETA', state({ nodes: [node({ state: 'switching', transitionEtaAt: T1 })] }), ['node-transition-stuck']],
     ['draining for an hour (no ETA)', state({ nodes: [node({ state: 'draining', transitionStartedAt: T1 })] }), ['node-transition-stuck']],
     ['work on a down node', state({ nodes: [node({ state: 'down' })], gpus: [gpu('g')], allocations: [alloc('g')] }), ['allocation-on-failed-hardware']],
-    ['work on an unhealthy GPU', state({ nodes: [node({})], gpus: [gpu('g', { health: 'unhealthy' })], allocations: [alloc('g')] }), ['allocation-on-failed-hardware']],
+    [
+      'work on an unhealthy GPU',
+      state({ nodes: [node({})], gpus: [gpu('g', { health: 'unhealthy' })], allocations: [alloc('g')] }),
+      ['allocation-on-failed-hardware'],
+    ],
   ])('%s', (_name, s, want) => {
     expect(checkSettled(s, now, 30).map((v) => v.rule)).toEqual(want);
   });
@@ -178,7 +265,11 @@ describe('strictViolations', () => {
       gpus: [gpu('g'), gpu('m', { mode: 'mig' }), gpu('s', { mode: 'shared' })],
       instances: [{ gpuId: 'm', profile: '1g.10gb', start: 0, size: 1 }],
       jobs: [job('j1'), job('j2', { resources: { migProfile: '1g.10gb' } }), job('j3', { resources: { gpuFraction: 0.5 } })],
-      allocations: [alloc('g'), alloc('m', { jobId: 'j2', migProfile: '1g.10gb', migStart: 0, gpuUnits: 1 / 7 }), alloc('s', { jobId: 'j3', milli: 500, gpuUnits: 0.5 })],
+      allocations: [
+        alloc('g'),
+        alloc('m', { jobId: 'j2', migProfile: '1g.10gb', migStart: 0, gpuUnits: 1 / 7 }),
+        alloc('s', { jobId: 'j3', milli: 500, gpuUnits: 0.5 }),
+      ],
     });
     expect(strictViolations(s)).toEqual([]);
   });

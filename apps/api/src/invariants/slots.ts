@@ -11,20 +11,39 @@ export function checkSlots(s: Pick<ClusterState, 'allocations'>): InvariantViola
     const whole = allocs.filter((a) => kindOf(a) === 'whole');
     const others = allocs.filter((a) => kindOf(a) !== 'whole');
     if (whole.length > 1) {
-      out.push({ rule: 'slot-double-booked', subject: `gpu ${gpuId}:whole`, message: `GPU ${gpuId} is held whole by ${whole.length} active allocations (${ids(whole)}); one GPU can be given to one holder only` });
+      out.push({
+        rule: 'slot-double-booked',
+        subject: `gpu ${gpuId}:whole`,
+        message: `GPU ${gpuId} is held whole by ${whole.length} active allocations (${ids(whole)}); one GPU can be given to one holder only`,
+      });
     }
     if (whole.length > 0 && others.length > 0) {
-      out.push({ rule: 'slot-double-booked', subject: `gpu ${gpuId}`, message: `GPU ${gpuId} is held whole (${ids(whole)}) and also by ${others.length} MIG slice or share allocation(s) (${ids(others)})` });
+      out.push({
+        rule: 'slot-double-booked',
+        subject: `gpu ${gpuId}`,
+        message: `GPU ${gpuId} is held whole (${ids(whole)}) and also by ${others.length} MIG slice or share allocation(s) (${ids(others)})`,
+      });
     }
-    for (const [start, slices] of groupBy(others.filter((a) => kindOf(a) === 'mig'), (a) => a.migStart)) {
+    for (const [start, slices] of groupBy(
+      others.filter((a) => kindOf(a) === 'mig'),
+      (a) => a.migStart,
+    )) {
       if (slices.length > 1) {
-        out.push({ rule: 'slot-double-booked', subject: `gpu ${gpuId}:mig:${start}`, message: `MIG slice at memory slot ${start} of GPU ${gpuId} is held by ${slices.length} active allocations (${ids(slices)})` });
+        out.push({
+          rule: 'slot-double-booked',
+          subject: `gpu ${gpuId}:mig:${start}`,
+          message: `MIG slice at memory slot ${start} of GPU ${gpuId} is held by ${slices.length} active allocations (${ids(slices)})`,
+        });
       }
     }
     const shares = others.filter((a) => kindOf(a) === 'share');
     const milli = shares.reduce((n, a) => n + a.milli, 0);
     if (milli > 1000) {
-      out.push({ rule: 'slot-double-booked', subject: `gpu ${gpuId}`, message: `shares on GPU ${gpuId} add up to ${milli}/1000 of the GPU (${ids(shares)}): the GPU is oversubscribed` });
+      out.push({
+        rule: 'slot-double-booked',
+        subject: `gpu ${gpuId}`,
+        message: `shares on GPU ${gpuId} add up to ${milli}/1000 of the GPU (${ids(shares)}): the GPU is oversubscribed`,
+      });
     }
   }
   return out;
@@ -48,7 +67,8 @@ export function checkAllocationModes(s: Pick<ClusterState, 'allocations' | 'gpus
     if (MODE_OF[kind] !== gpu.mode) problems.push(`it holds ${KIND_TEXT[kind]} but the GPU is in ${gpu.mode} mode`);
     if (a.gpuModel !== gpu.model) problems.push(`it names GPU model ${a.gpuModel} but the GPU is a ${gpu.model}`);
     if (a.nodeId !== gpu.nodeId) problems.push(`it names node ${a.nodeId} but the GPU is on node ${gpu.nodeId}`);
-    if (problems.length) out.push({ rule: 'allocation-mode-mismatch', subject: `allocation ${a.id}`, message: `allocation ${a.id} on GPU ${a.gpuId}: ${problems.join('; ')}` });
+    if (problems.length)
+      out.push({ rule: 'allocation-mode-mismatch', subject: `allocation ${a.id}`, message: `allocation ${a.id} on GPU ${a.gpuId}: ${problems.join('; ')}` });
   }
   return out;
 }
@@ -71,7 +91,11 @@ export function checkActiveSlots(s: Pick<ClusterState, 'allocations' | 'endedWit
     }
   }
   for (const a of s.endedWithSlot) {
-    out.push({ rule: 'active-slot-mismatch', subject: `allocation ${a.id}`, message: `released allocation ${a.id} still holds activeSlot ${a.activeSlot}: GPU ${a.gpuId}'s slot can never be taken again` });
+    out.push({
+      rule: 'active-slot-mismatch',
+      subject: `allocation ${a.id}`,
+      message: `released allocation ${a.id} still holds activeSlot ${a.activeSlot}: GPU ${a.gpuId}'s slot can never be taken again`,
+    });
   }
   return out;
 }

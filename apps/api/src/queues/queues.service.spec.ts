@@ -10,7 +10,11 @@ describe('QueuesService enqueue after a failed attempt', () => {
       add: async (_name: string, _data: unknown, opts: { jobId?: string }) => void added.push(opts.jobId ?? ''),
     };
     const svc = Object.create(QueuesService.prototype) as QueuesService;
-    (svc as unknown as { queues: Map<string, unknown> }).queues = new Map([['lifecycle', queue], ['failover', queue], ['autoscale', queue]]);
+    (svc as unknown as { queues: Map<string, unknown> }).queues = new Map([
+      ['lifecycle', queue],
+      ['failover', queue],
+      ['autoscale', queue],
+    ]);
     return { svc, removed, added };
   }
 

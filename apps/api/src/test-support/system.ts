@@ -29,7 +29,6 @@ export const BOOTSTRAP_ADMIN_KEY = 'gk_testadmin_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
 /** Longest any one teardown step may take; a step past it is abandoned and reported. */
 export const TEARDOWN_STEP_MS = 15_000;
 
-
 /** Resolves with `p`, or rejects naming `what` once `ms` pass (the timer never holds the process). */
 export function within<T>(what: string, p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -168,11 +167,7 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Tes
 }
 
 /** A tenant with one team (with a quota) and a key for it. */
-export async function makeTenant(
-  db: PrismaClient,
-  slug: string,
-  opts: { role?: Role; scopes?: string[]; quota?: { guaranteed: number; limit: number } } = {},
-) {
+export async function makeTenant(db: PrismaClient, slug: string, opts: { role?: Role; scopes?: string[]; quota?: { guaranteed: number; limit: number } } = {}) {
   const tenant = await createTenant(db, { name: slug, slug });
   const team = await createTeam(db, tenant.id, { name: `${slug} team`, slug: 'team', quota: opts.quota ?? { guaranteed: 64, limit: 128 } });
   const key = await createApiKey(db, {

@@ -10,11 +10,13 @@ export class AutoscaleScheduler implements OnApplicationBootstrap {
   constructor(private readonly queues: QueuesService) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.queues.queue('autoscale').upsertJobScheduler(
-      'autoscale-tick',
-      { every: KNATIVE_DEFAULTS.tickSeconds * 1000 },
-      { name: 'tick', data: { action: 'tick' }, opts: { removeOnComplete: true, removeOnFail: 50 } },
-    );
+    await this.queues
+      .queue('autoscale')
+      .upsertJobScheduler(
+        'autoscale-tick',
+        { every: KNATIVE_DEFAULTS.tickSeconds * 1000 },
+        { name: 'tick', data: { action: 'tick' }, opts: { removeOnComplete: true, removeOnFail: 50 } },
+      );
     this.logger.log(`endpoint autoscaler tick every ${KNATIVE_DEFAULTS.tickSeconds} s`);
   }
 }

@@ -12,11 +12,9 @@ export class SchedulesScheduler implements OnApplicationBootstrap {
   constructor(private readonly queues: QueuesService) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.queues.queue('schedules').upsertJobScheduler(
-      'schedules-tick',
-      { every: SCHEDULES_TICK_MS },
-      { name: 'tick', data: {}, opts: { removeOnComplete: true, removeOnFail: 50 } },
-    );
+    await this.queues
+      .queue('schedules')
+      .upsertJobScheduler('schedules-tick', { every: SCHEDULES_TICK_MS }, { name: 'tick', data: {}, opts: { removeOnComplete: true, removeOnFail: 50 } });
     this.logger.log(`suspend and resume windows checked every ${SCHEDULES_TICK_MS / 1000} s`);
   }
 }

@@ -14,11 +14,9 @@ export class TelemetryScheduler implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const every = this.config.telemetry.intervalSeconds * 1000;
-    await this.queues.queue('telemetry').upsertJobScheduler(
-      'telemetry-tick',
-      { every },
-      { name: 'tick', data: {}, opts: { removeOnComplete: true, removeOnFail: 50 } },
-    );
+    await this.queues
+      .queue('telemetry')
+      .upsertJobScheduler('telemetry-tick', { every }, { name: 'tick', data: {}, opts: { removeOnComplete: true, removeOnFail: 50 } });
     this.logger.log(`sampling GPU metrics every ${this.config.telemetry.intervalSeconds} s`);
   }
 }

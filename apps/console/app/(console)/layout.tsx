@@ -21,9 +21,7 @@ export default function ConsoleLayout({ children }: { children: React.ReactNode 
   useEffect(() => {
     if (!ready || client) return;
     const next = encodeURIComponent(pathname);
-    router.replace(
-      endReason === 'signed-out' ? '/login' : endReason === 'expired' ? `/login?reason=expired&next=${next}` : `/login?next=${next}`,
-    );
+    router.replace(endReason === 'signed-out' ? '/login' : endReason === 'expired' ? `/login?reason=expired&next=${next}` : `/login?next=${next}`);
   }, [ready, client, endReason, router, pathname]);
 
   if (!ready || !client) {

@@ -100,84 +100,87 @@ export default function LoginPage() {
             <div className="login-sub">GPU orchestration console</div>
           </div>
         </div>
-      <form className="login-form" onSubmit={(e) => void onPasswordSubmit(e)} noValidate data-testid="login-password-form">
-        <label className="field">
-          <span className="field-label">Email</span>
-          <input
-            data-testid="login-email"
-            type="email"
-            name="email"
-            autoComplete="username"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            autoFocus
-            aria-invalid={!!pwError}
-          />
-        </label>
-        <label className="field">
-          <span className="field-label">Password</span>
-          <input
-            data-testid="login-password"
-            type="password"
-            name="password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            aria-invalid={!!pwError}
-          />
-        </label>
-        {needTenant && (
+        <form className="login-form" onSubmit={(e) => void onPasswordSubmit(e)} noValidate data-testid="login-password-form">
           <label className="field">
-            <span className="field-label">Tenant (its short name, e.g. acme)</span>
+            <span className="field-label">Email</span>
             <input
-              data-testid="login-tenant"
-              type="text"
-              name="tenant"
-              autoComplete="organization"
-              spellCheck={false}
-              value={tenant}
-              onChange={(e) => setTenant(e.target.value)}
+              data-testid="login-email"
+              type="email"
+              name="email"
+              autoComplete="username"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              autoFocus
+              aria-invalid={!!pwError}
             />
           </label>
-        )}
-        {pwError && (
-          <div className="alert alert-error" role="alert" data-testid="login-password-error">
-            {pwError}
-          </div>
-        )}
-        <button className="btn btn-primary btn-block" type="submit" data-testid="login-password-submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
-      <div className="login-or"><span>or with an API key</span></div>
-      <form className="login-form" onSubmit={(e) => void onSubmit(e)} noValidate>
-        <label className="field">
-          <span className="field-label">API key</span>
-          <input
-            data-testid="login-api-key"
-            type="password"
-            name="apiKey"
-            autoComplete="off"
-            spellCheck={false}
-            placeholder="gk_..."
-            value={key}
-            onChange={(e) => setKey(e.target.value)}
-            aria-invalid={!!error}
-          />
-        </label>
-        {notice && !error && <div className="alert alert-warn">{notice}</div>}
-        {error && (
-          <div className="alert alert-error" role="alert" data-testid="login-error">
-            {error}
-          </div>
-        )}
-        <button className="btn btn-block" type="submit" data-testid="login-submit" disabled={busy}>
-          {busy ? 'Checking…' : 'Sign in with the key'}
-        </button>
-        <p className="login-hint">
-          Either way the console keeps only an httpOnly session cookie: a key is checked against <code>/v1/me</code>, exchanged for a session, and never stored in this browser. Revoking the key ends the session.
-        </p>
-      </form>
+          <label className="field">
+            <span className="field-label">Password</span>
+            <input
+              data-testid="login-password"
+              type="password"
+              name="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              aria-invalid={!!pwError}
+            />
+          </label>
+          {needTenant && (
+            <label className="field">
+              <span className="field-label">Tenant (its short name, e.g. acme)</span>
+              <input
+                data-testid="login-tenant"
+                type="text"
+                name="tenant"
+                autoComplete="organization"
+                spellCheck={false}
+                value={tenant}
+                onChange={(e) => setTenant(e.target.value)}
+              />
+            </label>
+          )}
+          {pwError && (
+            <div className="alert alert-error" role="alert" data-testid="login-password-error">
+              {pwError}
+            </div>
+          )}
+          <button className="btn btn-primary btn-block" type="submit" data-testid="login-password-submit" disabled={busy}>
+            {busy ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+        <div className="login-or">
+          <span>or with an API key</span>
+        </div>
+        <form className="login-form" onSubmit={(e) => void onSubmit(e)} noValidate>
+          <label className="field">
+            <span className="field-label">API key</span>
+            <input
+              data-testid="login-api-key"
+              type="password"
+              name="apiKey"
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="gk_..."
+              value={key}
+              onChange={(e) => setKey(e.target.value)}
+              aria-invalid={!!error}
+            />
+          </label>
+          {notice && !error && <div className="alert alert-warn">{notice}</div>}
+          {error && (
+            <div className="alert alert-error" role="alert" data-testid="login-error">
+              {error}
+            </div>
+          )}
+          <button className="btn btn-block" type="submit" data-testid="login-submit" disabled={busy}>
+            {busy ? 'Checking…' : 'Sign in with the key'}
+          </button>
+          <p className="login-hint">
+            Either way the console keeps only an httpOnly session cookie: a key is checked against <code>/v1/me</code>, exchanged for a session, and never
+            stored in this browser. Revoking the key ends the session.
+          </p>
+        </form>
       </div>
     </main>
   );

@@ -98,15 +98,7 @@ export interface HoveredGpu {
  * blocks in rows. Drawing 8,000 cells is a few milliseconds; hover and click find the cell
  * by arithmetic, so the page stays smooth at 1,000 nodes x 8 GPUs.
  */
-export function HeatmapCanvas({
-  data,
-  metric,
-  onOpenNode,
-}: {
-  data: GpuHeatmap;
-  metric: HeatmapMetric;
-  onOpenNode?: (nodeName: string) => void;
-}) {
+export function HeatmapCanvas({ data, metric, onOpenNode }: { data: GpuHeatmap; metric: HeatmapMetric; onOpenNode?: (nodeName: string) => void }) {
   const wrap = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const [width, setWidth] = useState(0);
@@ -229,7 +221,10 @@ export function HeatmapLegend({ metric }: { metric: HeatmapMetric }) {
     <div className="heatmap-legend" data-testid="heatmap-legend">
       <span className="muted">{HEATMAP_METRICS[metric].label}</span>
       <span>0</span>
-      <span className="heatmap-ramp" style={{ background: `linear-gradient(90deg, ${heatColor(0)}, ${heatColor(0.33)}, ${heatColor(0.66)}, ${heatColor(1)})` }} />
+      <span
+        className="heatmap-ramp"
+        style={{ background: `linear-gradient(90deg, ${heatColor(0)}, ${heatColor(0.33)}, ${heatColor(0.66)}, ${heatColor(1)})` }}
+      />
       <span>{metric === 'power' ? `${MAX_POWER_W} W` : '100 %'}</span>
       <i className="heatmap-swatch" style={{ background: NO_SAMPLE }} /> <span className="muted">no sample</span>
       <i className="heatmap-swatch" style={{ background: UNHEALTHY }} /> <span className="muted">unhealthy</span>

@@ -55,7 +55,14 @@ export function ModelUsageChart() {
       </ResponsiveContainer>
       <div className="model-usage-row">
         {rows.map((r) => (
-          <span key={r.gpuModel} className="legend-item small" data-testid="model-usage" data-gpu-model={r.gpuModel} data-used={r.used} data-allocated={r.allocated}>
+          <span
+            key={r.gpuModel}
+            className="legend-item small"
+            data-testid="model-usage"
+            data-gpu-model={r.gpuModel}
+            data-used={r.used}
+            data-allocated={r.allocated}
+          >
             <b>{r.gpuModel}</b> {formatGpus(r.used)} used of {formatGpus(r.allocated)} allocated
           </span>
         ))}

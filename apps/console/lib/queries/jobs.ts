@@ -29,8 +29,7 @@ export const jobDetailQuery = (client: GantryClient, id: string) =>
     refetchInterval: JOBS_POLL_MS,
   });
 
-export const createJob = (client: GantryClient, body: JobCreate, idempotencyKey: string) =>
-  client.jobs.create(body, { idempotencyKey });
+export const createJob = (client: GantryClient, body: JobCreate, idempotencyKey: string) => client.jobs.create(body, { idempotencyKey });
 
 export const cancelJob = (client: GantryClient, id: string) => client.jobs.cancel(id);
 export const suspendJob = (client: GantryClient, id: string) => client.jobs.suspend(id);

@@ -28,9 +28,29 @@ export function migPresets(model: string): { name: string; layout: MigLayoutEntr
   return [
     { name: 'MIG off (whole GPU)', layout: [] },
     { name: `7 x ${g1}`, layout: p1.starts.map((start) => ({ profile: g1, start })) },
-    { name: `balanced: 2 x ${g1} + ${g2} + ${g3}`, layout: [{ profile: g3!, start: 4 }, { profile: g2!, start: 2 }, { profile: g1!, start: 0 }, { profile: g1!, start: 1 }] },
-    { name: `2 x ${g3}`, layout: [{ profile: g3!, start: 0 }, { profile: g3!, start: 4 }] },
-    { name: `${g4} + ${g3}`, layout: [{ profile: g4!, start: 0 }, { profile: g3!, start: 4 }] },
+    {
+      name: `balanced: 2 x ${g1} + ${g2} + ${g3}`,
+      layout: [
+        { profile: g3!, start: 4 },
+        { profile: g2!, start: 2 },
+        { profile: g1!, start: 0 },
+        { profile: g1!, start: 1 },
+      ],
+    },
+    {
+      name: `2 x ${g3}`,
+      layout: [
+        { profile: g3!, start: 0 },
+        { profile: g3!, start: 4 },
+      ],
+    },
+    {
+      name: `${g4} + ${g3}`,
+      layout: [
+        { profile: g4!, start: 0 },
+        { profile: g3!, start: 4 },
+      ],
+    },
     { name: `4 x ${g1x2}`, layout: p1x2.starts.map((start) => ({ profile: g1x2, start })) },
     { name: `1 x ${g7}`, layout: [{ profile: g7!, start: 0 }] },
   ];

@@ -4,10 +4,7 @@ import type { Page } from '@gantry/contracts';
  * Follows `nextCursor` until the list is exhausted (or `maxPages` pages were read,
  * a guard against a cursor that never ends).
  */
-export async function listAll<T>(
-  fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
-  maxPages = 50,
-): Promise<T[]> {
+export async function listAll<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>, maxPages = 50): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | undefined;
   for (let i = 0; i < maxPages; i++) {

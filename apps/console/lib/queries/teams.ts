@@ -26,9 +26,7 @@ export const visibleTeamsQuery = (client: GantryClient, me: Me | undefined) =>
       }
       if (me.role === 'platform-admin') {
         const tenants = await listAll((cursor) => client.tenants.list({ limit: 500, cursor }), 5);
-        const perTenant = await Promise.all(
-          tenants.map((t) => listAll((cursor) => client.teams.list(t.id, { limit: 500, cursor }), 5)),
-        );
+        const perTenant = await Promise.all(tenants.map((t) => listAll((cursor) => client.teams.list(t.id, { limit: 500, cursor }), 5)));
         return perTenant.flat();
       }
       return [];

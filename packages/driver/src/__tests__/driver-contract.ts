@@ -37,11 +37,7 @@ const SHORT_JOB_REAL_SECONDS = 0.3;
 const LONG_JOB_REAL_SECONDS = 60;
 const WAIT_MS = 5_000;
 
-export function describeDriverContract(
-  name: string,
-  makeSubject: () => Promise<DriverContractSubject>,
-  options: DriverContractOptions = {},
-): void {
+export function describeDriverContract(name: string, makeSubject: () => Promise<DriverContractSubject>, options: DriverContractOptions = {}): void {
   describe(`ClusterDriver contract: ${name}`, () => {
     let subject: DriverContractSubject;
     let driver: ClusterDriver;
@@ -180,9 +176,7 @@ export function describeDriverContract(
 
       expect((await driver.status(request.jobId)).state).not.toBe('running');
       await waitFor(() => events.some((e) => e.type === 'job-exited'));
-      expect(events.filter((e) => e.type === 'job-exited')).toEqual([
-        expect.objectContaining({ jobId: request.jobId, reason: 'evicted' }),
-      ]);
+      expect(events.filter((e) => e.type === 'job-exited')).toEqual([expect.objectContaining({ jobId: request.jobId, reason: 'evicted' })]);
       expect((events.find((e) => e.type === 'job-exited') as { exitCode: number }).exitCode).not.toBe(0);
     });
 

@@ -84,5 +84,8 @@ export class KubeEventPoller {
 }
 
 function exitKey(jobId: string, pods: readonly V1Pod[]): string {
-  return `${jobId}:${pods.map((p) => p.metadata?.uid ?? p.metadata?.name).sort().join(',')}`;
+  return `${jobId}:${pods
+    .map((p) => p.metadata?.uid ?? p.metadata?.name)
+    .sort()
+    .join(',')}`;
 }

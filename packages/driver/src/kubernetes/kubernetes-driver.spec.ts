@@ -95,7 +95,11 @@ describe('KubernetesDriver against a fake API server', () => {
   it('drains through the Eviction API and leaves DaemonSet pods alone', async () => {
     await useFakeCluster();
     server.pods.set('gpu-operator/dcgm-exporter-x', {
-      metadata: { name: 'dcgm-exporter-x', namespace: 'gpu-operator', ownerReferences: [{ kind: 'DaemonSet', name: 'dcgm-exporter', apiVersion: 'apps/v1', uid: 'd' }] },
+      metadata: {
+        name: 'dcgm-exporter-x',
+        namespace: 'gpu-operator',
+        ownerReferences: [{ kind: 'DaemonSet', name: 'dcgm-exporter', apiVersion: 'apps/v1', uid: 'd' }],
+      },
       spec: { nodeName: NODE },
       status: { phase: 'Running' },
     });

@@ -8,17 +8,7 @@ import type { KubeConfig, V1Node, V1Pod } from '@kubernetes/client-node';
 import { systemClock, type Clock } from '../clock';
 import { DriverEventBus } from '../event-bus';
 import { assertValidMigLayout } from '../shared/mig-layout';
-import type {
-  ClusterDriver,
-  DriverEvent,
-  GpuMetricSample,
-  Inventory,
-  InventoryNode,
-  MigSliceSpec,
-  Persona,
-  StartRequest,
-  WorkloadStatus,
-} from '../types';
+import type { ClusterDriver, DriverEvent, GpuMetricSample, Inventory, InventoryNode, MigSliceSpec, Persona, StartRequest, WorkloadStatus } from '../types';
 import { KubeApi, httpStatusOf, loadClientNode, loadKubeConfig } from './kube-api';
 import { KubeEventPoller } from './kube-event-poller';
 import { parseDcgmMetrics } from './dcgm-metrics';
@@ -27,14 +17,7 @@ import { migConfigName, migPartedDevices, withMigPartedConfig, type MigPartedDev
 import { inventoryNodeFromKubeNode, migLayoutsOfNode } from './node-inventory';
 import { cordonPatch, migApplyProgress, migConfigPatch, personaPatch, personaReady } from './node-patches';
 import { pollUntil, type PollOutcome } from './poll-until';
-import {
-  evictionFor,
-  isEvictable,
-  isPodFinished,
-  jobSelector,
-  replicaPod,
-  workloadStatusFromPods,
-} from './pods';
+import { evictionFor, isEvictable, isPodFinished, jobSelector, replicaPod, workloadStatusFromPods } from './pods';
 
 /** Where mig-manager reads its configs (ClusterPolicy `migManager.config.name`). */
 export interface MigPartedConfigMapRef {
@@ -138,25 +121,17 @@ export class KubernetesDriver implements ClusterDriver {
     if (migApplyProgress(node, configName) === 'applied') return;
     await this.publishMigPartedConfig(configName, migPartedDevices(layouts, inventory.gpus.length));
     await this.api.patchNode(nodeName, migConfigPatch(configName, layouts));
-    await this.waitForNode(
-      nodeName,
-      `MIG config ${configName} on node ${nodeName}`,
-      this.settings.migApplyTimeoutSeconds,
-      (n) => {
-        const progress = migApplyProgress(n, configName);
-        if (progress === 'failed') return { failed: 'mig-manager reported nvidia.com/mig.config.state=failed' };
-        return progress === 'applied' ? { done: undefined } : 'waiting';
-      },
-    );
+    await this.waitForNode(nodeName, `MIG config ${configName} on node ${nodeName}`, this.settings.migApplyTimeoutSeconds, (n) => {
+      const progress = migApplyProgress(n, configName);
+      if (progress === 'failed') return { failed: 'mig-manager reported nvidia.com/mig.config.state=failed' };
+      return progress === 'applied' ? { done: undefined } : 'waiting';
+    });
   }
 
   async setPersona(nodeName: string, persona: Persona): Promise<void> {
     await this.api.patchNode(nodeName, personaPatch(persona));
-    await this.waitForNode(
-      nodeName,
-      `persona ${persona} on node ${nodeName}`,
-      this.settings.personaTimeoutSeconds,
-      (n) => (personaReady(n, persona) ? { done: undefined } : 'waiting'),
+    await this.waitForNode(nodeName, `persona ${persona} on node ${nodeName}`, this.settings.personaTimeoutSeconds, (n) =>
+      personaReady(n, persona) ? { done: undefined } : 'waiting',
     );
   }
 
@@ -293,12 +268,7 @@ export class KubernetesDriver implements ClusterDriver {
     await this.api.writeConfigMap({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data }, existing !== undefined);
   }
 
-  private waitForNode(
-    nodeName: string,
-    what: string,
-    timeoutSeconds: number,
-    check: (node: V1Node) => PollOutcome<void>,
-  ): Promise<void> {
+  private waitForNode(nodeName: string, what: string, timeoutSeconds: number, check: (node: V1Node) => PollOutcome<void>): Promise<void> {
     return pollUntil(async () => check(await this.api.readNode(nodeName)), this.pollOptions(what, timeoutSeconds));
   }
 

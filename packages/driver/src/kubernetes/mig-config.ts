@@ -28,7 +28,9 @@ export const MIG_DISABLED_CONFIG = 'all-disabled';
 /** Canonical form: GPUs by index, slices by start, empty layouts dropped. */
 export function normalizeMigLayouts(layouts: NodeMigLayouts): NodeMigLayouts {
   const normalized: NodeMigLayouts = {};
-  for (const index of Object.keys(layouts).map(Number).sort((a, b) => a - b)) {
+  for (const index of Object.keys(layouts)
+    .map(Number)
+    .sort((a, b) => a - b)) {
     const layout = layouts[index];
     if (layout.length === 0) continue;
     normalized[index] = [...layout].sort((a, b) => a.start - b.start).map(({ profile, start }) => ({ profile, start }));
@@ -56,9 +58,7 @@ export function migPartedDevices(layouts: NodeMigLayouts, gpuCount: number): Mig
     groups.set(key, group);
   }
   return [...groups.values()].map(({ devices, layout }) =>
-    layout.length === 0
-      ? { devices, 'mig-enabled': false }
-      : { devices, 'mig-enabled': true, 'mig-devices': migProfileCounts(layout) },
+    layout.length === 0 ? { devices, 'mig-enabled': false } : { devices, 'mig-enabled': true, 'mig-devices': migProfileCounts(layout) },
   );
 }
 
@@ -68,10 +68,7 @@ export function migPartedConfig(name: string, devices: MigPartedDeviceConfig[]):
 
 /** `existing` (a parsed mig-parted config file, possibly empty) with `name` set to `devices`. */
 export function withMigPartedConfig(existing: unknown, name: string, devices: MigPartedDeviceConfig[]): MigPartedConfig {
-  const configs =
-    typeof existing === 'object' && existing !== null && 'mig-configs' in existing
-      ? ((existing as MigPartedConfig)['mig-configs'] ?? {})
-      : {};
+  const configs = typeof existing === 'object' && existing !== null && 'mig-configs' in existing ? ((existing as MigPartedConfig)['mig-configs'] ?? {}) : {};
   const disabled: MigPartedDeviceConfig[] = [{ devices: 'all', 'mig-enabled': false }];
   return { version: 'v1', 'mig-configs': { [MIG_DISABLED_CONFIG]: disabled, ...configs, [name]: devices } };
 }

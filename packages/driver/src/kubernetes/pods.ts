@@ -20,7 +20,10 @@ export const gantryPodsSelector = GANTRY_LABELS.jobId;
 /** `gantry-<job>-r<replica>`, a DNS label; long job ids are shortened with a hash. */
 export function podName(jobId: string, replica: number): string {
   const suffix = `-r${replica}`;
-  const slug = jobId.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = jobId
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   const name = `gantry-${slug}${suffix}`;
   if (name.length <= 63 && slug.length > 0) return name;
   const hash = createHash('sha256').update(jobId).digest('hex').slice(0, 8);

@@ -224,8 +224,20 @@ describe('node patches', () => {
     { name: 'a container node with nvidia.com/gpu', persona: 'container', allocatable: { 'nvidia.com/gpu': '8' }, wantReady: true },
     { name: 'a container node with MIG slices', persona: 'inference', allocatable: { 'nvidia.com/mig-1g.10gb': '7' }, wantReady: true },
     { name: 'a container node still without GPUs', persona: 'container', allocatable: { 'nvidia.com/gpu': '0' }, wantReady: false },
-    { name: 'a VM node with its passthrough device', persona: 'vm-passthrough', labels: { 'nvidia.com/gpu.workload.config': 'vm-passthrough' }, allocatable: { 'nvidia.com/GH100_H100_SXM5_80GB': '8' }, wantReady: true },
-    { name: 'a VM node still advertising containers GPUs', persona: 'vm-passthrough', labels: { 'nvidia.com/gpu.workload.config': 'vm-passthrough' }, allocatable: { 'nvidia.com/gpu': '8' }, wantReady: false },
+    {
+      name: 'a VM node with its passthrough device',
+      persona: 'vm-passthrough',
+      labels: { 'nvidia.com/gpu.workload.config': 'vm-passthrough' },
+      allocatable: { 'nvidia.com/GH100_H100_SXM5_80GB': '8' },
+      wantReady: true,
+    },
+    {
+      name: 'a VM node still advertising containers GPUs',
+      persona: 'vm-passthrough',
+      labels: { 'nvidia.com/gpu.workload.config': 'vm-passthrough' },
+      allocatable: { 'nvidia.com/gpu': '8' },
+      wantReady: false,
+    },
     { name: 'a node not yet relabelled', persona: 'vm-passthrough', allocatable: { 'nvidia.com/GH100_H100_SXM5_80GB': '8' }, wantReady: false },
   ])('says $name is ready: $wantReady', ({ persona, labels, allocatable, wantReady }) => {
     const node = gpuNode({ 'nvidia.com/gpu.workload.config': 'container', ...labels });
@@ -263,14 +275,26 @@ describe('replica pods', () => {
 
   it.each([
     { name: 'whole GPUs', gpus: [{ index: 0 }, { index: 1 }, { index: 2 }], wantLimits: { 'nvidia.com/gpu': '3' } },
-    { name: 'MIG slices', gpus: [{ index: 0, migProfile: '1g.10gb' }, { index: 0, migProfile: '1g.10gb' }], wantLimits: { 'nvidia.com/mig-1g.10gb': '2' } },
+    {
+      name: 'MIG slices',
+      gpus: [
+        { index: 0, migProfile: '1g.10gb' },
+        { index: 0, migProfile: '1g.10gb' },
+      ],
+      wantLimits: { 'nvidia.com/mig-1g.10gb': '2' },
+    },
     { name: 'a fractional share', gpus: [{ index: 3, milli: 250 }], wantLimits: { 'nvidia.com/gpu.shared': '1' } },
   ])('asks the device plugin for $name', ({ gpus, wantLimits }) => {
     expect(gpuResourceLimits(gpus)).toEqual(wantLimits);
   });
 
   it('runs a request image as it is, without the placeholder command', () => {
-    const pod = replicaPod({ request: { ...request, image: 'ghcr.io/acme/train:1' }, replica: request.replicas[1], namespace: 'ns', defaultImage: 'cuda:base' });
+    const pod = replicaPod({
+      request: { ...request, image: 'ghcr.io/acme/train:1' },
+      replica: request.replicas[1],
+      namespace: 'ns',
+      defaultImage: 'cuda:base',
+    });
     expect(pod.spec!.containers[0].image).toBe('ghcr.io/acme/train:1');
     expect(pod.spec!.containers[0].command).toBeUndefined();
   });
@@ -294,7 +318,11 @@ describe('replica pods', () => {
 
   it.each([
     { name: 'a workload pod', pod: { metadata: { name: 'w' }, status: { phase: 'Running' } }, wantEvictable: true },
-    { name: 'a DaemonSet pod', pod: { metadata: { name: 'd', ownerReferences: [{ kind: 'DaemonSet', name: 'gpu-operator', apiVersion: 'apps/v1', uid: 'u' }] } }, wantEvictable: false },
+    {
+      name: 'a DaemonSet pod',
+      pod: { metadata: { name: 'd', ownerReferences: [{ kind: 'DaemonSet', name: 'gpu-operator', apiVersion: 'apps/v1', uid: 'u' }] } },
+      wantEvictable: false,
+    },
     { name: 'a static (mirror) pod', pod: { metadata: { name: 's', annotations: { 'kubernetes.io/config.mirror': 'abc' } } }, wantEvictable: false },
     { name: 'a finished pod', pod: { metadata: { name: 'f' }, status: { phase: 'Succeeded' } }, wantEvictable: false },
   ])('drains $name: $wantEvictable', ({ pod, wantEvictable }) => {
@@ -307,19 +335,51 @@ describe('workloadStatusFromPods', () => {
   const annotations = { 'gantry.io/progress-seconds': '10', 'gantry.io/duration-seconds': '600' };
   const running = (startedAt: string): V1Pod => ({
     metadata: { annotations },
-    status: { phase: 'Running', containerStatuses: [{ name: 'w', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: { startedAt: new Date(startedAt) } } }] },
+    status: {
+      phase: 'Running',
+      containerStatuses: [{ name: 'w', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: { startedAt: new Date(startedAt) } } }],
+    },
   });
   const terminated = (phase: string, exitCode: number, reason?: string): V1Pod => ({
     metadata: { annotations },
-    status: { phase, reason, containerStatuses: [{ name: 'w', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode, startedAt: new Date('2025-01-01T00:09:00Z'), finishedAt: new Date('2025-01-01T00:09:30Z') } } }] },
+    status: {
+      phase,
+      reason,
+      containerStatuses: [
+        {
+          name: 'w',
+          image: 'i',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { terminated: { exitCode, startedAt: new Date('2025-01-01T00:09:00Z'), finishedAt: new Date('2025-01-01T00:09:30Z') } },
+        },
+      ],
+    },
   });
 
   it.each([
     { name: 'no pods', pods: [], wantStatus: { state: 'unknown', progressSeconds: 0 } },
-    { name: 'a pending replica', pods: [running('2025-01-01T00:09:00Z'), { metadata: { annotations }, status: { phase: 'Pending' } }], wantStatus: { state: 'running', progressSeconds: 10, starting: true } },
-    { name: 'replicas running for 60 s and 30 s', pods: [running('2025-01-01T00:09:00Z'), running('2025-01-01T00:09:30Z')], wantStatus: { state: 'running', progressSeconds: 40 } },
-    { name: 'all replicas succeeded', pods: [terminated('Succeeded', 0), terminated('Succeeded', 0)], wantStatus: { state: 'exited', progressSeconds: 600, exitCode: 0 } },
-    { name: 'one replica killed', pods: [running('2025-01-01T00:09:00Z'), terminated('Failed', 137)], wantStatus: { state: 'exited', progressSeconds: 40, exitCode: 137 } },
+    {
+      name: 'a pending replica',
+      pods: [running('2025-01-01T00:09:00Z'), { metadata: { annotations }, status: { phase: 'Pending' } }],
+      wantStatus: { state: 'running', progressSeconds: 10, starting: true },
+    },
+    {
+      name: 'replicas running for 60 s and 30 s',
+      pods: [running('2025-01-01T00:09:00Z'), running('2025-01-01T00:09:30Z')],
+      wantStatus: { state: 'running', progressSeconds: 40 },
+    },
+    {
+      name: 'all replicas succeeded',
+      pods: [terminated('Succeeded', 0), terminated('Succeeded', 0)],
+      wantStatus: { state: 'exited', progressSeconds: 600, exitCode: 0 },
+    },
+    {
+      name: 'one replica killed',
+      pods: [running('2025-01-01T00:09:00Z'), terminated('Failed', 137)],
+      wantStatus: { state: 'exited', progressSeconds: 40, exitCode: 137 },
+    },
   ])('reads $name', ({ pods, wantStatus }) => {
     expect(workloadStatusFromPods(pods as V1Pod[], NOW)).toEqual(wantStatus);
   });

@@ -32,7 +32,7 @@ describe('remote driver: several workers, one cluster', () => {
     }
   });
 
-  it('reports the hosted driver\'s errors with their message', async () => {
+  it("reports the hosted driver's errors with their message", async () => {
     const sim = new SimulatedDriver({ topology: demoTopology(), speed: 100, heartbeats: false });
     const host = await serveDriver(sim);
     const d = new RemoteDriver({ url: host.url });

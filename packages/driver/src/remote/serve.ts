@@ -23,7 +23,11 @@ async function main(): Promise<void> {
   });
   const host = await serveDriver(driver, { port });
   process.stdout.write(`simulated cluster served at ${host.url}\n`);
-  const stop = () => void host.close().then(() => driver.close()).then(() => process.exit(0));
+  const stop = () =>
+    void host
+      .close()
+      .then(() => driver.close())
+      .then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

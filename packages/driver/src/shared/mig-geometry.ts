@@ -29,11 +29,24 @@ export interface MigClass {
 /** The classes are the same on every model; only the names differ. */
 export const MIG_CLASSES: readonly MigClass[] = Object.freeze(
   MIG_CLASS_GEOMETRY.map((c) =>
-    Object.freeze({ id: c.class, giProfileId: c.giId, computeSlices: c.compute, memorySlots: c.size, maxPerGpu: c.maxPerGpu, starts: c.starts, mediaExtensions: c.class === '1g+me' }),
+    Object.freeze({
+      id: c.class,
+      giProfileId: c.giId,
+      computeSlices: c.compute,
+      memorySlots: c.size,
+      maxPerGpu: c.maxPerGpu,
+      starts: c.starts,
+      mediaExtensions: c.class === '1g+me',
+    }),
   ),
 );
 
 /** Profile names per GPU model and class, as the GPU advertises them. */
 export const MIG_PROFILE_NAMES: Readonly<Record<string, Readonly<Record<MigClassId, string>>>> = Object.freeze(
-  Object.fromEntries(Object.entries(MIG_GEOMETRY).map(([model, profiles]) => [model, Object.freeze(Object.fromEntries(profiles.map((p) => [p.class, p.name])) as Record<MigClassId, string>)])),
+  Object.fromEntries(
+    Object.entries(MIG_GEOMETRY).map(([model, profiles]) => [
+      model,
+      Object.freeze(Object.fromEntries(profiles.map((p) => [p.class, p.name])) as Record<MigClassId, string>),
+    ]),
+  ),
 );

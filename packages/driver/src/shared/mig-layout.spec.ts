@@ -42,7 +42,7 @@ describe('migLayoutViolations', () => {
 
   it.each([
     { name: 'a GPU without MIG', model: 'L40S', layout: [{ profile: '1g.10gb', start: 0 }], wantRule: 'mig-capable' },
-    { name: 'another model\'s profile name', model: 'H200-141GB', layout: [{ profile: '1g.10gb', start: 0 }], wantRule: 'known-profile' },
+    { name: "another model's profile name", model: 'H200-141GB', layout: [{ profile: '1g.10gb', start: 0 }], wantRule: 'known-profile' },
     { name: 'a 3g starting at slot 2', model: 'A100-80GB', layout: [{ profile: '3g.40gb', start: 2 }], wantRule: 'legal-start' },
     { name: 'a 1g at slot 7 (no compute slice left there)', model: 'A100-80GB', layout: [{ profile: '1g.10gb', start: 7 }], wantRule: 'legal-start' },
     {
@@ -126,7 +126,12 @@ describe('MIG geometry table', () => {
       for (let i = from; i < placements.length; i++) {
         const next = [...layout, placements[i]];
         if (migLayoutViolations(model, next).length > 0) continue;
-        multisets.add(next.map((s) => s.profile).sort().join(','));
+        multisets.add(
+          next
+            .map((s) => s.profile)
+            .sort()
+            .join(','),
+        );
         extend(next, i + 1);
       }
     };

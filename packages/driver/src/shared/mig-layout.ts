@@ -11,14 +11,7 @@ export interface MigProfile extends MigClass {
 
 type Placed = { slice: MigSliceSpec; profile: MigProfile };
 
-export type MigRule =
-  | 'mig-capable'
-  | 'known-profile'
-  | 'legal-start'
-  | 'no-overlap'
-  | 'compute-budget'
-  | 'one-media-extension'
-  | 'max-per-gpu';
+export type MigRule = 'mig-capable' | 'known-profile' | 'legal-start' | 'no-overlap' | 'compute-budget' | 'one-media-extension' | 'max-per-gpu';
 
 export interface MigLayoutViolation {
   rule: MigRule;
@@ -95,7 +88,10 @@ export function migCreationOrder(model: string, layout: readonly MigSliceSpec[])
 /** Whether two layouts hold the same slices, whatever their order. */
 export function sameMigLayout(a: readonly MigSliceSpec[], b: readonly MigSliceSpec[]): boolean {
   const key = (layout: readonly MigSliceSpec[]) =>
-    layout.map((s) => `${s.profile}@${s.start}`).sort().join(',');
+    layout
+      .map((s) => `${s.profile}@${s.start}`)
+      .sort()
+      .join(',');
   return key(a) === key(b);
 }
 

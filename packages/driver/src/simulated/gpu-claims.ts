@@ -4,9 +4,7 @@
  */
 
 export type GpuClaim = { nodeName: string; gpuIndex: number } & (
-  | { kind: 'whole' }
-  | { kind: 'mig'; profile: string; start: number }
-  | { kind: 'share'; milli: number }
+  { kind: 'whole' } | { kind: 'mig'; profile: string; start: number } | { kind: 'share'; milli: number }
 );
 
 export type HeldGpuClaim = GpuClaim & { jobId: string };

@@ -21,15 +21,12 @@ export function resolveReplicaClaims(cluster: SimCluster, request: StartRequest,
       if (!gpu.healthy) throw new Error(`${where} is unhealthy`);
       let claim: GpuClaim;
       if (want.migProfile !== undefined) {
-        const candidates = gpu.migLayout.filter(
-          (s) => s.profile === want.migProfile && (want.migStart === undefined || s.start === want.migStart),
-        );
+        const candidates = gpu.migLayout.filter((s) => s.profile === want.migProfile && (want.migStart === undefined || s.start === want.migStart));
         if (candidates.length === 0) {
           const at = want.migStart === undefined ? '' : `@${want.migStart}`;
           throw new Error(`${where} has no MIG slice ${want.migProfile}${at} in its layout`);
         }
-        const isTaken = (start: number) =>
-          taken.some((t) => t.kind === 'mig' && t.nodeName === node.name && t.gpuIndex === gpu.index && t.start === start);
+        const isTaken = (start: number) => taken.some((t) => t.kind === 'mig' && t.nodeName === node.name && t.gpuIndex === gpu.index && t.start === start);
         const slice = candidates.find((s) => !isTaken(s.start)) ?? candidates[0];
         claim = { nodeName: node.name, gpuIndex: gpu.index, kind: 'mig', profile: slice.profile, start: slice.start };
       } else {

@@ -8,17 +8,7 @@
  */
 import { systemClock, type Clock } from '../clock';
 import { DriverEventBus } from '../event-bus';
-import type {
-  ClusterDriver,
-  DriverEvent,
-  FaultInjection,
-  GpuMetricSample,
-  Inventory,
-  MigSliceSpec,
-  Persona,
-  StartRequest,
-  WorkloadStatus,
-} from '../types';
+import type { ClusterDriver, DriverEvent, FaultInjection, GpuMetricSample, Inventory, MigSliceSpec, Persona, StartRequest, WorkloadStatus } from '../types';
 import { SimCluster, type SimGpu, type SimNode } from './cluster-state';
 import { demoTopology } from './generate-topology';
 import { assertValidMigLayout, sameMigLayout } from '../shared/mig-layout';
@@ -287,9 +277,7 @@ export class SimulatedDriver implements ClusterDriver {
     for (const claim of this.workloads.heldClaims()) {
       if (claim.nodeName !== node.name || claim.gpuIndex !== gpu.index) continue;
       if (claim.kind !== 'mig' || !kept(claim.profile, claim.start)) {
-        throw new Error(
-          `GPU ${gpu.index} of node ${node.name} is in use by job ${claim.jobId}: stop it before changing the MIG layout`,
-        );
+        throw new Error(`GPU ${gpu.index} of node ${node.name} is in use by job ${claim.jobId}: stop it before changing the MIG layout`);
       }
     }
   }

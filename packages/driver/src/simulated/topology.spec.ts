@@ -70,10 +70,22 @@ describe('parseTopology', () => {
   });
 
   it.each([
-    { name: 'a missing GPU model', raw: withNodes({ ...validNode(), gpus: [{ nvlinkDomain: 0 }] }), wantError: 'spines[0].leaves[0].nodes[0].gpus[0].model: expected a non-empty string' },
+    {
+      name: 'a missing GPU model',
+      raw: withNodes({ ...validNode(), gpus: [{ nvlinkDomain: 0 }] }),
+      wantError: 'spines[0].leaves[0].nodes[0].gpus[0].model: expected a non-empty string',
+    },
     { name: 'a duplicate node name', raw: withNodes(validNode(), validNode()), wantError: 'spines[0].leaves[0].nodes[1].name: "n0" is used twice' },
-    { name: 'an unknown persona', raw: withNodes({ ...validNode(), persona: 'bare-metal' }), wantError: 'spines[0].leaves[0].nodes[0].persona: expected one of container, vm-passthrough, inference' },
-    { name: 'a negative CPU', raw: withNodes({ ...validNode(), cpuMilli: -1 }), wantError: 'spines[0].leaves[0].nodes[0].cpuMilli: expected a non-negative integer' },
+    {
+      name: 'an unknown persona',
+      raw: withNodes({ ...validNode(), persona: 'bare-metal' }),
+      wantError: 'spines[0].leaves[0].nodes[0].persona: expected one of container, vm-passthrough, inference',
+    },
+    {
+      name: 'a negative CPU',
+      raw: withNodes({ ...validNode(), cpuMilli: -1 }),
+      wantError: 'spines[0].leaves[0].nodes[0].cpuMilli: expected a non-negative integer',
+    },
     {
       name: 'an invalid initial MIG layout',
       raw: withNodes({ ...validNode(), gpus: [{ model: 'H100-80GB', nvlinkDomain: 0, migLayout: [{ profile: '3g.40gb', start: 1 }] }] }),

@@ -103,9 +103,7 @@ export function parseTopology(raw: unknown): Topology {
 
 /** Every node of a topology with the leaf and spine it hangs from. */
 export function topologyNodes(topology: Topology): { node: TopologyNode; leaf: string; spine: string }[] {
-  return topology.spines.flatMap((spine) =>
-    spine.leaves.flatMap((leaf) => leaf.nodes.map((node) => ({ node, leaf: leaf.name, spine: spine.name }))),
-  );
+  return topology.spines.flatMap((spine) => spine.leaves.flatMap((leaf) => leaf.nodes.map((node) => ({ node, leaf: leaf.name, spine: spine.name }))));
 }
 
 export function topologyCounts(topology: Topology): { spines: number; leaves: number; nodes: number; gpus: number } {
@@ -143,8 +141,7 @@ function parseGpu(raw: unknown, path: string): TopologyGpu {
   const gpu = record(raw, path);
   const model = text(gpu.model, `${path}.model`);
   const knownMemory = gpuModelSpec(model)?.memoryMiB;
-  const memoryMiB =
-    gpu.memoryMiB === undefined && knownMemory !== undefined ? knownMemory : count(gpu.memoryMiB, `${path}.memoryMiB`);
+  const memoryMiB = gpu.memoryMiB === undefined && knownMemory !== undefined ? knownMemory : count(gpu.memoryMiB, `${path}.memoryMiB`);
   const parsed: TopologyGpu = { model, memoryMiB, nvlinkDomain: count(gpu.nvlinkDomain, `${path}.nvlinkDomain`) };
   if (gpu.migLayout !== undefined) {
     const layout = list(gpu.migLayout, `${path}.migLayout`).map((s, i) => {

@@ -7,14 +7,37 @@ let seq = 0;
 export class NodeBuilder {
   private n: NodeState;
   constructor(id = `node-${++seq}`) {
-    this.n = { id, name: id, leaf: 'leaf-1', spine: 'spine-1', schedulable: true, persona: 'container', cpuMilli: 128000, memoryMiB: 1024 * 1024, cpuMilliFree: 128000, memoryMiBFree: 1024 * 1024, gpus: [] };
+    this.n = {
+      id,
+      name: id,
+      leaf: 'leaf-1',
+      spine: 'spine-1',
+      schedulable: true,
+      persona: 'container',
+      cpuMilli: 128000,
+      memoryMiB: 1024 * 1024,
+      cpuMilliFree: 128000,
+      memoryMiBFree: 1024 * 1024,
+      gpus: [],
+    };
   }
   /** Adds `count` whole GPUs; NVLink domains of 4 GPUs unless `domainSize` says otherwise. */
   gpus(count: number, model = 'H100-80GB', domainSize = 4): this {
     const start = this.n.gpus.length;
     for (let i = 0; i < count; i++) {
       const index = start + i;
-      this.n.gpus.push({ id: `${this.n.id}/gpu${index}`, index, model, nvlinkDomain: Math.floor(index / domainSize), healthy: true, schedulable: true, mode: 'whole', allocated: false, sharedMilliUsed: 0, mig: [] });
+      this.n.gpus.push({
+        id: `${this.n.id}/gpu${index}`,
+        index,
+        model,
+        nvlinkDomain: Math.floor(index / domainSize),
+        healthy: true,
+        schedulable: true,
+        mode: 'whole',
+        allocated: false,
+        sharedMilliUsed: 0,
+        mig: [],
+      });
     }
     return this;
   }
@@ -77,7 +100,15 @@ export class NodeBuilder {
 export class JobBuilder {
   private j: PendingJob;
   constructor(id = `job-${++seq}`) {
-    this.j = { id, teamId: 'team-a', priority: 0, createdAtMs: seq, replicas: 1, request: { cpuMilli: 1000, memoryMiB: 1024 }, topology: { level: 'any', required: false } };
+    this.j = {
+      id,
+      teamId: 'team-a',
+      priority: 0,
+      createdAtMs: seq,
+      replicas: 1,
+      request: { cpuMilli: 1000, memoryMiB: 1024 },
+      topology: { level: 'any', required: false },
+    };
   }
   gpus(n: number): this {
     this.j.request.gpus = n;

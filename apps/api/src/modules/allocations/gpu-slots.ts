@@ -37,7 +37,10 @@ export async function takeGpuSlots(
   const gpus = new Map(locked.map((g) => [g.id, g]));
   const migAllocs = allocs.filter((a) => a.migProfile);
   const slices = migAllocs.length
-    ? await tx.gpuInstance.findMany({ where: { gpuId: { in: [...new Set(migAllocs.map((a) => a.gpuId))] } }, select: { gpuId: true, profile: true, start: true } })
+    ? await tx.gpuInstance.findMany({
+        where: { gpuId: { in: [...new Set(migAllocs.map((a) => a.gpuId))] } },
+        select: { gpuId: true, profile: true, start: true },
+      })
     : [];
   for (const a of allocs) {
     const g = gpus.get(a.gpuId);

@@ -16,7 +16,13 @@ export class ApiKeysController {
 
   @Post()
   @HttpCode(201)
-  @Route({ summary: 'Create an API key; the secret is in the answer, this once', body: ZApiKeyCreate, ok: ZApiKeyCreated, status: 201, errors: [400, 401, 403, 404] })
+  @Route({
+    summary: 'Create an API key; the secret is in the answer, this once',
+    body: ZApiKeyCreate,
+    ok: ZApiKeyCreated,
+    status: 201,
+    errors: [400, 401, 403, 404],
+  })
   create(@Caller() p: Principal, @Body(new ZodPipe(ZApiKeyCreate)) body: z.output<typeof ZApiKeyCreate>) {
     return this.keys.create(p, body);
   }

@@ -32,13 +32,24 @@ export class ApiKeysRepository {
    * concurrent requests cannot pass the cap together.
    */
   async createWithin(
-    data: { name: string; role: DbRole; scopes: string[]; tenantId: string | null; teamId: string | null; userId: string | null; owner: string; expiresAt: Date | null },
+    data: {
+      name: string;
+      role: DbRole;
+      scopes: string[];
+      tenantId: string | null;
+      teamId: string | null;
+      userId: string | null;
+      owner: string;
+      expiresAt: Date | null;
+    },
     maxLive: number,
     now: Date,
   ) {
     return this.prisma.client.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`api-key-owner:${data.owner}`}))`;
-      const live = await tx.apiKey.count({ where: { AND: [this.ownedBy(data.owner), { revokedAt: null }, { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }] } });
+      const live = await tx.apiKey.count({
+        where: { AND: [this.ownedBy(data.owner), { revokedAt: null }, { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }] },
+      });
       if (live >= maxLive) return null;
       const k = newApiKey();
       const row = await tx.apiKey.create({ data: { ...data, prefix: k.prefix, hash: k.hash } });

@@ -35,7 +35,9 @@ export class ApiKeysService {
     }
     const extra = body.scopes.filter((s) => !hasScope(p, s));
     if (extra.length) {
-      throw new DomainError('forbidden', `the caller does not hold the scope ${extra.join(', ')}`, [{ field: 'scopes', problem: `not held: ${extra.join(', ')}` }]);
+      throw new DomainError('forbidden', `the caller does not hold the scope ${extra.join(', ')}`, [
+        { field: 'scopes', problem: `not held: ${extra.join(', ')}` },
+      ]);
     }
     const beyondRole = body.scopes.filter((s) => !ROLE_SCOPES[role].includes(s));
     if (beyondRole.length) {
@@ -98,7 +100,9 @@ export class ApiKeysService {
       return { tenantId: team.tenantId, teamId: team.id };
     }
     if (RANK[role] < RANK['tenant-admin'] && role !== 'member' && role !== 'viewer') {
-      throw new DomainError('validation_failed', 'teamId: a team-admin key must be bound to a team', [{ field: 'teamId', problem: 'required for team-admin keys' }]);
+      throw new DomainError('validation_failed', 'teamId: a team-admin key must be bound to a team', [
+        { field: 'teamId', problem: 'required for team-admin keys' },
+      ]);
     }
     const tenantId = body.tenantId ?? p.tenantId;
     if (!tenantId) throw new DomainError('validation_failed', 'tenantId: required for a platform admin', [{ field: 'tenantId', problem: 'required' }]);
@@ -135,4 +139,3 @@ function present(k: {
     revokedAt: k.revokedAt?.toISOString() ?? null,
   };
 }
-

@@ -18,7 +18,12 @@ export class AuditController {
   constructor(private readonly audit: AuditRepository) {}
 
   @Get()
-  @Route({ summary: 'The audit log of the caller\'s tenant, newest first (tenant admin)', query: ZAuditListQuery, ok: page(ZAuditEntry), errors: [400, 401, 403] })
+  @Route({
+    summary: "The audit log of the caller's tenant, newest first (tenant admin)",
+    query: ZAuditListQuery,
+    ok: page(ZAuditEntry),
+    errors: [400, 401, 403],
+  })
   async list(@Caller() p: Principal, @Query(new ZodPipe(ZAuditListQuery, 'query')) q: z.output<typeof ZAuditListQuery>): Promise<Page<AuditEntry>> {
     requireRole(p, 'tenant-admin');
     const rows = await this.audit.list(scopeOf(p), q, q);

@@ -8,7 +8,11 @@ describe('audit redaction', () => {
     { name: 'a scalar', input: 3, want: 3 },
     { name: 'a secret under another spelling', input: { newPassword: 'p', apiToken: 't' }, want: { newPassword: '[redacted]', apiToken: '[redacted]' } },
     { name: 'unstorable strings (NUL, lone surrogate)', input: { a: 'x\u0000y', ['k\ud800']: '\udc00' }, want: { a: 'x\uFFFDy', 'k\uFFFD': '\uFFFD' } },
-    { name: 'nesting past the depth limit (cut, not passed on)', input: { a: { a: { a: { a: { a: { a: { a: { a: 1 } } } } } } } }, want: { a: { a: { a: { a: { a: { a: { a: '[truncated]' } } } } } } } },
+    {
+      name: 'nesting past the depth limit (cut, not passed on)',
+      input: { a: { a: { a: { a: { a: { a: { a: { a: 1 } } } } } } } },
+      want: { a: { a: { a: { a: { a: { a: { a: '[truncated]' } } } } } } },
+    },
   ])('$name', ({ input, want }) => {
     expect(redact(input)).toEqual(want);
   });

@@ -55,7 +55,8 @@ export class AuditInterceptor implements NestInterceptor {
           const params = (req.params ?? {}) as Record<string, string>;
           const created = result && typeof result === 'object' && 'id' in result ? String((result as { id: unknown }).id) : undefined;
           const target = params.id ?? params.tenantId ?? created ?? null;
-          const tenantId = p.tenantId ?? (result && typeof result === 'object' && 'tenantId' in result ? ((result as { tenantId: string | null }).tenantId ?? null) : null);
+          const tenantId =
+            p.tenantId ?? (result && typeof result === 'object' && 'tenantId' in result ? ((result as { tenantId: string | null }).tenantId ?? null) : null);
           this.audit
             .append({
               tenantId,

@@ -36,7 +36,14 @@ export class AuthController {
   @Post('login')
   @Public()
   @HttpCode(200)
-  @Route({ summary: 'Sign in with email and password (and `tenant`, a slug, when the address has accounts in several tenants): sets an httpOnly session cookie; answers the CSRF token for changes', body: ZLogin, ok: ZLoginResult, errors: [400, 401, 429], public: true })
+  @Route({
+    summary:
+      'Sign in with email and password (and `tenant`, a slug, when the address has accounts in several tenants): sets an httpOnly session cookie; answers the CSRF token for changes',
+    body: ZLogin,
+    ok: ZLoginResult,
+    errors: [400, 401, 429],
+    public: true,
+  })
   async login(@Body(new ZodPipe(ZLogin)) body: Login, @Req() req: Request & { principal?: Principal }, @Res({ passthrough: true }) res: Response) {
     const source = clientAddress(req, this.config.auth.trustedProxies);
     const account = body.email.trim().toLowerCase();
@@ -49,7 +56,10 @@ export class AuthController {
     if (blocked) {
       res.setHeader('Retry-After', String(blocked.resetSeconds));
       await this.auditSignIn(null, body.email, source, 'rate_limited');
-      throw new DomainError('rate_limited', `too many sign-in attempts${blocked === failures ? ` for ${body.email}` : ' from this address'}; retry in ${blocked.resetSeconds} s`);
+      throw new DomainError(
+        'rate_limited',
+        `too many sign-in attempts${blocked === failures ? ` for ${body.email}` : ' from this address'}; retry in ${blocked.resetSeconds} s`,
+      );
     }
     let session: Awaited<ReturnType<SessionsService['login']>>;
     try {
@@ -65,7 +75,18 @@ export class AuthController {
     const { token, result } = session;
     this.setSessionCookies(res, token, result.csrfToken);
     // For the audit log: the actor of a sign-in is the user who signed in.
-    req.principal = { keyId: 'login', name: result.user.name, role: result.user.role, scopes: [], tenantId: result.user.tenantId, teamId: result.user.teamId, via: 'session', userId: result.user.id, email: result.user.email, source };
+    req.principal = {
+      keyId: 'login',
+      name: result.user.name,
+      role: result.user.role,
+      scopes: [],
+      tenantId: result.user.tenantId,
+      teamId: result.user.teamId,
+      via: 'session',
+      userId: result.user.id,
+      email: result.user.email,
+      source,
+    };
     return result;
   }
 
@@ -76,7 +97,11 @@ export class AuthController {
   @Post('key-session')
   @NoBody()
   @HttpCode(200)
-  @Route({ summary: 'Exchange the API key of this request for a console session (httpOnly cookie); answers the CSRF token for changes', ok: ZKeySessionResult, errors: [400, 401, 429] })
+  @Route({
+    summary: 'Exchange the API key of this request for a console session (httpOnly cookie); answers the CSRF token for changes',
+    ok: ZKeySessionResult,
+    errors: [400, 401, 429],
+  })
   async keySession(@Caller() p: Principal, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<KeySessionResult> {
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers['authorization'] ?? '')?.[1];
     if (!bearer) {
@@ -114,7 +139,16 @@ export class AuthController {
   /** A refused sign-in in the audit log: of the account's tenant when the account exists, else the platform's. */
   private async auditSignIn(tenantId: string | null, email: string, source: string | null, outcome: 'wrong_email_or_password' | 'rate_limited'): Promise<void> {
     await this.audit
-      .append({ tenantId, actor: email.slice(0, 320), apiKeyId: null, userId: null, source, action: 'POST /v1/auth/login', target: null, data: { via: 'session', outcome, status: outcome === 'rate_limited' ? 429 : 401 } })
+      .append({
+        tenantId,
+        actor: email.slice(0, 320),
+        apiKeyId: null,
+        userId: null,
+        source,
+        action: 'POST /v1/auth/login',
+        target: null,
+        data: { via: 'session', outcome, status: outcome === 'rate_limited' ? 429 : 401 },
+      })
       .catch(() => undefined);
   }
 }

@@ -53,7 +53,10 @@ export class AuthGuard implements CanActivate {
     res.setHeader('X-RateLimit-Remaining', String(rate.remaining));
     if (!rate.allowed) {
       res.setHeader('Retry-After', String(rate.resetSeconds));
-      throw new DomainError('rate_limited', `rate limit of ${rate.limit} requests per minute reached for ${principal.userId ? 'this user' : 'this key and the keys it made'}; retry in ${rate.resetSeconds} s`);
+      throw new DomainError(
+        'rate_limited',
+        `rate limit of ${rate.limit} requests per minute reached for ${principal.userId ? 'this user' : 'this key and the keys it made'}; retry in ${rate.resetSeconds} s`,
+      );
     }
     const needed = this.reflector.getAllAndOverride<Scope[]>(REQUIRED_SCOPES, targets) ?? [];
     const missing = needed.filter((s) => !hasScope(principal, s));

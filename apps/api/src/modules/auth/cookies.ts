@@ -19,7 +19,11 @@ export function parseCookies(header: string | undefined): Record<string, string>
   return out;
 }
 
-export function setCookie(name: string, value: string, opts: { httpOnly: boolean; secure: boolean; maxAgeSeconds: number; sameSite: 'Strict' | 'Lax' }): string {
+export function setCookie(
+  name: string,
+  value: string,
+  opts: { httpOnly: boolean; secure: boolean; maxAgeSeconds: number; sameSite: 'Strict' | 'Lax' },
+): string {
   return [
     `${name}=${encodeURIComponent(value)}`,
     'Path=/',

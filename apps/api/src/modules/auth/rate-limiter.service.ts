@@ -44,7 +44,11 @@ export class RateLimiter {
     const key = `${this.config.queuePrefix}:ratelimit:${bucket}:${window}`;
     const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000));
     try {
-      const results = await this.redis.client.multi().incr(key).pexpire(key, windowMs + 1000).exec();
+      const results = await this.redis.client
+        .multi()
+        .incr(key)
+        .pexpire(key, windowMs + 1000)
+        .exec();
       const count = Number(results?.[0]?.[1] ?? 0);
       return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
     } catch (e) {

@@ -22,7 +22,17 @@ const { hashPassword } = require('../users/password') as typeof import('../users
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { MAX_ACCOUNTS_PER_EMAIL, SessionsService, SignInRefused } = require('./sessions.service') as typeof import('./sessions.service');
 
-type Row = { id: string; email: string; name: string; role: 'member'; tenantId: string; teamId: null; passwordHash: string | null; createdAt: Date; tenantSlug: string };
+type Row = {
+  id: string;
+  email: string;
+  name: string;
+  role: 'member';
+  tenantId: string;
+  teamId: null;
+  passwordHash: string | null;
+  createdAt: Date;
+  tenantSlug: string;
+};
 
 /** Sign-in by e-mail when an address has accounts in several tenants (unique per tenant). */
 describe('SessionsService.login', () => {
@@ -35,8 +45,15 @@ describe('SessionsService.login', () => {
   // Sign-in by password uses neither the key service nor the revocations.
   const svc = new SessionsService(repo, {} as never, {} as never, { auth: { sessionHours: 1 } } as AppConfig);
   const user = async (tenantSlug: string, password: string | null): Promise<Row> => ({
-    id: `u-${tenantSlug}`, email: 'x@example.com', name: tenantSlug, role: 'member', tenantId: `t-${tenantSlug}`, teamId: null,
-    passwordHash: password ? await hashPassword(password) : null, createdAt: new Date(), tenantSlug,
+    id: `u-${tenantSlug}`,
+    email: 'x@example.com',
+    name: tenantSlug,
+    role: 'member',
+    tenantId: `t-${tenantSlug}`,
+    teamId: null,
+    passwordHash: password ? await hashPassword(password) : null,
+    createdAt: new Date(),
+    tenantSlug,
   });
   const attempt = async (password: string, tenant?: string) => {
     verifications.length = 0;
@@ -66,7 +83,11 @@ describe('SessionsService.login', () => {
   });
 
   it('a refused sign-in names the tenants of the accounts tried (each tenant audits it), none for an unknown address', async () => {
-    const refused = async () => svc.login('x@example.com', 'neither-password-1', null).then(() => undefined, (e: unknown) => e);
+    const refused = async () =>
+      svc.login('x@example.com', 'neither-password-1', null).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     users = [await user('a', 'pw-of-tenant-a-123'), await user('b', null)];
     const e = await refused();
     expect(e).toBeInstanceOf(SignInRefused);
@@ -85,7 +106,13 @@ describe('SessionsService.login', () => {
   it(`checks at most ${MAX_ACCOUNTS_PER_EMAIL} accounts`, async () => {
     const hash = await hashPassword('many-tenants-pw-1');
     const base = await user('base', null);
-    users = Array.from({ length: MAX_ACCOUNTS_PER_EMAIL + 3 }, (_, i) => ({ ...base, id: `u${i}`, tenantId: `t${i}`, tenantSlug: `s${i}`, passwordHash: i === MAX_ACCOUNTS_PER_EMAIL + 2 ? hash : null }));
+    users = Array.from({ length: MAX_ACCOUNTS_PER_EMAIL + 3 }, (_, i) => ({
+      ...base,
+      id: `u${i}`,
+      tenantId: `t${i}`,
+      tenantSlug: `s${i}`,
+      passwordHash: i === MAX_ACCOUNTS_PER_EMAIL + 2 ? hash : null,
+    }));
     expect(await attempt('many-tenants-pw-1')).toEqual({ error: 'unauthenticated ', checks: MAX_ACCOUNTS_PER_EMAIL });
     expect(await attempt('many-tenants-pw-1', `s${MAX_ACCOUNTS_PER_EMAIL + 2}`)).toEqual({ ok: `t${MAX_ACCOUNTS_PER_EMAIL + 2}`, checks: 1 });
   });

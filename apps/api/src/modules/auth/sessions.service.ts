@@ -55,7 +55,13 @@ export class SessionsService {
    * unknown e-mail or an account without a password costs a check against a dummy hash, so the
    * time taken does not tell whether, or which, account matched.
    */
-  async login(email: string, password: string, source: string | null, opts: { tenant?: string } = {}, now = new Date()): Promise<{ token: string; result: LoginResult }> {
+  async login(
+    email: string,
+    password: string,
+    source: string | null,
+    opts: { tenant?: string } = {},
+    now = new Date(),
+  ): Promise<{ token: string; result: LoginResult }> {
     const candidates = await this.repo.findUsersByEmail(email, { tenantSlug: opts.tenant, take: MAX_ACCOUNTS_PER_EMAIL });
     const matches: typeof candidates = [];
     for (const u of candidates) {
@@ -65,9 +71,11 @@ export class SessionsService {
     if (!candidates.length) await verifyPassword(await dummyHash(), password);
     if (!matches.length) throw new SignInRefused(candidates.map((u) => u.tenantId));
     if (matches.length > 1) {
-      throw new DomainError('validation_failed', 'tenant: this email and password sign in to accounts in more than one tenant; send `tenant` (the tenant\'s slug) to choose one', [
-        { field: 'tenant', problem: 'required: the email and password match accounts in several tenants' },
-      ]);
+      throw new DomainError(
+        'validation_failed',
+        "tenant: this email and password sign in to accounts in more than one tenant; send `tenant` (the tenant's slug) to choose one",
+        [{ field: 'tenant', problem: 'required: the email and password match accounts in several tenants' }],
+      );
     }
     const user = matches[0]!;
     const token = randomBytes(32).toString('base64url');

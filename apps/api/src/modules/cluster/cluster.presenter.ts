@@ -37,7 +37,9 @@ export function presentGpu(scope: TenantScope, g: GpuLike): Gpu {
       : {}),
     ...(g.mode === 'shared' ? { sharedMilliUsed: g.allocations.reduce((s, a) => s + a.milli, 0) } : {}),
     schedulable: g.schedulable,
-    ...(Array.isArray(g.migTarget) ? { migTarget: (g.migTarget as { profile: string; start: number }[]).map((e) => ({ profile: e.profile, start: e.start })) } : {}),
+    ...(Array.isArray(g.migTarget)
+      ? { migTarget: (g.migTarget as { profile: string; start: number }[]).map((e) => ({ profile: e.profile, start: e.start })) }
+      : {}),
   };
 }
 

@@ -116,49 +116,54 @@ export class ClusterRepository {
     let gpusAdded = 0;
     let nodesAdded = 0;
     for (const candidates of chunks(fresh, 100)) {
-      await db.$transaction(async (tx) => {
-        // Several workers boot at once: one adds a node and its GPUs, the others skip it.
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('inventory-sync'))`;
-        const present = new Set((await tx.node.findMany({ where: { name: { in: candidates.map((n) => n.name) } }, select: { name: true } })).map((n) => n.name));
-        const chunk = candidates.filter((n) => !present.has(n.name));
-        if (!chunk.length) return;
-        nodesAdded += chunk.length;
-        await tx.node.createMany({
-          data: chunk.map((n) => ({
-            name: n.name,
-            leafId: leaves.get(n.leaf)!,
-            persona: n.persona === 'vm-passthrough' ? 'vm_passthrough' : n.persona,
-            cpuMilli: n.cpuMilli,
-            memoryMiB: n.memoryMiB,
-            labels: n.labels,
-          })),
-          skipDuplicates: true,
-        });
-        const ids = new Map(
-          (await tx.node.findMany({ where: { name: { in: chunk.map((n) => n.name) } }, select: { id: true, name: true } })).map((n) => [n.name, n.id]),
-        );
-        for (const n of chunk) {
-          for (const g of n.gpus) {
-            const gpu = await tx.gpu.create({
-              data: {
-                nodeId: ids.get(n.name)!,
-                index: g.index,
-                model: g.model,
-                memoryMiB: g.memoryMiB,
-                nvlinkDomain: g.nvlinkDomain,
-                migCapable: g.migCapable,
-                mode: g.migLayout.length ? 'mig' : 'whole',
-              },
-            });
-            gpusAdded++;
-            if (g.migLayout.length) {
-              await tx.gpuInstance.createMany({
-                data: g.migLayout.map((s) => ({ gpuId: gpu.id, profile: s.profile, start: s.start, size: sliceSize(g.model, s.profile) })),
+      await db.$transaction(
+        async (tx) => {
+          // Several workers boot at once: one adds a node and its GPUs, the others skip it.
+          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('inventory-sync'))`;
+          const present = new Set(
+            (await tx.node.findMany({ where: { name: { in: candidates.map((n) => n.name) } }, select: { name: true } })).map((n) => n.name),
+          );
+          const chunk = candidates.filter((n) => !present.has(n.name));
+          if (!chunk.length) return;
+          nodesAdded += chunk.length;
+          await tx.node.createMany({
+            data: chunk.map((n) => ({
+              name: n.name,
+              leafId: leaves.get(n.leaf)!,
+              persona: n.persona === 'vm-passthrough' ? 'vm_passthrough' : n.persona,
+              cpuMilli: n.cpuMilli,
+              memoryMiB: n.memoryMiB,
+              labels: n.labels,
+            })),
+            skipDuplicates: true,
+          });
+          const ids = new Map(
+            (await tx.node.findMany({ where: { name: { in: chunk.map((n) => n.name) } }, select: { id: true, name: true } })).map((n) => [n.name, n.id]),
+          );
+          for (const n of chunk) {
+            for (const g of n.gpus) {
+              const gpu = await tx.gpu.create({
+                data: {
+                  nodeId: ids.get(n.name)!,
+                  index: g.index,
+                  model: g.model,
+                  memoryMiB: g.memoryMiB,
+                  nvlinkDomain: g.nvlinkDomain,
+                  migCapable: g.migCapable,
+                  mode: g.migLayout.length ? 'mig' : 'whole',
+                },
               });
+              gpusAdded++;
+              if (g.migLayout.length) {
+                await tx.gpuInstance.createMany({
+                  data: g.migLayout.map((s) => ({ gpuId: gpu.id, profile: s.profile, start: s.start, size: sliceSize(g.model, s.profile) })),
+                });
+              }
             }
           }
-        }
-      }, { timeout: 60_000 }); // 100 nodes x 8 GPUs per transaction: slow disks or a busy machine need more than the 5 s default
+        },
+        { timeout: 60_000 },
+      ); // 100 nodes x 8 GPUs per transaction: slow disks or a busy machine need more than the 5 s default
     }
     return { nodesAdded, gpusAdded };
   }

@@ -77,7 +77,12 @@ export class AutoscalerService {
     const [prev, held] = await Promise.all([this.traffic.state(ep.id), this.traffic.held(ep.id)]);
     const ready = replicas.filter((r) => r.serving && r.state === 'ready').length;
     const d = decide(
-      { targetConcurrency: ep.targetConcurrency, minReplicas: ep.minReplicas, maxReplicas: ep.maxReplicas, scaleToZeroAfterSeconds: ep.scaleToZeroAfterSeconds },
+      {
+        targetConcurrency: ep.targetConcurrency,
+        minReplicas: ep.minReplicas,
+        maxReplicas: ep.maxReplicas,
+        scaleToZeroAfterSeconds: ep.scaleToZeroAfterSeconds,
+      },
       {
         nowMs,
         samples,

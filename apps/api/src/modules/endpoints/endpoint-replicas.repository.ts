@@ -83,7 +83,11 @@ export class EndpointReplicasRepository {
             activeKey: `${ep.id}:${work.replica}`,
           },
         });
-        await takeGpuSlots(tx, { tenantId: ep.tenantId, teamId: ep.teamId, endpointId: ep.id }, allocs.map((a) => ({ ...a, replica: work.replica })));
+        await takeGpuSlots(
+          tx,
+          { tenantId: ep.tenantId, teamId: ep.teamId, endpointId: ep.id },
+          allocs.map((a) => ({ ...a, replica: work.replica })),
+        );
         return { id: row.id };
       });
     } catch (e) {
@@ -130,7 +134,10 @@ export class EndpointReplicasRepository {
 
   /** The autoscaler's decision, guarded by the version it read (an activator or a manual scale meanwhile wins). */
   async setDesired(endpointId: string, desired: number, version: number): Promise<boolean> {
-    const r = await this.prisma.client.endpoint.updateMany({ where: { id: endpointId, version }, data: { desiredReplicas: desired, version: { increment: 1 } } });
+    const r = await this.prisma.client.endpoint.updateMany({
+      where: { id: endpointId, version },
+      data: { desiredReplicas: desired, version: { increment: 1 } },
+    });
     return r.count === 1;
   }
 

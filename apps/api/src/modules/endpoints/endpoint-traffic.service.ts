@@ -40,7 +40,11 @@ export class EndpointTraffic {
 
   async recordRequest(endpointId: string, nowMs = Date.now()): Promise<void> {
     const k = this.key(endpointId, 'req');
-    await this.redis.client.multi().hincrby(k, String(Math.floor(nowMs / 1000)), 1).expire(k, KEEP_SECONDS).exec();
+    await this.redis.client
+      .multi()
+      .hincrby(k, String(Math.floor(nowMs / 1000)), 1)
+      .expire(k, KEEP_SECONDS)
+      .exec();
   }
 
   async setSimTraffic(endpointId: string, spec: SimTrafficSpec): Promise<void> {

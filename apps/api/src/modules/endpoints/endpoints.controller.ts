@@ -38,7 +38,13 @@ export class EndpointsController {
   @Post()
   @HttpCode(201)
   @RequireScopes('endpoints:write')
-  @Route({ summary: 'Create an inference endpoint (replicas are allocations under the team quota)', body: ZEndpointCreate, ok: ZEndpoint, status: 201, errors: [400, 401, 403, 404, 409] })
+  @Route({
+    summary: 'Create an inference endpoint (replicas are allocations under the team quota)',
+    body: ZEndpointCreate,
+    ok: ZEndpoint,
+    status: 201,
+    errors: [400, 401, 403, 404, 409],
+  })
   create(@Caller() p: Principal, @Body(new ZodPipe(ZEndpointCreate)) body: EndpointCreateParsed) {
     return this.endpoints.create(p, body);
   }
@@ -59,7 +65,12 @@ export class EndpointsController {
 
   @Patch(':id')
   @RequireScopes('endpoints:write')
-  @Route({ summary: 'Change replica bounds, target concurrency, idle time or warm pool', body: ZEndpointUpdate, ok: ZEndpointDetail, errors: [400, 401, 403, 404, 409] })
+  @Route({
+    summary: 'Change replica bounds, target concurrency, idle time or warm pool',
+    body: ZEndpointUpdate,
+    ok: ZEndpointDetail,
+    errors: [400, 401, 403, 404, 409],
+  })
   update(@Caller() p: Principal, @Param('id') id: string, @Body(new ZodPipe(ZEndpointUpdate)) body: EndpointUpdate) {
     return this.endpoints.update(p, id, body);
   }
@@ -76,7 +87,12 @@ export class EndpointsController {
   @Post(':id/scale')
   @HttpCode(200)
   @RequireScopes('endpoints:write')
-  @Route({ summary: 'Scale manually (held for one stable window); 409 beyond maxReplicas or quota', body: ZEndpointScale, ok: ZEndpointDetail, errors: [400, 401, 403, 404, 409] })
+  @Route({
+    summary: 'Scale manually (held for one stable window); 409 beyond maxReplicas or quota',
+    body: ZEndpointScale,
+    ok: ZEndpointDetail,
+    errors: [400, 401, 403, 404, 409],
+  })
   scale(@Caller() p: Principal, @Param('id') id: string, @Body(new ZodPipe(ZEndpointScale)) body: EndpointScale) {
     return this.endpoints.scale(p, id, body.replicas);
   }
@@ -84,7 +100,12 @@ export class EndpointsController {
   @Post(':id/invoke')
   @HttpCode(200)
   @RequireScopes('endpoints:read')
-  @Route({ summary: 'Send a request; at zero replicas the activator holds it until a replica is ready (cold start)', body: ZEndpointInvoke, ok: ZEndpointInvokeResult, errors: [400, 401, 403, 404, 503] })
+  @Route({
+    summary: 'Send a request; at zero replicas the activator holds it until a replica is ready (cold start)',
+    body: ZEndpointInvoke,
+    ok: ZEndpointInvokeResult,
+    errors: [400, 401, 403, 404, 503],
+  })
   invoke(@Caller() p: Principal, @Param('id') id: string, @Body(new ZodPipe(ZEndpointInvoke)) body: EndpointInvoke) {
     return this.endpoints.invoke(p, id, body ?? {});
   }
@@ -98,7 +119,13 @@ export class SimTrafficController {
   @Post()
   @HttpCode(202)
   @RequireScopes('endpoints:write')
-  @Route({ summary: 'Simulated driver: generate traffic to an endpoint (rps for durationSeconds)', body: ZSimTraffic, ok: ZSimTrafficAccepted, status: 202, errors: [400, 401, 403, 404, 409] })
+  @Route({
+    summary: 'Simulated driver: generate traffic to an endpoint (rps for durationSeconds)',
+    body: ZSimTraffic,
+    ok: ZSimTrafficAccepted,
+    status: 202,
+    errors: [400, 401, 403, 404, 409],
+  })
   traffic(@Caller() p: Principal, @Body(new ZodPipe(ZSimTraffic)) body: SimTraffic) {
     return this.endpoints.simTraffic(p, body);
   }

@@ -116,7 +116,14 @@ export class EndpointsRepository {
 
   async recordColdStart(scope: TenantScope & { kind: 'tenant' }, id: string, c: { startedAt: Date; readyAt: Date; warm: boolean }): Promise<void> {
     await this.prisma.client.coldStart.create({
-      data: { tenantId: scope.tenantId, endpointId: id, startedAt: c.startedAt, readyAt: c.readyAt, durationMs: c.readyAt.getTime() - c.startedAt.getTime(), warm: c.warm },
+      data: {
+        tenantId: scope.tenantId,
+        endpointId: id,
+        startedAt: c.startedAt,
+        readyAt: c.readyAt,
+        durationMs: c.readyAt.getTime() - c.startedAt.getTime(),
+        warm: c.warm,
+      },
     });
   }
 
@@ -142,5 +149,4 @@ export class EndpointsRepository {
     const rows = await this.prisma.client.allocation.groupBy({ by: ['gpuModel'], where: { teamId, endedAt: null }, _sum: { gpuUnits: true } });
     return new Map(rows.map((r) => [r.gpuModel, Number(r._sum.gpuUnits ?? 0)]));
   }
-
 }

@@ -51,14 +51,24 @@ export class EndpointsService {
     const scope = tenantScope(p);
     const team = await this.teams.findTeam(scope, body.teamId);
     if (!team) throw notFound('team', body.teamId);
-    await this.validator.validate({ teamId: body.teamId, name: body.name, kind: 'batch', priority: 'high', replicas: 1, resources: body.resources, topology: { level: 'any', required: false }, preemptible: false });
+    await this.validator.validate({
+      teamId: body.teamId,
+      name: body.name,
+      kind: 'batch',
+      priority: 'high',
+      replicas: 1,
+      resources: body.resources,
+      topology: { level: 'any', required: false },
+      preemptible: false,
+    });
     await this.checkQuota(team.id, body.resources, body.minReplicas + body.warmPool, 0, 'limit');
     try {
       const row = await this.endpoints.create(scope, body);
       if (row.desiredReplicas + row.warmPool > 0) await this.queues.requestSchedule(`endpoint ${row.id} created`);
       return presentEndpoint(row, []);
     } catch (e) {
-      if (isUniqueViolation(e)) throw new DomainError('conflict', `an endpoint named ${body.name} already exists`, [{ field: 'name', problem: 'already exists' }]);
+      if (isUniqueViolation(e))
+        throw new DomainError('conflict', `an endpoint named ${body.name} already exists`, [{ field: 'name', problem: 'already exists' }]);
       throw e;
     }
   }
@@ -66,7 +76,10 @@ export class EndpointsService {
   async list(p: Principal, q: PageQuery & { teamId?: string }): Promise<Page<Endpoint>> {
     const scope = scopeOf(p);
     const rows = await this.endpoints.list(scope, q, q);
-    const cold = await this.endpoints.coldStartDurations(scope, rows.map((r) => r.id));
+    const cold = await this.endpoints.coldStartDurations(
+      scope,
+      rows.map((r) => r.id),
+    );
     return toPage(rows, q, (r) => presentEndpoint(r, cold.get(r.id) ?? []));
   }
 
@@ -92,7 +105,9 @@ export class EndpointsService {
     const min = patch.minReplicas ?? row.minReplicas;
     const max = patch.maxReplicas ?? row.maxReplicas;
     if (min > max) {
-      throw new DomainError('validation_failed', `minReplicas (${min}) must not exceed maxReplicas (${max})`, [{ field: 'minReplicas', problem: `greater than maxReplicas ${max}` }]);
+      throw new DomainError('validation_failed', `minReplicas (${min}) must not exceed maxReplicas (${max})`, [
+        { field: 'minReplicas', problem: `greater than maxReplicas ${max}` },
+      ]);
     }
     const desired = Math.min(max, Math.max(min, row.desiredReplicas));
     await this.checkQuota(row.teamId, row.resources as JobResources, desired + (patch.warmPool ?? row.warmPool), heldUnits(row), 'free');
@@ -106,10 +121,14 @@ export class EndpointsService {
     const scope = scopeOf(p);
     const row = await this.mustFind(scope, id);
     if (replicas > row.maxReplicas) {
-      throw new DomainError('conflict', `cannot scale to ${replicas} replicas: maxReplicas is ${row.maxReplicas}`, [{ field: 'replicas', problem: `exceeds maxReplicas ${row.maxReplicas}` }]);
+      throw new DomainError('conflict', `cannot scale to ${replicas} replicas: maxReplicas is ${row.maxReplicas}`, [
+        { field: 'replicas', problem: `exceeds maxReplicas ${row.maxReplicas}` },
+      ]);
     }
     if (replicas < row.minReplicas) {
-      throw new DomainError('conflict', `cannot scale to ${replicas} replicas: minReplicas is ${row.minReplicas}`, [{ field: 'replicas', problem: `below minReplicas ${row.minReplicas}` }]);
+      throw new DomainError('conflict', `cannot scale to ${replicas} replicas: minReplicas is ${row.minReplicas}`, [
+        { field: 'replicas', problem: `below minReplicas ${row.minReplicas}` },
+      ]);
     }
     await this.checkQuota(row.teamId, row.resources as JobResources, replicas + row.warmPool, heldUnits(row), 'free');
     await this.endpoints.scale(scope, id, replicas, new Date(Date.now() + MANUAL_HOLD_SECONDS * 1000));

@@ -9,7 +9,18 @@ describe('crash recovery in node operations', () => {
     let reset = false;
     const repo = fake(
       {
-        findIncident: () => ({ id: 'i1', kind: 'xid', remediation: 'reset-gpu', attempts: 0, nodeId: 'n1', gpuId: 'g0', jobIds: [], mitigatedAt: null, state: 'open', resolvedAt: null }),
+        findIncident: () => ({
+          id: 'i1',
+          kind: 'xid',
+          remediation: 'reset-gpu',
+          attempts: 0,
+          nodeId: 'n1',
+          gpuId: 'g0',
+          jobIds: [],
+          mitigatedAt: null,
+          state: 'open',
+          resolvedAt: null,
+        }),
         findNode: () => node,
         activeJobsOn: () => left,
         openIncidentsOn: () => [],

@@ -87,13 +87,25 @@ export class FailoverService {
     const cordoned = await this.nodes.setNodeState(
       node.id,
       ['ready', 'cordoned', 'draining', 'switching'],
-      { state: 'down', reason: source === 'heartbeat' ? 'no heartbeat past the grace period' : 'node down', transitionStartedAt: null, transitionEtaAt: null, personaTarget: null },
-      { type: 'node.down', message: `${node.name} is down (${source === 'heartbeat' ? 'missed heartbeats' : 'driver event'}); cordoned, its jobs go back to the queue` },
+      {
+        state: 'down',
+        reason: source === 'heartbeat' ? 'no heartbeat past the grace period' : 'node down',
+        transitionStartedAt: null,
+        transitionEtaAt: null,
+        personaTarget: null,
+      },
+      {
+        type: 'node.down',
+        message: `${node.name} is down (${source === 'heartbeat' ? 'missed heartbeats' : 'driver event'}); cordoned, its jobs go back to the queue`,
+      },
     );
     if (cordoned) await this.incidents.incidentStep(inc, [step('cordoned', `${node.name} taken out of scheduling (state down)`)]);
     await this.driver.cordon(node.name).catch(() => undefined);
     crashPoint('failover.cordoned');
-    await this.moveJobs(inc, await this.nodeJobs.activeJobsOn({ nodeId: node.id }), cls, { code: 'node_down', message: `node ${node.name} went down: rescheduling on healthy nodes` });
+    await this.moveJobs(inc, await this.nodeJobs.activeJobsOn({ nodeId: node.id }), cls, {
+      code: 'node_down',
+      message: `node ${node.name} went down: rescheduling on healthy nodes`,
+    });
     crashPoint('failover.requeued');
     await this.queues.failover({ action: 'remediate', incidentId: inc }, `remediate-${inc}-0`);
   }
@@ -108,7 +120,11 @@ export class FailoverService {
       const inc = await this.open(cls, `xid-app:${gpu.id}:${at.getTime()}`, node, gpu.id, at, `${where}: ${cls.summary}`, xid);
       const jobs = await this.nodeJobs.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
       await this.moveJobs(inc, jobs, cls, { code: 'application_fault', message: `Xid ${xid} (application fault) on ${where}: restarting the job` });
-      await this.incidents.resolveIncident(inc, step('resolved', `no hardware action: ${where} stays in service${jobs.length ? `; ${jobs.length} job(s) restarted` : ''}`), new Date());
+      await this.incidents.resolveIncident(
+        inc,
+        step('resolved', `no hardware action: ${where} stays in service${jobs.length ? `; ${jobs.length} job(s) restarted` : ''}`),
+        new Date(),
+      );
       return;
     }
     const inc = await this.open(cls, `gpu:${gpu.id}`, node, gpu.id, at, `${where}: ${cls.summary}`, xid);
@@ -129,15 +145,22 @@ export class FailoverService {
   private async nicDown(node: OpsNode, at: Date): Promise<void> {
     const cls = classifyNicDown();
     const inc = await this.open(cls, `nic:${node.id}`, node, null, at, `${node.name}: ${cls.summary}`);
-    const cordoned = await this.nodes.setNodeState(node.id, ['ready'], { state: 'cordoned', reason: 'NIC down: no multi-node work until the link is back' }, {
-      type: 'node.cordoned',
-      message: `${node.name}: network interface down; cordoned`,
-    });
+    const cordoned = await this.nodes.setNodeState(
+      node.id,
+      ['ready'],
+      { state: 'cordoned', reason: 'NIC down: no multi-node work until the link is back' },
+      {
+        type: 'node.cordoned',
+        message: `${node.name}: network interface down; cordoned`,
+      },
+    );
     if (cordoned) await this.incidents.incidentStep(inc, [step('cordoned', `${node.name} cordoned: its network cannot carry multi-node (NCCL) traffic`)]);
     await this.driver.cordon(node.name).catch(() => undefined);
     const jobs = (await this.nodeJobs.activeJobsOn({ nodeId: node.id })).filter((j) => j.nodeIds.length > 1);
     await this.moveJobs(inc, jobs, cls, { code: 'nic_down', message: `network of node ${node.name} is down: moving the multi-node gang` });
-    await this.incidents.incidentStep(inc, [step('waiting', 'waiting for the link to come back (nic-up), then validate and uncordon')], { state: 'remediating' });
+    await this.incidents.incidentStep(inc, [step('waiting', 'waiting for the link to come back (nic-up), then validate and uncordon')], {
+      state: 'remediating',
+    });
   }
 
   /** node-up / nic-up: validate every open incident of the node now. */
@@ -193,17 +216,32 @@ export class FailoverService {
       case 'reset-gpu': {
         if (!gpu) return;
         if (inc.attempts >= 1) {
-          await this.incidents.incidentStep(inc.id, [step('escalated', `the reset did not bring GPU ${gpu.index} back: rebooting ${node.name}`)], { remediation: 'reboot-node' });
+          await this.incidents.incidentStep(inc.id, [step('escalated', `the reset did not bring GPU ${gpu.index} back: rebooting ${node.name}`)], {
+            remediation: 'reboot-node',
+          });
           return this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-reboot`);
         }
         // Jobs still on the GPU: the fault step that should have moved them died (worker killed
         // after the quarantine, its queue job lost with Redis): move them now, then reset.
         const left = await this.nodeJobs.activeJobsOn({ nodeId: node.id, gpuId: gpu.id });
-        if (left.length) await this.moveJobs(inc.id, left, { checkpoint: false }, { code: 'gpu_fault', message: `GPU ${gpu.index} of ${node.name} is quarantined: rescheduling on healthy GPUs` });
-        if ((await this.nodeJobs.activeJobsOn({ nodeId: node.id, gpuId: gpu.id })).length) throw new RetryLater(`GPU ${gpu.index} of ${node.name} still holds work`);
-        await this.incidents.incidentStep(inc.id, [step('remediating', `resetting GPU ${gpu.index} of ${node.name}`)], { state: 'remediating', attempts: inc.attempts + 1 });
+        if (left.length)
+          await this.moveJobs(
+            inc.id,
+            left,
+            { checkpoint: false },
+            { code: 'gpu_fault', message: `GPU ${gpu.index} of ${node.name} is quarantined: rescheduling on healthy GPUs` },
+          );
+        if ((await this.nodeJobs.activeJobsOn({ nodeId: node.id, gpuId: gpu.id })).length)
+          throw new RetryLater(`GPU ${gpu.index} of ${node.name} still holds work`);
+        await this.incidents.incidentStep(inc.id, [step('remediating', `resetting GPU ${gpu.index} of ${node.name}`)], {
+          state: 'remediating',
+          attempts: inc.attempts + 1,
+        });
         if (this.driver.resetGpu) await this.driver.resetGpu(node.name, gpu.index);
-        else await this.incidents.incidentStep(inc.id, [step('waiting', `the ${this.driver.name} driver cannot reset GPUs: waiting for the health source to report it healthy`)]);
+        else
+          await this.incidents.incidentStep(inc.id, [
+            step('waiting', `the ${this.driver.name} driver cannot reset GPUs: waiting for the health source to report it healthy`),
+          ]);
         crashPoint('failover.remediating');
         if (!(await this.validate(inc.id, inc.kind, node, gpu.index))) {
           await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-after-reset`, { delayMs: 200 });
@@ -212,18 +250,30 @@ export class FailoverService {
       }
       case 'reboot-node': {
         if (inc.attempts >= 3) {
-          await this.incidents.failIncident(inc.id, step('failed', `${node.name} did not come back after ${inc.attempts} remediation attempts: needs an operator`));
+          await this.incidents.failIncident(
+            inc.id,
+            step('failed', `${node.name} did not come back after ${inc.attempts} remediation attempts: needs an operator`),
+          );
           return;
         }
         if (node.state === 'ready') {
-          await this.nodes.setNodeState(node.id, ['ready'], { state: 'cordoned', reason: 'cordoned for a reboot (remediation)' }, { type: 'node.cordoned', message: `${node.name}: cordoned for a reboot` });
+          await this.nodes.setNodeState(
+            node.id,
+            ['ready'],
+            { state: 'cordoned', reason: 'cordoned for a reboot (remediation)' },
+            { type: 'node.cordoned', message: `${node.name}: cordoned for a reboot` },
+          );
           await this.driver.cordon(node.name).catch(() => undefined);
         }
         const jobs = await this.nodeJobs.activeJobsOn({ nodeId: node.id });
-        await this.moveJobs(inc.id, jobs, { checkpoint: true } as FaultClass, { code: 'node_reboot', message: `node ${node.name} reboots to repair a GPU: moving its jobs` });
+        await this.moveJobs(inc.id, jobs, { checkpoint: true } as FaultClass, {
+          code: 'node_reboot',
+          message: `node ${node.name} reboots to repair a GPU: moving its jobs`,
+        });
         await this.incidents.incidentStep(inc.id, [step('remediating', `rebooting ${node.name}`)], { state: 'remediating', attempts: inc.attempts + 1 });
         if (this.driver.rebootNode) await this.driver.rebootNode(node.name);
-        else await this.incidents.incidentStep(inc.id, [step('waiting', `the ${this.driver.name} driver cannot reboot nodes: waiting for the node to come back`)]);
+        else
+          await this.incidents.incidentStep(inc.id, [step('waiting', `the ${this.driver.name} driver cannot reboot nodes: waiting for the node to come back`)]);
         crashPoint('failover.remediating');
         if (!(await this.validate(inc.id, inc.kind, node, gpu?.index))) {
           await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-after-reboot-${inc.attempts + 1}`, { delayMs: 500 });
@@ -244,17 +294,34 @@ export class FailoverService {
     if (gpuIndex !== undefined && seen.gpus[gpuIndex]?.health === 'unhealthy') return false;
     if (kind === 'node-down' && seen.gpus.some((g) => g.health === 'unhealthy')) return false;
     const now = new Date();
-    const steps = [step('validated', `${node.name}${gpuIndex !== undefined ? ` GPU ${gpuIndex}` : ''} healthy according to the ${this.driver.name} driver`, now)];
+    const steps = [
+      step('validated', `${node.name}${gpuIndex !== undefined ? ` GPU ${gpuIndex}` : ''} healthy according to the ${this.driver.name} driver`, now),
+    ];
     if (gpuIndex !== undefined) {
       const gpu = node.gpus.find((g) => g.index === gpuIndex)!;
-      await this.nodes.setGpuHealth(gpu.id, 'healthy', { nodeId: node.id, type: 'gpu.healthy', message: `${node.name} GPU ${gpuIndex} back in service`, data: { gpuId: gpu.id } });
+      await this.nodes.setGpuHealth(gpu.id, 'healthy', {
+        nodeId: node.id,
+        type: 'gpu.healthy',
+        message: `${node.name} GPU ${gpuIndex} back in service`,
+        data: { gpuId: gpu.id },
+      });
     }
     if (kind === 'node-down') await this.nodes.setAllGpusHealthy(node.id);
     // Uncordon unless another open incident still holds the node.
     const others = (await this.incidents.openIncidentsOn(node.id)).filter((i) => i.id !== incidentId && i.scope === 'node');
     const fresh = await this.nodes.findNode(node.id);
-    if (fresh && !others.length && ['down', 'cordoned'].includes(fresh.state) && (fresh.state === 'down' || /NIC|reboot|remediation/.test(fresh.stateReason ?? ''))) {
-      await this.nodes.setNodeState(node.id, [fresh.state as 'down' | 'cordoned'], { state: 'ready', reason: null }, { type: 'node.ready', message: `${node.name} validated and uncordoned` });
+    if (
+      fresh &&
+      !others.length &&
+      ['down', 'cordoned'].includes(fresh.state) &&
+      (fresh.state === 'down' || /NIC|reboot|remediation/.test(fresh.stateReason ?? ''))
+    ) {
+      await this.nodes.setNodeState(
+        node.id,
+        [fresh.state as 'down' | 'cordoned'],
+        { state: 'ready', reason: null },
+        { type: 'node.ready', message: `${node.name} validated and uncordoned` },
+      );
       await this.driver.uncordon(node.name).catch(() => undefined);
       steps.push(step('uncordoned', `${node.name} back in scheduling`, now));
     }
@@ -286,7 +353,10 @@ export class FailoverService {
     await this.incidents.incidentJobs(incidentId, moved);
     const gangs = moved.filter((j) => j.nodeIds.length > 1).length;
     await this.incidents.incidentStep(incidentId, [
-      step('rescheduled', `${moved.length} job(s) returned to the queue${gangs ? ` (${gangs} multi-node gang(s), moved as a whole)` : ''}${cls.checkpoint ? ', checkpointed where they still ran' : ''}; progress kept`),
+      step(
+        'rescheduled',
+        `${moved.length} job(s) returned to the queue${gangs ? ` (${gangs} multi-node gang(s), moved as a whole)` : ''}${cls.checkpoint ? ', checkpointed where they still ran' : ''}; progress kept`,
+      ),
     ]);
   }
 
@@ -295,6 +365,11 @@ export class FailoverService {
     const inc = await this.incidents.findIncident(incidentId);
     if (!inc || inc.mitigatedAt) return;
     const at = await this.nodeJobs.jobsBackAt(jobIds);
-    if (at) await this.incidents.incidentStep(incidentId, [step('mitigated', jobIds.length ? `all ${jobIds.length} moved job(s) running again elsewhere` : 'no workload was affected', at)], { state: inc.state === 'open' ? 'mitigated' : inc.state, mitigatedAt: at });
+    if (at)
+      await this.incidents.incidentStep(
+        incidentId,
+        [step('mitigated', jobIds.length ? `all ${jobIds.length} moved job(s) running again elsewhere` : 'no workload was affected', at)],
+        { state: inc.state === 'open' ? 'mitigated' : inc.state, mitigatedAt: at },
+      );
   }
 }

@@ -39,7 +39,9 @@ describe('HealthMonitor', () => {
       beat('n2');
       await jest.advanceTimersByTimeAsync(2000);
     }
-    expect(calls().filter((c) => c.kind === 'node-down')).toEqual([expect.objectContaining({ action: 'fault', kind: 'node-down', nodeName: 'n1', source: 'heartbeat' })]);
+    expect(calls().filter((c) => c.kind === 'node-down')).toEqual([
+      expect.objectContaining({ action: 'fault', kind: 'node-down', nodeName: 'n1', source: 'heartbeat' }),
+    ]);
     // reported once, however long it stays silent
     await jest.advanceTimersByTimeAsync(20_000);
     expect(calls().filter((c) => c.kind === 'node-down' && c.nodeName === 'n1')).toHaveLength(1);

@@ -50,14 +50,21 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
       case 'heartbeat':
         return this.beat(e.nodeName, e.at);
       case 'xid':
-        this.queues.failover({ action: 'fault', kind: 'xid', nodeName: e.nodeName, gpuIndex: e.gpuIndex, xid: e.xid, at: e.at, source: 'event' }, `fault-xid-${e.nodeName}-${e.gpuIndex}-${e.xid}-${e.at}`).catch(fail);
+        this.queues
+          .failover(
+            { action: 'fault', kind: 'xid', nodeName: e.nodeName, gpuIndex: e.gpuIndex, xid: e.xid, at: e.at, source: 'event' },
+            `fault-xid-${e.nodeName}-${e.gpuIndex}-${e.xid}-${e.at}`,
+          )
+          .catch(fail);
         return;
       case 'node-down':
       case 'node-up':
       case 'nic-down':
       case 'nic-up':
         if (e.type === 'node-down') this.silent.add(e.nodeName);
-        this.queues.failover({ action: 'fault', kind: e.type, nodeName: e.nodeName, at: e.at, source: 'event' }, `fault-${e.type}-${e.nodeName}-${e.at}`).catch(fail);
+        this.queues
+          .failover({ action: 'fault', kind: e.type, nodeName: e.nodeName, at: e.at, source: 'event' }, `fault-${e.type}-${e.nodeName}-${e.at}`)
+          .catch(fail);
         return;
       case 'job-exited':
         // Exits the cluster caused (node lost, GPU fault, eviction) belong to failover; the

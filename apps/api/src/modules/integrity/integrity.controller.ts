@@ -14,7 +14,13 @@ export class IntegrityController {
 
   @Get('integrity')
   @RequireScopes('cluster:admin')
-  @Route({ summary: 'Check the invariants over the database now (double-booked GPUs, invalid MIG layouts, teams over limit, orphaned allocations, inconsistent jobs; `settled=true`: also stuck transitions)', query: ZIntegrityQuery, ok: ZIntegrityReport, errors: [400, 401, 403] })
+  @Route({
+    summary:
+      'Check the invariants over the database now (double-booked GPUs, invalid MIG layouts, teams over limit, orphaned allocations, inconsistent jobs; `settled=true`: also stuck transitions)',
+    query: ZIntegrityQuery,
+    ok: ZIntegrityReport,
+    errors: [400, 401, 403],
+  })
   check(@Query(new ZodPipe(ZIntegrityQuery, 'query')) q: IntegrityQuery) {
     return this.integrity.check(q.settled === 'true');
   }

@@ -11,7 +11,12 @@ import { Caller, RequireScopes } from '../../common/auth.decorators';
 import { JobsService } from './jobs.service';
 
 const ZJobsQuery = ZPageQuery.extend(ZJobListQuery.shape);
-const ZIdempotencyKey = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional();
+const ZIdempotencyKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+  .optional();
 
 @ApiTags('jobs')
 @Controller('v1/jobs')

@@ -33,7 +33,11 @@ export class JobsRepository {
    * without an interactive transaction: a third of the round trips of the hot submission path).
    * A new job holds no GPUs: its placement is empty.
    */
-  async create(scope: TenantScope & { kind: 'tenant' }, job: JobCreateParsed, meta: { idempotencyKey?: string; idempotencyBodyHash?: string; keyId: string }): Promise<JobRow> {
+  async create(
+    scope: TenantScope & { kind: 'tenant' },
+    job: JobCreateParsed,
+    meta: { idempotencyKey?: string; idempotencyBodyHash?: string; keyId: string },
+  ): Promise<JobRow> {
     const row = await this.prisma.client.job.create({
       data: {
         tenantId: scope.tenantId,
@@ -96,7 +100,17 @@ export class JobsRepository {
   async pendingOrder(scope: TenantScope): Promise<string[]> {
     const rows = await this.prisma.client.job.findMany({
       where: { state: 'pending', ...(scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}) },
-      select: { id: true, teamId: true, kind: true, priority: true, createdAt: true, replicas: true, resources: true, topologyLevel: true, topologyRequired: true },
+      select: {
+        id: true,
+        teamId: true,
+        kind: true,
+        priority: true,
+        createdAt: true,
+        replicas: true,
+        resources: true,
+        topologyLevel: true,
+        topologyRequired: true,
+      },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: 10_000,
     });
@@ -105,14 +119,22 @@ export class JobsRepository {
     // from the teams' current usage, weights and the cluster's totals.
     const teamIds = [...new Set(rows.map((r) => r.teamId))];
     const [usage, teams, totals, gpus] = await Promise.all([
-      this.prisma.client.allocation.groupBy({ by: ['teamId'], where: { endedAt: null, teamId: { in: teamIds } }, _sum: { gpuUnits: true, cpuMilli: true, memoryMiB: true } }),
+      this.prisma.client.allocation.groupBy({
+        by: ['teamId'],
+        where: { endedAt: null, teamId: { in: teamIds } },
+        _sum: { gpuUnits: true, cpuMilli: true, memoryMiB: true },
+      }),
       this.prisma.client.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, weight: true } }),
       this.prisma.client.node.aggregate({ _sum: { cpuMilli: true, memoryMiB: true } }),
       this.prisma.client.gpu.count(),
     ]);
-    const capacity = { nodes: [{ gpus: new Array(gpus), cpuMilli: totals._sum.cpuMilli ?? 0, memoryMiB: totals._sum.memoryMiB ?? 0 }] } as unknown as ClusterSnapshot;
+    const capacity = {
+      nodes: [{ gpus: new Array(gpus), cpuMilli: totals._sum.cpuMilli ?? 0, memoryMiB: totals._sum.memoryMiB ?? 0 }],
+    } as unknown as ClusterSnapshot;
     return orderJobs(capacity, rows.map(pendingJob), {
-      teamUsage: Object.fromEntries(usage.map((u) => [u.teamId, { gpus: Number(u._sum.gpuUnits ?? 0), cpuMilli: u._sum.cpuMilli ?? 0, memoryMiB: u._sum.memoryMiB ?? 0 }])),
+      teamUsage: Object.fromEntries(
+        usage.map((u) => [u.teamId, { gpus: Number(u._sum.gpuUnits ?? 0), cpuMilli: u._sum.cpuMilli ?? 0, memoryMiB: u._sum.memoryMiB ?? 0 }]),
+      ),
       teamWeights: Object.fromEntries(teams.map((t) => [t.id, Number(t.weight)])),
     }).map((j) => j.id);
   }
@@ -123,8 +145,15 @@ export class JobsRepository {
    */
   suspend(scope: TenantScope, id: string) {
     return this.transition(scope, id, (job) => {
-      if (job.state === 'pending') return { state: 'suspended' as const, event: 'job.suspended', message: 'held before it started', reasons: [{ code: 'suspended', message: 'suspended by the user; resume to requeue it' }] };
-      if (job.state === 'starting' || job.state === 'running') return { state: 'suspending' as const, event: 'job.suspending', message: 'checkpointing before releasing its GPUs', reasons: [] };
+      if (job.state === 'pending')
+        return {
+          state: 'suspended' as const,
+          event: 'job.suspended',
+          message: 'held before it started',
+          reasons: [{ code: 'suspended', message: 'suspended by the user; resume to requeue it' }],
+        };
+      if (job.state === 'starting' || job.state === 'running')
+        return { state: 'suspending' as const, event: 'job.suspending', message: 'checkpointing before releasing its GPUs', reasons: [] };
       return null;
     });
   }
@@ -133,7 +162,12 @@ export class JobsRepository {
   resume(scope: TenantScope, id: string) {
     return this.transition(scope, id, (job) =>
       job.state === 'suspended'
-        ? { state: 'pending' as const, event: 'job.resumed', message: `requeued with ${Math.round(job.progressSeconds)} s of progress kept`, reasons: [{ code: 'queued', message: 'resumed; waiting for the next scheduling cycle' }] }
+        ? {
+            state: 'pending' as const,
+            event: 'job.resumed',
+            message: `requeued with ${Math.round(job.progressSeconds)} s of progress kept`,
+            reasons: [{ code: 'queued', message: 'resumed; waiting for the next scheduling cycle' }],
+          }
         : null,
     );
   }
@@ -162,7 +196,10 @@ export class JobsRepository {
   private transition(
     scope: TenantScope,
     id: string,
-    decide: (job: { state: string; progressSeconds: number }) => { state: 'suspended' | 'suspending' | 'pending'; event: string; message: string; reasons: object[] } | null,
+    decide: (job: {
+      state: string;
+      progressSeconds: number;
+    }) => { state: 'suspended' | 'suspending' | 'pending'; event: string; message: string; reasons: object[] } | null,
   ) {
     return this.prisma.client.$transaction(async (tx) => {
       const job = await tx.job.findFirst({ where: { id, ...tenantWhere(scope) } });
@@ -190,7 +227,13 @@ export class JobsRepository {
       if (!job) return { job, cancelled: false };
       const updated = await tx.job.updateMany({
         where: { id, state: { in: [...ACTIVE_STATES] } },
-        data: { state: 'cancelled', finishedAt: now, runningSince: null, version: { increment: 1 }, reasons: [{ code: 'cancelled', message: 'cancelled by the user' }] },
+        data: {
+          state: 'cancelled',
+          finishedAt: now,
+          runningSince: null,
+          version: { increment: 1 },
+          reasons: [{ code: 'cancelled', message: 'cancelled by the user' }],
+        },
       });
       if (updated.count === 0) return { job: await tx.job.findUnique({ where: { id } }), cancelled: false };
       await releaseAllocations(tx, id, now);

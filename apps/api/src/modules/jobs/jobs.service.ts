@@ -63,7 +63,9 @@ export class JobsService {
 
   private async replay(scope: TenantScope, earlier: JobRow & { idempotencyBodyHash: string | null }, bodyHash: string): Promise<Job> {
     if (earlier.idempotencyBodyHash !== null && earlier.idempotencyBodyHash !== bodyHash) {
-      throw new DomainError('conflict', 'this Idempotency-Key was used with a different request body', [{ field: 'Idempotency-Key', problem: 'already used for another request' }]);
+      throw new DomainError('conflict', 'this Idempotency-Key was used with a different request body', [
+        { field: 'Idempotency-Key', problem: 'already used for another request' },
+      ]);
     }
     return this.present(scope, earlier);
   }
@@ -80,10 +82,7 @@ export class JobsService {
     const scope = scopeOf(p);
     const row = await this.jobs.find(scope, id);
     if (!row) throw notFound('job', id);
-    const [events, order] = await Promise.all([
-      this.jobs.listEvents(scope, id),
-      row.state === 'pending' ? this.jobs.pendingOrder(scope) : Promise.resolve([]),
-    ]);
+    const [events, order] = await Promise.all([this.jobs.listEvents(scope, id), row.state === 'pending' ? this.jobs.pendingOrder(scope) : Promise.resolve([])]);
     return presentJobDetail(row, events, { now: new Date(), simSpeed: this.config.driver.simSpeed, queuePosition: position(order, row) });
   }
 
@@ -177,7 +176,12 @@ export class JobsService {
   private async checkQuotaLimit(teamId: string, body: JobCreateParsed): Promise<void> {
     checkFitsQuota(
       await this.quotas.bounds(teamId, body.resources.gpuModel),
-      { gpuModel: body.resources.gpuModel, units: replicaGpuUnits(body.resources) * body.replicas, mayBorrow: body.preemptible && body.priority !== 'critical', what: 'the job' },
+      {
+        gpuModel: body.resources.gpuModel,
+        units: replicaGpuUnits(body.resources) * body.replicas,
+        mayBorrow: body.preemptible && body.priority !== 'critical',
+        what: 'the job',
+      },
       { size: 'resources', borrow: 'preemptible' },
     );
   }
@@ -193,5 +197,3 @@ function position(order: string[], row: { id: string; state: string }): number |
   const i = order.indexOf(row.id);
   return i >= 0 ? i + 1 : undefined;
 }
-
-

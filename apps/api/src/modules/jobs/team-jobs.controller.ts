@@ -17,7 +17,11 @@ export class TeamJobsController {
   @NoBody()
   @HttpCode(200)
   @RequireScopes('jobs:write')
-  @Route({ summary: "Suspend every suspendable active job of a team (training, notebook, vm, cluster): checkpoint and free GPUs", ok: ZTeamSuspendResult, errors: [400, 401, 403, 404] })
+  @Route({
+    summary: 'Suspend every suspendable active job of a team (training, notebook, vm, cluster): checkpoint and free GPUs',
+    ok: ZTeamSuspendResult,
+    errors: [400, 401, 403, 404],
+  })
   suspend(@Caller() p: Principal, @Param('id') id: string) {
     return this.jobs.suspendTeam(p, id);
   }
@@ -26,7 +30,11 @@ export class TeamJobsController {
   @NoBody()
   @HttpCode(200)
   @RequireScopes('jobs:write')
-  @Route({ summary: "Resume every suspended job of a team: they are queued again and admitted like any job", ok: ZTeamResumeResult, errors: [400, 401, 403, 404] })
+  @Route({
+    summary: 'Resume every suspended job of a team: they are queued again and admitted like any job',
+    ok: ZTeamResumeResult,
+    errors: [400, 401, 403, 404],
+  })
   resume(@Caller() p: Principal, @Param('id') id: string) {
     return this.jobs.resumeTeam(p, id);
   }

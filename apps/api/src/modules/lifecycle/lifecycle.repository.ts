@@ -112,7 +112,9 @@ export class LifecycleRepository {
   ): Promise<boolean> {
     const keeps = (SUSPENDABLE_KINDS as readonly string[]).includes(job.kind);
     const progress = keeps ? checkpoint.progressSeconds : 0;
-    const kept = keeps ? `requeued with its checkpoint at ${Math.round(progress)} s of progress` : 'requeued; a batch job cannot be checkpointed and starts over';
+    const kept = keeps
+      ? `requeued with its checkpoint at ${Math.round(progress)} s of progress`
+      : 'requeued; a batch job cannot be checkpointed and starts over';
     await tx.job.update({
       where: { id: job.id },
       data: {
@@ -126,7 +128,12 @@ export class LifecycleRepository {
       },
     });
     const released = await releaseAllocations(tx, job.id, now);
-    await this.events.append(tx, { tenantId: job.tenantId, jobId: job.id, type: 'job.requeued', message: `preempted: ${kept}; ${released} GPU allocation(s) released` });
+    await this.events.append(tx, {
+      tenantId: job.tenantId,
+      jobId: job.id,
+      type: 'job.requeued',
+      message: `preempted: ${kept}; ${released} GPU allocation(s) released`,
+    });
     return true;
   }
 
@@ -142,7 +149,12 @@ export class LifecycleRepository {
       });
       if (r.count !== 1) return false;
       const released = await releaseAllocations(tx, job.id, now);
-      await this.events.append(tx, { tenantId: job.tenantId, jobId: job.id, type: 'job.requeued', message: `${message}; ${released} GPU allocation(s) released` });
+      await this.events.append(tx, {
+        tenantId: job.tenantId,
+        jobId: job.id,
+        type: 'job.requeued',
+        message: `${message}; ${released} GPU allocation(s) released`,
+      });
       return true;
     });
   }

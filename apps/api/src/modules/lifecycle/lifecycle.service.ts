@@ -68,7 +68,10 @@ export class LifecycleService {
       crashPoint('suspend.checkpointed');
     } else {
       const ran = job.runningSince ? ((now.getTime() - job.runningSince.getTime()) / 1000) * this.config.driver.simSpeed : 0;
-      checkpoint = { checkpoint: job.checkpoint, progressSeconds: Math.min(job.durationSeconds ?? Infinity, job.progressSeconds + (status.state === 'unknown' ? ran : 0)) };
+      checkpoint = {
+        checkpoint: job.checkpoint,
+        progressSeconds: Math.min(job.durationSeconds ?? Infinity, job.progressSeconds + (status.state === 'unknown' ? ran : 0)),
+      };
     }
     if (await this.repo.markSuspended(jobId, checkpoint, new Date())) {
       await this.queues.requestSchedule(`job ${jobId} suspended`);
@@ -95,7 +98,9 @@ export class LifecycleService {
       const status = await this.driver.status(job.id);
       if (status.state === 'exited' && isFailoverExit(status.reason)) {
         // taken away by the cluster (node lost, GPU fault, eviction): failover reschedules it
-        await this.queues.failover({ action: 'job-lost', jobId: job.id, exitReason: status.reason, at: Date.now() }, `lost-${job.id}-reconcile`, { delayMs: 300 });
+        await this.queues.failover({ action: 'job-lost', jobId: job.id, exitReason: status.reason, at: Date.now() }, `lost-${job.id}-reconcile`, {
+          delayMs: 300,
+        });
       } else if (status.state === 'exited') {
         await this.queues.lifecycle({ action: 'exited', jobId: job.id, exitCode: status.exitCode ?? 0 });
       } else if (status.state === 'unknown') {

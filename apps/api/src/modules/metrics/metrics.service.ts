@@ -51,7 +51,9 @@ export class MetricsService {
     const names = config.metrics.tenantLabels;
     new Gauge({
       name: 'gantry_queue_depth',
-      help: names ? 'Pending jobs by team (tenant and team: slugs)' : 'Pending jobs by team (opaque ids; GANTRY_METRICS_TENANT_LABELS=true adds tenant and team slugs)',
+      help: names
+        ? 'Pending jobs by team (tenant and team: slugs)'
+        : 'Pending jobs by team (opaque ids; GANTRY_METRICS_TENANT_LABELS=true adds tenant and team slugs)',
       labelNames: names ? ['tenant_id', 'team_id', 'tenant', 'team'] : ['tenant_id', 'team_id'],
       registers: [this.registry],
       async collect() {

@@ -59,7 +59,13 @@ export class IncidentsRepository {
             timeline: [firstStep] as unknown as Prisma.InputJsonValue,
           },
         });
-        await this.events.append(tx, { tenantId: null, nodeId: n.nodeId ?? undefined, type: 'incident.opened', message: n.summary, data: { incidentId: inc.id, kind: n.kind, xid: n.xid } });
+        await this.events.append(tx, {
+          tenantId: null,
+          nodeId: n.nodeId ?? undefined,
+          type: 'incident.opened',
+          message: n.summary,
+          data: { incidentId: inc.id, kind: n.kind, xid: n.xid },
+        });
         return inc;
       });
       return { id: row.id, created: true };
@@ -80,7 +86,11 @@ export class IncidentsRepository {
   }
 
   /** Appends steps to the timeline atomically (concurrent steps never overwrite each other). */
-  async incidentStep(id: string, steps: IncidentStep[], patch: { state?: string; mitigatedAt?: Date; attempts?: number; remediation?: string } = {}): Promise<void> {
+  async incidentStep(
+    id: string,
+    steps: IncidentStep[],
+    patch: { state?: string; mitigatedAt?: Date; attempts?: number; remediation?: string } = {},
+  ): Promise<void> {
     if (steps.length) {
       await this.db.$executeRaw`UPDATE "Incident" SET timeline = timeline || ${JSON.stringify(steps)}::jsonb WHERE id = ${id}`;
     }

@@ -19,7 +19,10 @@ export class JobMover {
   ) {}
 
   /** The jobs actually moved (a job that ended or moved meanwhile is skipped). */
-  async move(jobs: Pick<ActiveJob, 'id' | 'tenantId' | 'progressSeconds' | 'runningSince' | 'nodeIds'>[], opts: { checkpoint: boolean; code: string; message: string }) {
+  async move(
+    jobs: Pick<ActiveJob, 'id' | 'tenantId' | 'progressSeconds' | 'runningSince' | 'nodeIds'>[],
+    opts: { checkpoint: boolean; code: string; message: string },
+  ) {
     if (!jobs.length) return [];
     const now = new Date();
     const moved = (
@@ -36,7 +39,10 @@ export class JobMover {
   }
 
   /** Progress to keep: a fresh checkpoint when the job still runs (and may), else what the driver saw. */
-  private async progressOf(job: Pick<ActiveJob, 'id' | 'progressSeconds' | 'runningSince'>, checkpoint: boolean): Promise<{ progressSeconds: number; checkpoint?: string | null }> {
+  private async progressOf(
+    job: Pick<ActiveJob, 'id' | 'progressSeconds' | 'runningSince'>,
+    checkpoint: boolean,
+  ): Promise<{ progressSeconds: number; checkpoint?: string | null }> {
     const status = await this.driver.status(job.id).catch(() => ({ state: 'unknown' as const, progressSeconds: 0, starting: undefined }));
     if (checkpoint && status.state === 'running' && !status.starting) {
       try {

@@ -22,11 +22,22 @@ export class MigChangesRepository {
       const same = JSON.stringify(gpu.migTarget) === JSON.stringify(layout);
       await tx.gpu.update({
         where: { id: gpuId },
-        data: { schedulable: false, migTarget: layout as unknown as Prisma.InputJsonValue, ...(same && gpu.migRequestedAt ? {} : { migRequestedAt: now }), version: { increment: 1 } },
+        data: {
+          schedulable: false,
+          migTarget: layout as unknown as Prisma.InputJsonValue,
+          ...(same && gpu.migRequestedAt ? {} : { migRequestedAt: now }),
+          version: { increment: 1 },
+        },
       });
       if (!same) {
         const text = layout.length ? layout.map((e) => `${e.profile}@${e.start}`).join(', ') : 'MIG off';
-        await this.events.append(tx, { tenantId: null, nodeId: gpu.nodeId, type: 'gpu.mig.requested', message: `GPU ${gpu.index}: MIG layout ${text} requested (${reason}); GPU out of scheduling`, data: { gpuId, layout } });
+        await this.events.append(tx, {
+          tenantId: null,
+          nodeId: gpu.nodeId,
+          type: 'gpu.mig.requested',
+          message: `GPU ${gpu.index}: MIG layout ${text} requested (${reason}); GPU out of scheduling`,
+          data: { gpuId, layout },
+        });
       }
     });
   }
@@ -53,10 +64,23 @@ export class MigChangesRepository {
       if (fresh.length) await tx.gpuInstance.createMany({ data: fresh.map((e) => ({ gpuId, profile: e.profile, start: e.start, size: e.size })) });
       await tx.gpu.update({
         where: { id: gpuId },
-        data: { mode: layout.length ? 'mig' : 'whole', schedulable: true, migTarget: Prisma.DbNull, migRequestedAt: null, migChangedAt: now, version: { increment: 1 } },
+        data: {
+          mode: layout.length ? 'mig' : 'whole',
+          schedulable: true,
+          migTarget: Prisma.DbNull,
+          migRequestedAt: null,
+          migChangedAt: now,
+          version: { increment: 1 },
+        },
       });
       const text = layout.length ? layout.map((e) => `${e.profile}@${e.start}`).join(', ') : 'MIG off (whole GPU)';
-      await this.events.append(tx, { tenantId: null, nodeId: gpu.nodeId, type: 'gpu.mig.applied', message: `GPU ${gpu.index}: MIG layout ${text} applied and verified; back in scheduling`, data: { gpuId, layout } });
+      await this.events.append(tx, {
+        tenantId: null,
+        nodeId: gpu.nodeId,
+        type: 'gpu.mig.applied',
+        message: `GPU ${gpu.index}: MIG layout ${text} applied and verified; back in scheduling`,
+        data: { gpuId, layout },
+      });
       return true;
     });
   }
@@ -66,7 +90,13 @@ export class MigChangesRepository {
     await this.db.$transaction(async (tx) => {
       const gpu = await tx.gpu.findUniqueOrThrow({ where: { id: gpuId } });
       await tx.gpu.update({ where: { id: gpuId }, data: { schedulable: true, migTarget: Prisma.DbNull, migRequestedAt: null, version: { increment: 1 } } });
-      await this.events.append(tx, { tenantId: null, nodeId: gpu.nodeId, type: 'gpu.mig.abandoned', message: `GPU ${gpu.index}: MIG change abandoned: ${why}`, data: { gpuId } });
+      await this.events.append(tx, {
+        tenantId: null,
+        nodeId: gpu.nodeId,
+        type: 'gpu.mig.abandoned',
+        message: `GPU ${gpu.index}: MIG change abandoned: ${why}`,
+        data: { gpuId },
+      });
     });
   }
 

@@ -67,7 +67,8 @@ export class MigManagerService {
       await this.driver.applyMigLayout(gpu.node.name, gpu.index, p.layout);
       crashPoint('mig.applied');
       const seen = (await this.driver.discover()).nodes.find((n) => n.name === gpu.node.name)?.gpus[gpu.index];
-      if (!seen || layoutKey(seen.migLayout) !== layoutKey(p.layout)) throw new Error(`GPU ${gpu.index} of ${gpu.node.name}: the driver reports another layout after the change`);
+      if (!seen || layoutKey(seen.migLayout) !== layoutKey(p.layout))
+        throw new Error(`GPU ${gpu.index} of ${gpu.node.name}: the driver reports another layout after the change`);
     }
     const sized = p.layout.map((e) => ({ ...e, size: migProfile(gpu.model, e.profile)!.size }));
     if (!(await this.migChanges.commitMigLayout(gpu.id, sized, new Date()))) throw new RetryLater('a slice got busy meanwhile');

@@ -85,7 +85,12 @@ export class NodeJobsRepository {
    * and checkpoint kept, the reason recorded. The normal scheduling cycle places it again.
    * State-checked: false when the job is no longer starting or running.
    */
-  requeueJob(jobId: string, reason: { code: string; message: string }, progress: { progressSeconds: number; checkpoint?: string | null }, now: Date): Promise<boolean> {
+  requeueJob(
+    jobId: string,
+    reason: { code: string; message: string },
+    progress: { progressSeconds: number; checkpoint?: string | null },
+    now: Date,
+  ): Promise<boolean> {
     return this.db.$transaction(async (tx) => {
       const job = await tx.job.findUnique({ where: { id: jobId } });
       if (!job || !(RUNNING_STATES as readonly string[]).includes(job.state)) return false;

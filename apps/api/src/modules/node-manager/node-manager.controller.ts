@@ -55,7 +55,13 @@ export class NodeManagerController {
   @Post('nodes/:id/drain')
   @HttpCode(202)
   @RequireScopes('cluster:admin')
-  @Route({ summary: 'Drain a node: checkpoint and move its jobs, then keep it cordoned (202 while draining)', body: ZNodeActionRequest, ok: ZNodeActionResult, status: 202, errors: ADMIN_ERRORS })
+  @Route({
+    summary: 'Drain a node: checkpoint and move its jobs, then keep it cordoned (202 while draining)',
+    body: ZNodeActionRequest,
+    ok: ZNodeActionResult,
+    status: 202,
+    errors: ADMIN_ERRORS,
+  })
   drain(@Caller() p: Principal, @Param('id') id: string, @Body(new ZodPipe(ZNodeActionRequest)) body: NodeActionRequest) {
     return this.nodes.drain(p, id, body.reason);
   }
@@ -63,7 +69,13 @@ export class NodeManagerController {
   @Put('nodes/:id/persona')
   @HttpCode(202)
   @RequireScopes('cluster:admin')
-  @Route({ summary: 'Switch a node persona (container, vm-passthrough, inference): drain, reconfigure, ready (202 while switching)', body: ZPersonaRequest, ok: ZNodeActionResult, status: 202, errors: ADMIN_ERRORS })
+  @Route({
+    summary: 'Switch a node persona (container, vm-passthrough, inference): drain, reconfigure, ready (202 while switching)',
+    body: ZPersonaRequest,
+    ok: ZNodeActionResult,
+    status: 202,
+    errors: ADMIN_ERRORS,
+  })
   persona(@Caller() p: Principal, @Param('id') id: string, @Body(new ZodPipe(ZPersonaRequest)) body: PersonaRequest) {
     return this.nodes.setPersona(p, id, body.persona);
   }
@@ -71,7 +83,13 @@ export class NodeManagerController {
   @Put('gpus/:id/mig')
   @HttpCode(202)
   @RequireScopes('cluster:admin')
-  @Route({ summary: 'Set a GPU MIG layout ([] = MIG off); 202 while applied; 400 names the broken rule', body: ZMigLayoutRequest, ok: ZMigChangeAccepted, status: 202, errors: ADMIN_ERRORS })
+  @Route({
+    summary: 'Set a GPU MIG layout ([] = MIG off); 202 while applied; 400 names the broken rule',
+    body: ZMigLayoutRequest,
+    ok: ZMigChangeAccepted,
+    status: 202,
+    errors: ADMIN_ERRORS,
+  })
   mig(@Caller() p: Principal, @Param('id') id: string, @Body(new ZodPipe(ZMigLayoutRequest)) body: MigLayoutRequest) {
     return this.nodes.setMigLayout(p, id, body);
   }
@@ -93,7 +111,13 @@ export class NodeManagerController {
   @Post('sim/faults')
   @HttpCode(202)
   @RequireScopes('cluster:admin')
-  @Route({ summary: 'Inject a fault into the simulated cluster (xid, nic-down, node-down, recover)', body: ZFaultRequest, ok: ZFaultAccepted, status: 202, errors: ADMIN_ERRORS })
+  @Route({
+    summary: 'Inject a fault into the simulated cluster (xid, nic-down, node-down, recover)',
+    body: ZFaultRequest,
+    ok: ZFaultAccepted,
+    status: 202,
+    errors: ADMIN_ERRORS,
+  })
   fault(@Caller() p: Principal, @Body(new ZodPipe(ZFaultRequest)) body: FaultRequest) {
     return this.nodes.injectFault(p, body);
   }

@@ -29,10 +29,20 @@ describe('NodeManagerLoop.rederive', () => {
     const queues = {
       liveJobData: async (q: 'mig' | 'persona' | 'failover') => live[q] ?? [],
       mig: async (p: { gpuId: string }) => void sent.push(`mig ${p.gpuId}`),
-      persona: async (p: { action: string; nodeId: string; persona?: string }) => void sent.push(`persona ${p.action} ${p.nodeId}${p.persona ? ` ${p.persona}` : ''}`),
+      persona: async (p: { action: string; nodeId: string; persona?: string }) =>
+        void sent.push(`persona ${p.action} ${p.nodeId}${p.persona ? ` ${p.persona}` : ''}`),
       failover: async (p: { action: string; incidentId?: string }) => void sent.push(`failover ${p.action} ${p.incidentId}`),
     };
-    const l = new NodeManagerLoop(repo as never, repo as never, repo as never, repo as never, {} as never, {} as never, queues as never, { reconcileSeconds: 1, driver: { simSpeed: 1 } } as never);
+    const l = new NodeManagerLoop(
+      repo as never,
+      repo as never,
+      repo as never,
+      repo as never,
+      {} as never,
+      {} as never,
+      queues as never,
+      { reconcileSeconds: 1, driver: { simSpeed: 1 } } as never,
+    );
     return { l, sent };
   }
 
@@ -40,7 +50,10 @@ describe('NodeManagerLoop.rederive', () => {
     const { l, sent } = loop({
       mig: [{ gpuId: 'g-queued' }],
       persona: [{ nodeId: 'n-queued' }],
-      failover: [{ action: 'remediate', incidentId: 'i-queued' }, { action: 'fault', nodeName: 'node-3' }],
+      failover: [
+        { action: 'remediate', incidentId: 'i-queued' },
+        { action: 'fault', nodeName: 'node-3' },
+      ],
     });
     expect(await l.rederive(now)).toBe(4);
     expect(sent).toEqual(['mig g-lost', 'persona switch n-switch vm-passthrough', 'persona drain n-drain', 'failover remediate i-lost']);

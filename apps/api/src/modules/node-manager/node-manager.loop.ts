@@ -86,10 +86,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
     for (const n of rows) for (const g of n.gpus) if (g.migChangedAt) lastChangedAtMs[g.id] = g.migChangedAt.getTime();
     const plan = planMigLayouts({ snapshot, migDemand, wholeDemand, lastChangedAtMs, nowMs: now.getTime(), holdMs: this.holdMs });
     for (const c of plan.changes) {
-      const why =
-        c.action === 'disable'
-          ? 'whole-GPU demand: back to full size'
-          : `MIG demand: ${c.created.map((e) => e.profile).join(', ')} for pending jobs`;
+      const why = c.action === 'disable' ? 'whole-GPU demand: back to full size' : `MIG demand: ${c.created.map((e) => e.profile).join(', ')} for pending jobs`;
       await this.mig.request(c.gpuId, c.layout, why);
     }
     if (plan.changes.length) this.logger.log(`MIG plan: ${plan.changes.length} change(s)`);
@@ -149,7 +146,10 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
       const faulting = new Set((faultingNames.size ? await this.nodes.nodeNames() : []).filter((x) => faultingNames.has(x.name)).map((x) => x.id));
       for (const inc of incidents.filter((x) => !live.has(x.id) && old(x.detectedAt) && !(x.nodeId && faulting.has(x.nodeId)))) {
         n++;
-        await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-${o.afterRestart ? 'resume' : 'rederived'}-${now.getTime()}`);
+        await this.queues.failover(
+          { action: 'remediate', incidentId: inc.id },
+          `remediate-${inc.id}-${o.afterRestart ? 'resume' : 'rederived'}-${now.getTime()}`,
+        );
       }
     }
     if (n && !o.afterRestart) this.logger.warn(`re-derived ${n} lost node-manager job(s) from the database`);

@@ -76,11 +76,19 @@ export class NodeManagerService {
     const n = await this.node(id);
     if (n.state === 'ready') return result(n);
     if (n.state !== 'cordoned') {
-      throw new DomainError('invalid_state', `node ${n.name} is ${n.state}: ${n.state === 'down' ? 'it is uncordoned by the failover loop once validated' : 'wait until it finishes'}`);
+      throw new DomainError(
+        'invalid_state',
+        `node ${n.name} is ${n.state}: ${n.state === 'down' ? 'it is uncordoned by the failover loop once validated' : 'wait until it finishes'}`,
+      );
     }
     const holding = (await this.incidentsRepo.openIncidentsOn(n.id)).filter((i) => i.scope === 'node');
     if (holding.length) throw new DomainError('invalid_state', `node ${n.name} is held by open incident ${holding[0]!.id} (${holding[0]!.summary})`);
-    await this.nodes.setNodeState(n.id, ['cordoned'], { state: 'ready', reason: null }, { type: 'node.uncordoned', message: `${n.name} uncordoned by ${p.name}` });
+    await this.nodes.setNodeState(
+      n.id,
+      ['cordoned'],
+      { state: 'ready', reason: null },
+      { type: 'node.uncordoned', message: `${n.name} uncordoned by ${p.name}` },
+    );
     await this.queues.persona({ action: 'uncordon', nodeId: n.id });
     await this.queues.requestSchedule(`node ${n.name} uncordoned`);
     return this.fresh(n.id);
@@ -118,7 +126,11 @@ export class NodeManagerService {
       n.id,
       ['ready', 'cordoned'],
       { state: 'switching', reason: `switching to ${persona} (by ${p.name})`, personaTarget: target, transitionStartedAt: now, transitionEtaAt: eta },
-      { type: 'node.persona.switching', message: `${n.name}: switching persona ${personaToApi(n.persona)} -> ${persona} (by ${p.name}); draining, ETA ${eta.toISOString()}`, data: { persona } },
+      {
+        type: 'node.persona.switching',
+        message: `${n.name}: switching persona ${personaToApi(n.persona)} -> ${persona} (by ${p.name}); draining, ETA ${eta.toISOString()}`,
+        data: { persona },
+      },
     );
     await this.queues.persona({ action: 'switch', nodeId: n.id, persona, reason: `by ${p.name}` });
     return this.fresh(n.id);
@@ -130,9 +142,16 @@ export class NodeManagerService {
     const layout = body.layout.map((e) => ({ profile: e.profile, start: e.start }));
     if (layout.length) {
       const v = validateMigLayout(gpu.model, layout);
-      if (!v.ok) throw new DomainError('validation_failed', `invalid MIG layout (rule ${v.rule}): ${v.message}`, [{ field: 'layout', problem: `${v.rule}: ${v.message}` }]);
-      if (!gpu.migCapable) throw new DomainError('validation_failed', `invalid MIG layout (rule mig_capable): ${gpu.model} GPU ${gpu.index} does not support MIG`, [{ field: 'layout', problem: 'mig_capable' }]);
-      if (gpu.node.persona === 'vm_passthrough') throw new DomainError('invalid_state', `node ${gpu.node.name} runs the vm-passthrough persona: its GPUs go whole to VMs`);
+      if (!v.ok)
+        throw new DomainError('validation_failed', `invalid MIG layout (rule ${v.rule}): ${v.message}`, [
+          { field: 'layout', problem: `${v.rule}: ${v.message}` },
+        ]);
+      if (!gpu.migCapable)
+        throw new DomainError('validation_failed', `invalid MIG layout (rule mig_capable): ${gpu.model} GPU ${gpu.index} does not support MIG`, [
+          { field: 'layout', problem: 'mig_capable' },
+        ]);
+      if (gpu.node.persona === 'vm_passthrough')
+        throw new DomainError('invalid_state', `node ${gpu.node.name} runs the vm-passthrough persona: its GPUs go whole to VMs`);
     }
     if (gpu.health !== 'healthy') throw new DomainError('invalid_state', `GPU ${gpu.index} of ${gpu.node.name} is ${gpu.health} (quarantined)`);
     if (gpu.node.state === 'down') throw new DomainError('invalid_state', `node ${gpu.node.name} is down`);
@@ -176,7 +195,9 @@ export class NodeManagerService {
       .sort(([a], [b]) => byName(a, b))
       .map(([name, leaves]) => ({
         name,
-        leaves: [...leaves.entries()].sort(([a], [b]) => byName(a, b)).map(([leaf, nodes]) => ({ name: leaf, nodes: nodes.sort((a, b) => byName(a.name, b.name)) })),
+        leaves: [...leaves.entries()]
+          .sort(([a], [b]) => byName(a, b))
+          .map(([leaf, nodes]) => ({ name: leaf, nodes: nodes.sort((a, b) => byName(a.name, b.name)) })),
       }));
     return { spines: out, totals: { spines: out.length, leaves: out.reduce((s, x) => s + x.leaves.length, 0), nodes: rows.length, gpus } };
   }
@@ -193,10 +214,13 @@ export class NodeManagerService {
   }
 
   async injectFault(p: Principal, body: FaultRequest): Promise<FaultAccepted> {
-    if (!this.config.driver.simulated) throw new DomainError('invalid_state', 'faults can only be injected into the simulated cluster (GANTRY_DRIVER=simulated or remote)');
+    if (!this.config.driver.simulated)
+      throw new DomainError('invalid_state', 'faults can only be injected into the simulated cluster (GANTRY_DRIVER=simulated or remote)');
     const n = await this.node(body.nodeId);
     if (body.gpuIndex !== undefined && !n.gpus.some((g) => g.index === body.gpuIndex)) {
-      throw new DomainError('validation_failed', `gpuIndex: node ${n.name} has no GPU ${body.gpuIndex}`, [{ field: 'gpuIndex', problem: `0..${n.gpus.length - 1}` }]);
+      throw new DomainError('validation_failed', `gpuIndex: node ${n.name} has no GPU ${body.gpuIndex}`, [
+        { field: 'gpuIndex', problem: `0..${n.gpus.length - 1}` },
+      ]);
     }
     await this.queues.failover(
       { action: 'inject', kind: body.kind, nodeName: n.name, gpuIndex: body.gpuIndex, xid: body.xid, source: p.name },

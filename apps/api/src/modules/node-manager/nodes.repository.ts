@@ -95,6 +95,9 @@ export class NodesRepository {
 
   /** Nodes in the middle of a switch or drain (re-enqueued after a restart). */
   nodesInTransition() {
-    return this.db.node.findMany({ where: { state: { in: ['switching', 'draining'] } }, select: { id: true, state: true, personaTarget: true, transitionStartedAt: true } });
+    return this.db.node.findMany({
+      where: { state: { in: ['switching', 'draining'] } },
+      select: { id: true, state: true, personaTarget: true, transitionStartedAt: true },
+    });
   }
 }

@@ -16,9 +16,18 @@ describe('crash recovery in node operations', () => {
         { id: 'g2', index: 2, mode: 'mig', migTarget: null },
       ],
     };
-    const repo = fake({ findNode: () => node, setNodeState: () => true, activeJobsOn: () => [], countActiveAllocationsOnNode: () => 0, commitMigLayout: () => true }, calls);
+    const repo = fake(
+      { findNode: () => node, setNodeState: () => true, activeJobsOn: () => [], countActiveAllocationsOnNode: () => 0, commitMigLayout: () => true },
+      calls,
+    );
     const driver = fake(
-      { discover: () => ({ nodes: [{ name: 'node-1', gpus: [{ migLayout: [{ profile: '3g.40gb', start: 0 }] }, { migLayout: [] }, { migLayout: [{ profile: '7g.80gb', start: 0 }] }] }] }) },
+      {
+        discover: () => ({
+          nodes: [
+            { name: 'node-1', gpus: [{ migLayout: [{ profile: '3g.40gb', start: 0 }] }, { migLayout: [] }, { migLayout: [{ profile: '7g.80gb', start: 0 }] }] },
+          ],
+        }),
+      },
       calls,
     );
     const svc = new PersonaService(repo, repo, repo, fake({}, calls), fake({ move: () => [] }, calls), driver, { driver: { simSpeed: 1 } } as never);

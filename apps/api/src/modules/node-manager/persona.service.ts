@@ -66,10 +66,15 @@ export class PersonaService {
     const jobs = await this.nodeJobs.activeJobsOn({ nodeId: node.id });
     await this.mover.move(jobs, { checkpoint: true, code: 'node_drained', message: `node ${node.name} drained (${reason}): rescheduling elsewhere` });
     if ((await this.nodeJobs.countActiveAllocationsOnNode(node.id)) > 0) throw new Error(`node ${node.name} still holds work`);
-    await this.nodes.setNodeState(node.id, ['draining'], { state: 'cordoned', reason: `drained: ${reason}`, transitionStartedAt: null, transitionEtaAt: null }, {
-      type: 'node.drained',
-      message: `${node.name} drained: ${jobs.length} job(s) moved; the node stays cordoned`,
-    });
+    await this.nodes.setNodeState(
+      node.id,
+      ['draining'],
+      { state: 'cordoned', reason: `drained: ${reason}`, transitionStartedAt: null, transitionEtaAt: null },
+      {
+        type: 'node.drained',
+        message: `${node.name} drained: ${jobs.length} job(s) moved; the node stays cordoned`,
+      },
+    );
   }
 
   /**
@@ -87,13 +92,21 @@ export class PersonaService {
         node.id,
         ['ready', 'cordoned'],
         { state: 'switching', reason: `switching to ${persona} (${reason})`, personaTarget: target, transitionStartedAt: now, transitionEtaAt: eta },
-        { type: 'node.persona.switching', message: `${node.name}: switching persona ${node.persona.replace('_', '-')} -> ${persona} (${reason}); draining, ETA ${eta.toISOString()}`, data: { persona } },
+        {
+          type: 'node.persona.switching',
+          message: `${node.name}: switching persona ${node.persona.replace('_', '-')} -> ${persona} (${reason}); draining, ETA ${eta.toISOString()}`,
+          data: { persona },
+        },
       );
       if (!ok) return this.logger.warn(`${node.name} is ${node.state}: persona switch to ${persona} skipped`);
     }
     await this.driver.cordon(node.name).catch(() => undefined);
     const jobs = await this.nodeJobs.activeJobsOn({ nodeId: node.id });
-    await this.mover.move(jobs, { checkpoint: true, code: 'persona_switch', message: `node ${node.name} switches to the ${persona} persona: rescheduling elsewhere` });
+    await this.mover.move(jobs, {
+      checkpoint: true,
+      code: 'persona_switch',
+      message: `node ${node.name} switches to the ${persona} persona: rescheduling elsewhere`,
+    });
     if ((await this.nodeJobs.countActiveAllocationsOnNode(node.id)) > 0) throw new Error(`node ${node.name} still holds work`);
     if (persona === 'vm-passthrough') {
       // VMs take whole GPUs: MIG goes off first (the slices are idle: the node is drained). The
@@ -115,7 +128,11 @@ export class PersonaService {
       node.id,
       ['switching'],
       { state: 'ready', reason: null, persona: target, personaTarget: null, personaChangedAt: new Date(), transitionStartedAt: null, transitionEtaAt: null },
-      { type: 'node.persona.switched', message: `${node.name} now runs the ${persona} persona${jobs.length ? `; ${jobs.length} job(s) were moved` : ''}`, data: { persona } },
+      {
+        type: 'node.persona.switched',
+        message: `${node.name} now runs the ${persona} persona${jobs.length ? `; ${jobs.length} job(s) were moved` : ''}`,
+        data: { persona },
+      },
     );
     if (ok) {
       await this.driver.uncordon(node.name).catch(() => undefined);

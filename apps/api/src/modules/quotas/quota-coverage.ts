@@ -61,13 +61,17 @@ export function checkFitsQuota(
   }
   const covering = coveringRows(rows, work.gpuModel);
   if (!covering.length) {
-    throw new DomainError('quota_exceeded', noQuotaMessage(rows, work.gpuModel), [{ field: work.gpuModel ? 'resources.gpuModel' : 'resources', problem: 'no quota covers it' }]);
+    throw new DomainError('quota_exceeded', noQuotaMessage(rows, work.gpuModel), [
+      { field: work.gpuModel ? 'resources.gpuModel' : 'resources', problem: 'no quota covers it' },
+    ]);
   }
   for (const q of covering) {
     if (work.units > q.limit + EPS) {
-      throw new DomainError('quota_exceeded', `${work.what} needs ${r3(work.units)} GPUs and can never fit: the team quota limit for ${flavour(q.gpuModel)} is ${r3(q.limit)}`, [
-        { field: fields.size, problem: `needs ${r3(work.units)} GPUs > limit ${r3(q.limit)}` },
-      ]);
+      throw new DomainError(
+        'quota_exceeded',
+        `${work.what} needs ${r3(work.units)} GPUs and can never fit: the team quota limit for ${flavour(q.gpuModel)} is ${r3(q.limit)}`,
+        [{ field: fields.size, problem: `needs ${r3(work.units)} GPUs > limit ${r3(q.limit)}` }],
+      );
     }
   }
   if (work.mayBorrow) return;

@@ -3,10 +3,27 @@ import { DomainError } from '../../common/errors';
 import { checkNewTenantTotal, checkQuotaShape, checkTeamAdminCeiling, checkTenantTotal, type StoredQuota } from './quota-rules';
 
 const e = (gpuModel: string, guaranteed: number, limit: number): QuotaEntry => ({ gpuModel, guaranteed, limit, budgetPolicy: 'block' });
-const stored = (gpuModel: string, guaranteed: number, limit: number, max?: [number, number], budget: number | null = null, budgetPolicy = 'block'): StoredQuota => ({
-  gpuModel, guaranteed, limit, maxGuaranteed: max?.[0] ?? null, maxLimit: max?.[1] ?? null, gpuHourBudget: budget, budgetPolicy,
+const stored = (
+  gpuModel: string,
+  guaranteed: number,
+  limit: number,
+  max?: [number, number],
+  budget: number | null = null,
+  budgetPolicy = 'block',
+): StoredQuota => ({
+  gpuModel,
+  guaranteed,
+  limit,
+  maxGuaranteed: max?.[0] ?? null,
+  maxLimit: max?.[1] ?? null,
+  gpuHourBudget: budget,
+  budgetPolicy,
 });
-const b = (entry: QuotaEntry, gpuHourBudget: number | null | undefined, budgetPolicy: 'block' | 'preemptible-only' = 'block'): QuotaEntry => ({ ...entry, gpuHourBudget, budgetPolicy });
+const b = (entry: QuotaEntry, gpuHourBudget: number | null | undefined, budgetPolicy: 'block' | 'preemptible-only' = 'block'): QuotaEntry => ({
+  ...entry,
+  gpuHourBudget,
+  budgetPolicy,
+});
 
 function failure(fn: () => void): { code: string; message: string } | null {
   try {
@@ -43,10 +60,20 @@ describe('quota rules', () => {
     { name: 'keeping the budget by omitting it', entries: [b(e('*', 8, 16), undefined)], current: [stored('*', 8, 16, undefined, 0)], wantRule: null },
     { name: 'lowering the budget', entries: [b(e('*', 8, 16), 50)], current: [stored('*', 8, 16, undefined, 100)], wantRule: null },
     { name: 'setting a budget where there was none', entries: [b(e('*', 8, 16), 50)], current: [stored('*', 8, 16)], wantRule: null },
-    { name: 'tightening the policy to block', entries: [b(e('*', 8, 16), 10, 'block')], current: [stored('*', 8, 16, undefined, 10, 'preemptible-only')], wantRule: null },
+    {
+      name: 'tightening the policy to block',
+      entries: [b(e('*', 8, 16), 10, 'block')],
+      current: [stored('*', 8, 16, undefined, 10, 'preemptible-only')],
+      wantRule: null,
+    },
     { name: 'removing the budget', entries: [b(e('*', 8, 16), null)], current: [stored('*', 8, 16, undefined, 0)], wantRule: 'team_admin_budget' },
     { name: 'raising the budget', entries: [b(e('*', 8, 16), 100000)], current: [stored('*', 8, 16, undefined, 0)], wantRule: 'team_admin_budget' },
-    { name: 'loosening the policy', entries: [b(e('*', 8, 16), 0, 'preemptible-only')], current: [stored('*', 8, 16, undefined, 0)], wantRule: 'team_admin_budget' },
+    {
+      name: 'loosening the policy',
+      entries: [b(e('*', 8, 16), 0, 'preemptible-only')],
+      current: [stored('*', 8, 16, undefined, 0)],
+      wantRule: 'team_admin_budget',
+    },
   ])('team admin: $name', ({ entries, current, wantRule }) => {
     const f = failure(() => checkTeamAdminCeiling(entries, current));
     if (!wantRule) return expect(f).toBeNull();
@@ -57,8 +84,23 @@ describe('quota rules', () => {
   it.each([
     { name: 'no tenant total', total: null, entries: [e('*', 100, 200)], others: [{ teamId: 'o', guaranteed: 50 }], wantRule: null },
     { name: 'within the total', total: 64, entries: [e('*', 32, 64)], others: [{ teamId: 'o', guaranteed: 32 }], wantRule: null },
-    { name: 'the team itself is replaced, not added', total: 64, entries: [e('*', 40, 64)], others: [{ teamId: 'me', guaranteed: 60 }, { teamId: 'o', guaranteed: 24 }], wantRule: null },
-    { name: 'guaranteed sum above the total', total: 64, entries: [e('*', 40, 64)], others: [{ teamId: 'o', guaranteed: 32 }], wantRule: 'tenant_total_guaranteed' },
+    {
+      name: 'the team itself is replaced, not added',
+      total: 64,
+      entries: [e('*', 40, 64)],
+      others: [
+        { teamId: 'me', guaranteed: 60 },
+        { teamId: 'o', guaranteed: 24 },
+      ],
+      wantRule: null,
+    },
+    {
+      name: 'guaranteed sum above the total',
+      total: 64,
+      entries: [e('*', 40, 64)],
+      others: [{ teamId: 'o', guaranteed: 32 }],
+      wantRule: 'tenant_total_guaranteed',
+    },
     { name: 'a limit above the total', total: 64, entries: [e('*', 8, 65)], others: [], wantRule: 'tenant_total_limit' },
   ])('tenant total: $name', ({ total, entries, others, wantRule }) => {
     const f = failure(() => checkTenantTotal(total, 'me', entries, others));

@@ -35,7 +35,10 @@ export function checkQuotaShape(entries: QuotaEntry[]): void {
       }
     }
     if (q.limit + EPS < q.guaranteed) {
-      details.push({ field: `quotas.${i}.limit`, problem: `rule limit_at_least_guaranteed: limit ${q.limit} is below guaranteed ${q.guaranteed} for ${q.gpuModel}` });
+      details.push({
+        field: `quotas.${i}.limit`,
+        problem: `rule limit_at_least_guaranteed: limit ${q.limit} is below guaranteed ${q.guaranteed} for ${q.gpuModel}`,
+      });
     }
     if (seen.has(q.gpuModel)) details.push({ field: `quotas.${i}.gpuModel`, problem: `rule one_row_per_flavour: ${q.gpuModel} appears twice` });
     seen.add(q.gpuModel);
@@ -55,7 +58,9 @@ export function checkTeamAdminCeiling(entries: QuotaEntry[], current: StoredQuot
   for (const [i, q] of entries.entries()) {
     const c = byModel.get(q.gpuModel);
     if (!c) {
-      throw new DomainError('forbidden', `rule team_admin_ceiling: a team admin cannot add a quota for ${q.gpuModel}; ask the tenant admin`, [{ field: `quotas.${i}.gpuModel`, problem: 'no quota set by the tenant admin' }]);
+      throw new DomainError('forbidden', `rule team_admin_ceiling: a team admin cannot add a quota for ${q.gpuModel}; ask the tenant admin`, [
+        { field: `quotas.${i}.gpuModel`, problem: 'no quota set by the tenant admin' },
+      ]);
     }
     const maxG = c.maxGuaranteed ?? c.guaranteed;
     const maxL = c.maxLimit ?? c.limit;
@@ -71,7 +76,9 @@ export function checkTeamAdminCeiling(entries: QuotaEntry[], current: StoredQuot
   const kept = new Set(entries.map((e) => e.gpuModel));
   const removed = current.filter((c) => !kept.has(c.gpuModel));
   if (removed.length) {
-    throw new DomainError('forbidden', `rule team_admin_ceiling: a team admin cannot remove the quota for ${removed.map((r) => r.gpuModel).join(', ')}`, [{ field: 'quotas', problem: 'rows set by the tenant admin are missing' }]);
+    throw new DomainError('forbidden', `rule team_admin_ceiling: a team admin cannot remove the quota for ${removed.map((r) => r.gpuModel).join(', ')}`, [
+      { field: 'quotas', problem: 'rows set by the tenant admin are missing' },
+    ]);
   }
 }
 
@@ -121,10 +128,13 @@ export function checkTenantTotal(gpuTotal: number | null, teamId: string, entrie
 /** The tenant total cannot go below what the teams are already guaranteed (rule `tenant_total_below_guaranteed`). */
 export function checkNewTenantTotal(gpuTotal: number | null, guaranteedSum: number): void {
   if (gpuTotal === null) return;
-  if (gpuTotal < 0) throw new DomainError('validation_failed', `rule non_negative: gpuTotal must be >= 0 (got ${gpuTotal})`, [{ field: 'gpuTotal', problem: 'must be >= 0' }]);
+  if (gpuTotal < 0)
+    throw new DomainError('validation_failed', `rule non_negative: gpuTotal must be >= 0 (got ${gpuTotal})`, [{ field: 'gpuTotal', problem: 'must be >= 0' }]);
   if (gpuTotal + EPS < guaranteedSum) {
-    throw new DomainError('quota_exceeded', `rule tenant_total_below_guaranteed: the teams are guaranteed ${r3(guaranteedSum)} GPUs, more than the new total ${r3(gpuTotal)}; lower their quotas first`, [
-      { field: 'gpuTotal', problem: `below the teams' guaranteed sum ${r3(guaranteedSum)}` },
-    ]);
+    throw new DomainError(
+      'quota_exceeded',
+      `rule tenant_total_below_guaranteed: the teams are guaranteed ${r3(guaranteedSum)} GPUs, more than the new total ${r3(gpuTotal)}; lower their quotas first`,
+      [{ field: 'gpuTotal', problem: `below the teams' guaranteed sum ${r3(guaranteedSum)}` }],
+    );
   }
 }

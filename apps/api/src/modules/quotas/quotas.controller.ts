@@ -22,7 +22,12 @@ export class QuotasController {
 
   @Put('teams/:id/quotas')
   @RequireScopes('quotas:write')
-  @Route({ summary: "Replace a team's quotas (tenant admin; a team admin within the tenant admin's ceilings)", body: ZQuotasPut, ok: ZTeamQuotas, errors: [400, 401, 403, 404, 409] })
+  @Route({
+    summary: "Replace a team's quotas (tenant admin; a team admin within the tenant admin's ceilings)",
+    body: ZQuotasPut,
+    ok: ZTeamQuotas,
+    errors: [400, 401, 403, 404, 409],
+  })
   put(@Caller() p: Principal, @Param('id') id: string, @Body(new ZodPipe(ZQuotasPut)) body: z.output<typeof ZQuotasPut>) {
     return this.quotas.put(p, id, body);
   }

@@ -66,7 +66,11 @@ export class QuotasRepository {
           budgetPolicy: e.budgetPolicy,
           ...ceilings,
         };
-        await tx.quota.upsert({ where: { teamId_gpuModel: { teamId, gpuModel: e.gpuModel } }, update: data, create: { teamId, gpuModel: e.gpuModel, ...data } });
+        await tx.quota.upsert({
+          where: { teamId_gpuModel: { teamId, gpuModel: e.gpuModel } },
+          update: data,
+          create: { teamId, gpuModel: e.gpuModel, ...data },
+        });
       }
       return { before: current, after: await tx.quota.findMany({ where: { teamId }, orderBy: { gpuModel: 'asc' } }) };
     });
@@ -89,7 +93,10 @@ export class QuotasRepository {
    * doing: its quota rows, its tenant's GPU total (null: unbounded), and the GPUs of that model
    * the cluster has in all.
    */
-  async bounds(teamId: string, gpuModel: string | undefined): Promise<{ rows: { gpuModel: string; guaranteed: number; limit: number }[]; tenantTotal: number | null; clusterGpus: number }> {
+  async bounds(
+    teamId: string,
+    gpuModel: string | undefined,
+  ): Promise<{ rows: { gpuModel: string; guaranteed: number; limit: number }[]; tenantTotal: number | null; clusterGpus: number }> {
     const [rows, team, clusterGpus] = await Promise.all([
       this.prisma.client.quota.findMany({ where: { teamId } }),
       this.prisma.client.team.findUnique({ where: { id: teamId }, select: { tenant: { select: { gpuTotal: true } } } }),

@@ -25,7 +25,9 @@ export function timeZoneProblem(timeZone: string): string | null {
 /** The latest fire time of `cron` in `timeZone` at or before `now`. */
 export function previousFire(cron: string, timeZone: string, now: Date): Date {
   // prev() is strictly before currentDate: step one millisecond on so a fire at `now` counts.
-  return CronExpressionParser.parse(cron.trim(), { currentDate: new Date(now.getTime() + 1), tz: timeZone }).prev().toDate();
+  return CronExpressionParser.parse(cron.trim(), { currentDate: new Date(now.getTime() + 1), tz: timeZone })
+    .prev()
+    .toDate();
 }
 
 /**

@@ -16,7 +16,13 @@ export class SchedulesController {
 
   @Post('teams/:id/schedules')
   @RequireScopes('jobs:write')
-  @Route({ summary: 'Add a suspend or resume window for a team (or one of its jobs): a 5-field cron in an IANA time zone', body: ZScheduleCreate, ok: ZSchedule, status: 201, errors: [400, 401, 403, 404] })
+  @Route({
+    summary: 'Add a suspend or resume window for a team (or one of its jobs): a 5-field cron in an IANA time zone',
+    body: ZScheduleCreate,
+    ok: ZSchedule,
+    status: 201,
+    errors: [400, 401, 403, 404],
+  })
   create(@Caller() p: Principal, @Param('id') id: string, @Body(new ZodPipe(ZScheduleCreate)) body: z.output<typeof ZScheduleCreate>) {
     return this.schedules.create(p, id, body);
   }

@@ -68,7 +68,9 @@ export class SchedulesService {
       }
       if (!fire || !(await this.schedules.claim(s.id, s.lastRunAt, fire))) continue;
       const jobIds = await this.run(s);
-      this.logger.log(`schedule ${s.id} (${s.action} ${s.jobId ?? `team ${s.teamId}`}, ${s.cron} ${s.timeZone}) fired for ${fire.toISOString()}: ${jobIds.length} job(s)`);
+      this.logger.log(
+        `schedule ${s.id} (${s.action} ${s.jobId ?? `team ${s.teamId}`}, ${s.cron} ${s.timeZone}) fired for ${fire.toISOString()}: ${jobIds.length} job(s)`,
+      );
       fired.push({ scheduleId: s.id, action: s.action, fire: fire.toISOString(), jobIds });
     }
     return { fired };

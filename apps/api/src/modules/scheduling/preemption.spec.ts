@@ -1,6 +1,13 @@
 import { planPreemption, type PreemptionInput, type RunningJob } from './preemption';
 
-const run = (id: string, teamId: string, units: number, priority = 50, startedAtMs = 0, preemptible = true): RunningJob => ({ id, teamId, units, priority, startedAtMs, preemptible });
+const run = (id: string, teamId: string, units: number, priority = 50, startedAtMs = 0, preemptible = true): RunningJob => ({
+  id,
+  teamId,
+  units,
+  priority,
+  startedAtMs,
+  preemptible,
+});
 
 /** A cluster of `capacity` interchangeable GPUs: the job fits when enough are free. */
 function fits(capacity: number, running: RunningJob[], need: number) {

@@ -48,9 +48,7 @@ export interface PreemptionInput {
 }
 
 export type PreemptionPlan =
-  | { kind: 'none' }
-  | { kind: 'wait'; freeing: number }
-  | { kind: 'preempt'; victims: { job: RunningJob; why: 'reclaim' | 'priority' }[] };
+  { kind: 'none' } | { kind: 'wait'; freeing: number } | { kind: 'preempt'; victims: { job: RunningJob; why: 'reclaim' | 'priority' }[] };
 
 const EPS = 1e-9;
 type Candidate = { job: RunningJob; why: 'reclaim' | 'priority' };
@@ -82,7 +80,13 @@ export function planPreemption(input: PreemptionInput): PreemptionPlan {
     })
     .filter((c): c is Candidate => c !== null)
     // Borrowers of other teams first, then the lowest priority, then the most recently started.
-    .sort((a, b) => (a.why === b.why ? 0 : a.why === 'reclaim' ? -1 : 1) || a.job.priority - b.job.priority || b.job.startedAtMs - a.job.startedAtMs || (a.job.id < b.job.id ? -1 : 1));
+    .sort(
+      (a, b) =>
+        (a.why === b.why ? 0 : a.why === 'reclaim' ? -1 : 1) ||
+        a.job.priority - b.job.priority ||
+        b.job.startedAtMs - a.job.startedAtMs ||
+        (a.job.id < b.job.id ? -1 : 1),
+    );
   if (!candidates.length) return { kind: 'none' };
   const max = input.maxVictims ?? 32;
   const chosen: Candidate[] = [];

@@ -1,6 +1,13 @@
 import { admit, type AdmissionContext, type AdmissionJob, type TeamQuota } from './quota-admission';
 
-const job = (id: string, teamId: string, units: number, opts: Partial<AdmissionJob> = {}): AdmissionJob => ({ id, teamId, units, canBorrow: true, preemptible: true, ...opts });
+const job = (id: string, teamId: string, units: number, opts: Partial<AdmissionJob> = {}): AdmissionJob => ({
+  id,
+  teamId,
+  units,
+  canBorrow: true,
+  preemptible: true,
+  ...opts,
+});
 const q = (teamId: string, guaranteed: number, limit: number, gpuModel = '*'): TeamQuota => ({ teamId, gpuModel, guaranteed, limit });
 const cohort = (tenants: Record<string, string[]>, totals: Record<string, number | null> = {}): AdmissionContext => ({
   tenantOf: new Map(Object.entries(tenants).flatMap(([tenant, teams]) => teams.map((t) => [t, tenant] as [string, string]))),
@@ -76,7 +83,10 @@ describe('admit: guaranteed, borrowing in the tenant pool, limits (Kueue cohort 
     {
       name: 'a tenant without a total borrows what the cluster has idle (the engine decides what fits)',
       jobs: [job('a', 'A', 8)],
-      usage: [{ teamId: 'A', gpuModel: 'H100-80GB', units: 8 }, { teamId: 'B', gpuModel: 'H100-80GB', units: 8 }],
+      usage: [
+        { teamId: 'A', gpuModel: 'H100-80GB', units: 8 },
+        { teamId: 'B', gpuModel: 'H100-80GB', units: 8 },
+      ],
       quotas: [q('A', 8, 16), q('B', 8, 16)],
       ctx: cohort({ t: ['A', 'B'] }),
       wantAdmitted: ['a'],
@@ -142,7 +152,15 @@ describe('admit: guaranteed, borrowing in the tenant pool, limits (Kueue cohort 
   });
 
   it('names the pool in the reason of a job that cannot borrow', () => {
-    const r = admit([job('a', 'A', 4)], [{ teamId: 'A', gpuModel: 'x', units: 8 }, { teamId: 'B', gpuModel: 'x', units: 6 }], [q('A', 8, 16), q('B', 8, 16)], cohort({ t: ['A', 'B'] }, { t: 16 }));
+    const r = admit(
+      [job('a', 'A', 4)],
+      [
+        { teamId: 'A', gpuModel: 'x', units: 8 },
+        { teamId: 'B', gpuModel: 'x', units: 6 },
+      ],
+      [q('A', 8, 16), q('B', 8, 16)],
+      cohort({ t: ['A', 'B'] }, { t: 16 }),
+    );
     expect(r.held[0]!.reasons[0]!.message).toBe("borrowing: team at 8/8 guaranteed GPUs; the tenant's pool has 2 idle, this job needs 4");
   });
 });

@@ -143,7 +143,12 @@ export function admit<J extends AdmissionJob>(
           jobId: job.id,
           rule: 'quota_limit',
           excess: inUse + job.units - q.limit,
-          reasons: [{ code: 'quota_limit', message: `team quota for ${q.gpuModel === '*' ? 'all GPU models' : q.gpuModel}: ${inUseText(`${job.teamId}|${q.gpuModel}`, inUse, String(q.limit))}; this job needs ${fmt(job.units)}` }],
+          reasons: [
+            {
+              code: 'quota_limit',
+              message: `team quota for ${q.gpuModel === '*' ? 'all GPU models' : q.gpuModel}: ${inUseText(`${job.teamId}|${q.gpuModel}`, inUse, String(q.limit))}; this job needs ${fmt(job.units)}`,
+            },
+          ],
         };
         break;
       }

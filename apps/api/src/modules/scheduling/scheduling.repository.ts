@@ -73,7 +73,9 @@ export class SchedulingRepository {
       where: { endedAt: null },
       _sum: { gpuUnits: true, cpuMilli: true, memoryMiB: true },
     });
-    return Object.fromEntries(rows.map((r) => [r.teamId, { gpus: Number(r._sum.gpuUnits ?? 0), cpuMilli: r._sum.cpuMilli ?? 0, memoryMiB: r._sum.memoryMiB ?? 0 }]));
+    return Object.fromEntries(
+      rows.map((r) => [r.teamId, { gpus: Number(r._sum.gpuUnits ?? 0), cpuMilli: r._sum.cpuMilli ?? 0, memoryMiB: r._sum.memoryMiB ?? 0 }]),
+    );
   }
 
   /** GPU-hours per team inside [start, end) (budgets). */
@@ -92,7 +94,17 @@ export class SchedulingRepository {
     const [jobs, units] = await Promise.all([
       this.prisma.client.job.findMany({
         where: { state: { in: ['running', 'suspending'] } },
-        select: { id: true, tenantId: true, teamId: true, state: true, priority: true, preemptible: true, requeueOnSuspend: true, startedAt: true, createdAt: true },
+        select: {
+          id: true,
+          tenantId: true,
+          teamId: true,
+          state: true,
+          priority: true,
+          preemptible: true,
+          requeueOnSuspend: true,
+          startedAt: true,
+          createdAt: true,
+        },
         take: 20_000,
       }),
       this.prisma.client.allocation.groupBy({ by: ['jobId'], where: { endedAt: null, jobId: { not: null } }, _sum: { gpuUnits: true } }),

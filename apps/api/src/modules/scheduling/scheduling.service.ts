@@ -50,9 +50,7 @@ export class SchedulingService {
     if (!pending.length) return { pending: 0, placed: 0, conflicts: 0, preempted: 0, ms: performance.now() - t0 };
     const snapshot = buildSnapshot(nodes);
     // 2. order: priority, then age (the engine orders again, with fair share, among admitted jobs)
-    const ordered = [...pending].sort(
-      (a, b) => PRIORITY_VALUE[b.priority] - PRIORITY_VALUE[a.priority] || a.createdAt.getTime() - b.createdAt.getTime(),
-    );
+    const ordered = [...pending].sort((a, b) => PRIORITY_VALUE[b.priority] - PRIORITY_VALUE[a.priority] || a.createdAt.getTime() - b.createdAt.getTime());
     // 3. admit: guaranteed, borrowing within the tenant's pool up to the limit, tenant total, budgets
     const q = await this.quotaState(ordered);
     const { admitted, borrowing, held } = admit(
@@ -95,7 +93,9 @@ export class SchedulingService {
     decision.pending = decision.pending.map((u) => preempting.get(u.jobId) ?? u);
     for (const h of held) h.reasons = preempting.get(h.jobId)?.reasons ?? h.reasons;
     // 7. explain
-    const reasons = [...held.map((h) => ({ jobId: h.jobId, reasons: h.reasons })), ...decision.pending, ...lost].filter((u) => !sameReasons(byId.get(u.jobId)?.reasons, u.reasons));
+    const reasons = [...held.map((h) => ({ jobId: h.jobId, reasons: h.reasons })), ...decision.pending, ...lost].filter(
+      (u) => !sameReasons(byId.get(u.jobId)?.reasons, u.reasons),
+    );
     await this.repo.setReasons(reasons.filter((u) => !this.endpoints.owns(u.jobId)));
     await this.endpoints.explain(reasons);
     if (conflicts) await this.queues.requestSchedule('placement conflicts');
@@ -109,7 +109,9 @@ export class SchedulingService {
     const teamIds = [...new Set(ordered.map((j) => j.teamId))];
     const now = new Date();
     const [usage, teams, fairUsage] = await Promise.all([this.repo.usage(), this.repo.quotaContext(teamIds), this.repo.fairShareUsage()]);
-    const quotas: TeamQuota[] = teams.flatMap((t) => t.quotas.map((x) => ({ teamId: t.id, gpuModel: x.gpuModel, guaranteed: Number(x.guaranteed), limit: Number(x.limit) })));
+    const quotas: TeamQuota[] = teams.flatMap((t) =>
+      t.quotas.map((x) => ({ teamId: t.id, gpuModel: x.gpuModel, guaranteed: Number(x.guaranteed), limit: Number(x.limit) })),
+    );
     const tenantOf = new Map(teams.map((t) => [t.id, t.tenantId]));
     const tenantTotals = new Map(teams.map((t) => [t.tenantId, t.tenant.gpuTotal == null ? null : Number(t.tenant.gpuTotal)]));
     const budgetRows = teams.flatMap((t) => t.quotas.filter((x) => x.gpuHourBudget != null).map((x) => ({ teamId: t.id, row: x })));
@@ -120,7 +122,12 @@ export class SchedulingService {
       if (budgets.has(b.teamId) && b.row.gpuModel !== '*') continue;
       const budget = Number(b.row.gpuHourBudget);
       const gpuHours = hours.get(b.teamId) ?? 0;
-      budgets.set(b.teamId, { exhausted: gpuHours >= budget, policy: b.row.budgetPolicy === 'preemptible-only' ? 'preemptible-only' : 'block', gpuHours, budget });
+      budgets.set(b.teamId, {
+        exhausted: gpuHours >= budget,
+        policy: b.row.budgetPolicy === 'preemptible-only' ? 'preemptible-only' : 'block',
+        gpuHours,
+        budget,
+      });
     }
     const rowsOf = new Map<string, TeamQuota[]>();
     for (const x of quotas) rowsOf.set(x.teamId, [...(rowsOf.get(x.teamId) ?? []), x]);
@@ -212,7 +219,10 @@ export class SchedulingService {
         canPlace: (without) => ++checks <= MAX_CHECKS && runCycle(buildSnapshot(nodes, without), [engineJob]).placed.length === 1,
       });
       if (plan.kind === 'wait') {
-        out.set(job.id, { jobId: job.id, reasons: [{ code: 'preempting', message: `waiting for ${plan.freeing} preempted job(s) to checkpoint and release their GPUs` }] });
+        out.set(job.id, {
+          jobId: job.id,
+          reasons: [{ code: 'preempting', message: `waiting for ${plan.freeing} preempted job(s) to checkpoint and release their GPUs` }],
+        });
         continue;
       }
       if (plan.kind !== 'preempt') continue;
@@ -277,7 +287,9 @@ function toAllocations(job: PendingRow, replicas: ReplicaPlacement[], nodes: Map
 function describe(replicas: ReplicaPlacement[], nodes: Map<string, NodeState>, borrowing = false): string {
   const parts = replicas.map((r) => {
     const node = nodes.get(r.nodeId)!;
-    const gpus = r.gpus.map((g) => (g.migProfile ? `${g.index}:${g.migProfile}@${g.migStart}` : g.milli && g.milli < 1000 ? `${g.index}:${g.milli / 1000}` : `${g.index}`));
+    const gpus = r.gpus.map((g) =>
+      g.migProfile ? `${g.index}:${g.migProfile}@${g.migStart}` : g.milli && g.milli < 1000 ? `${g.index}:${g.milli / 1000}` : `${g.index}`,
+    );
     return `replica ${r.replica} on ${node.name} GPU ${gpus.join(',')}`;
   });
   return `placed${borrowing ? ' on borrowed quota (preemptible: reclaimed when a lender needs its guaranteed GPUs)' : ''}: ${parts.join('; ')}`;

@@ -24,10 +24,18 @@ const row = (out: ReturnType<typeof run>, teamId: string) => out.deltas.find((d)
 describe('computeTick', () => {
   it.each([
     { name: 'a whole GPU held for the whole window', allocations: [alloc({})], wantAllocated: 15 },
-    { name: 'an allocation that started mid-window counts from its start', allocations: [alloc({ startedAt: new Date('2026-11-30T10:00:10Z') })], wantAllocated: 5 },
+    {
+      name: 'an allocation that started mid-window counts from its start',
+      allocations: [alloc({ startedAt: new Date('2026-11-30T10:00:10Z') })],
+      wantAllocated: 5,
+    },
     { name: 'an allocation that ended mid-window counts until its end', allocations: [alloc({ endedAt: new Date('2026-11-30T10:00:03Z') })], wantAllocated: 3 },
     { name: 'a 3g MIG slice counts 3/7 of a GPU', allocations: [alloc({ gpuUnits: 3 / 7 })], wantAllocated: (15 * 3) / 7 },
-    { name: 'an allocation that ended before the window counts nothing', allocations: [alloc({ endedAt: new Date('2026-11-30T09:59:00Z') })], wantAllocated: 0 },
+    {
+      name: 'an allocation that ended before the window counts nothing',
+      allocations: [alloc({ endedAt: new Date('2026-11-30T09:59:00Z') })],
+      wantAllocated: 0,
+    },
   ])('$name', ({ allocations, wantAllocated }) => {
     const out = run(allocations);
     expect(row(out, 'ml')?.allocatedSeconds ?? 0).toBeCloseTo(wantAllocated, 6);
@@ -49,7 +57,13 @@ describe('computeTick', () => {
 
   it.each([
     { name: 'an allocated GPU under the threshold becomes idle now', sm: 1, held: true, prev: undefined, wantIdleSince: at },
-    { name: 'an allocated GPU stays idle since the first idle tick', sm: 1, held: true, prev: new Date('2026-11-30T09:00:00Z'), wantIdleSince: new Date('2026-11-30T09:00:00Z') },
+    {
+      name: 'an allocated GPU stays idle since the first idle tick',
+      sm: 1,
+      held: true,
+      prev: new Date('2026-11-30T09:00:00Z'),
+      wantIdleSince: new Date('2026-11-30T09:00:00Z'),
+    },
     { name: 'a busy allocated GPU is not idle', sm: 50, held: true, prev: new Date('2026-11-30T09:00:00Z'), wantIdleSince: null },
     { name: 'a free GPU is never flagged', sm: 0, held: false, prev: undefined, wantIdleSince: null },
   ])('$name', ({ sm, held, prev, wantIdleSince }) => {

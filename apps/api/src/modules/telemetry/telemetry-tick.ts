@@ -111,7 +111,10 @@ export function computeTick(input: TickInput): TickOutput {
     const g = byName.get(`${s.nodeName}/${s.gpuIndex}`);
     if (!g) continue;
     const holders = activeAt.get(g.id) ?? [];
-    const held = Math.min(1, holders.reduce((n, a) => n + a.gpuUnits, 0));
+    const held = Math.min(
+      1,
+      holders.reduce((n, a) => n + a.gpuUnits, 0),
+    );
     const busy = (s.smPct / 100) * dt;
     const mem = s.memoryUsedMiB * dt;
     const energy = s.powerW * dt;

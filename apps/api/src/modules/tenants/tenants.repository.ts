@@ -13,7 +13,9 @@ export class TenantsRepository {
   /** A new tenant; its GPU total is 0 (no capacity) unless one is given (null: unbounded). */
   createTenant(data: TenantCreate) {
     const gpuTotal = data.gpuTotal === undefined ? 0 : data.gpuTotal;
-    return this.prisma.client.tenant.create({ data: { name: data.name, slug: data.slug, gpuTotal: gpuTotal === null ? null : new Prisma.Decimal(gpuTotal.toFixed(3)) } });
+    return this.prisma.client.tenant.create({
+      data: { name: data.name, slug: data.slug, gpuTotal: gpuTotal === null ? null : new Prisma.Decimal(gpuTotal.toFixed(3)) },
+    });
   }
 
   listTenants(scope: TenantScope, q: PageQuery) {

@@ -17,7 +17,8 @@ export class TenantsService {
     try {
       return presentTenant(await this.repo.createTenant(body));
     } catch (e) {
-      if (isUniqueViolation(e)) throw new DomainError('conflict', `a tenant with slug "${body.slug}" already exists`, [{ field: 'slug', problem: 'already taken' }]);
+      if (isUniqueViolation(e))
+        throw new DomainError('conflict', `a tenant with slug "${body.slug}" already exists`, [{ field: 'slug', problem: 'already taken' }]);
       throw e;
     }
   }
@@ -39,7 +40,8 @@ export class TenantsService {
     try {
       return presentTeam(await this.repo.createTeam(tenant.id, body));
     } catch (e) {
-      if (isUniqueViolation(e)) throw new DomainError('conflict', `a team with slug "${body.slug}" already exists in this tenant`, [{ field: 'slug', problem: 'already taken' }]);
+      if (isUniqueViolation(e))
+        throw new DomainError('conflict', `a team with slug "${body.slug}" already exists in this tenant`, [{ field: 'slug', problem: 'already taken' }]);
       throw e;
     }
   }

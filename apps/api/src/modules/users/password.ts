@@ -19,9 +19,25 @@ let dummy: Promise<string> | undefined;
 export const dummyHash = () => (dummy ??= hashPassword('gantry-dummy-password-for-timing'));
 
 const COMMON = new Set([
-  'password1234', 'password12345', 'password123456', '123456789012', '1234567890123', 'qwertyuiopas', 'qwerty123456',
-  'iloveyou1234', 'letmein12345', 'administrator', 'welcome12345', 'changeme1234', 'passwordpassword', 'aaaaaaaaaaaa',
-  '111111111111', 'abcdefghijkl', 'abc123456789', 'gantrygantry', 'correcthorsebatterystaple',
+  'password1234',
+  'password12345',
+  'password123456',
+  '123456789012',
+  '1234567890123',
+  'qwertyuiopas',
+  'qwerty123456',
+  'iloveyou1234',
+  'letmein12345',
+  'administrator',
+  'welcome12345',
+  'changeme1234',
+  'passwordpassword',
+  'aaaaaaaaaaaa',
+  '111111111111',
+  'abcdefghijkl',
+  'abc123456789',
+  'gantrygantry',
+  'correcthorsebatterystaple',
 ]);
 
 /**

@@ -16,7 +16,13 @@ export class UsersController {
   @Idempotent()
   @Post()
   @HttpCode(201)
-  @Route({ summary: 'Create a console user (tenant admin; a team admin for its team)', body: ZUserCreate, ok: ZUser, status: 201, errors: [400, 401, 403, 404, 409] })
+  @Route({
+    summary: 'Create a console user (tenant admin; a team admin for its team)',
+    body: ZUserCreate,
+    ok: ZUser,
+    status: 201,
+    errors: [400, 401, 403, 404, 409],
+  })
   create(@Caller() p: Principal, @Body(new ZodPipe(ZUserCreate)) body: UserCreate) {
     return this.users.create(p, body);
   }

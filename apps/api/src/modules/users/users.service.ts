@@ -36,12 +36,18 @@ export class UsersService {
       if (!team) throw notFound('team', teamId);
       tenantId = team.tenantId;
     } else {
-      if (body.role !== 'tenant-admin') throw new DomainError('validation_failed', `teamId: a ${body.role} user must belong to a team`, [{ field: 'teamId', problem: 'required for team roles' }]);
+      if (body.role !== 'tenant-admin')
+        throw new DomainError('validation_failed', `teamId: a ${body.role} user must belong to a team`, [
+          { field: 'teamId', problem: 'required for team roles' },
+        ]);
       const t = body.tenantId ?? p.tenantId;
       if (!t || !(await this.tenants.findTenant(scope, t))) throw notFound('tenant', t ?? '(none)');
       tenantId = t;
     }
-    if (body.role === 'tenant-admin' && body.teamId) throw new DomainError('validation_failed', 'teamId: a tenant-admin is not bound to a team', [{ field: 'teamId', problem: 'not allowed for tenant-admin' }]);
+    if (body.role === 'tenant-admin' && body.teamId)
+      throw new DomainError('validation_failed', 'teamId: a tenant-admin is not bound to a team', [
+        { field: 'teamId', problem: 'not allowed for tenant-admin' },
+      ]);
     try {
       const row = await this.users.create({
         email: body.email,
@@ -55,7 +61,10 @@ export class UsersService {
     } catch (e) {
       // Unique per tenant: only an address already used in this same tenant collides, so the
       // answer tells nothing about other tenants' users.
-      if (isUniqueViolation(e)) throw new DomainError('conflict', `email: a user with email ${body.email} already exists in this tenant`, [{ field: 'email', problem: 'already taken in this tenant' }]);
+      if (isUniqueViolation(e))
+        throw new DomainError('conflict', `email: a user with email ${body.email} already exists in this tenant`, [
+          { field: 'email', problem: 'already taken in this tenant' },
+        ]);
       throw e;
     }
   }

@@ -2,7 +2,16 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { z } from 'zod';
-import { ZCapacity, ZGpuHeatmap, ZIdleAllocations, ZIdleQuery, ZUtilizationQuery, ZUtilizationReport, type Capacity, type UtilizationReport } from '@gantry/contracts';
+import {
+  ZCapacity,
+  ZGpuHeatmap,
+  ZIdleAllocations,
+  ZIdleQuery,
+  ZUtilizationQuery,
+  ZUtilizationReport,
+  type Capacity,
+  type UtilizationReport,
+} from '@gantry/contracts';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
 import type { Principal } from '../../common/principal';
@@ -41,7 +50,11 @@ export class UtilizationController {
   }
 
   @Get('utilization/idle')
-  @Route({ summary: 'GPUs allocated but idle (SM under the threshold for longer than the set time), with who holds them', query: ZIdleQuery, ok: ZIdleAllocations })
+  @Route({
+    summary: 'GPUs allocated but idle (SM under the threshold for longer than the set time), with who holds them',
+    query: ZIdleQuery,
+    ok: ZIdleAllocations,
+  })
   idle(@Caller() p: Principal, @Query(new ZodPipe(ZIdleQuery, 'query')) q: z.output<typeof ZIdleQuery>) {
     return this.service.idle(p, q);
   }

@@ -38,10 +38,7 @@ export class UtilizationRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Sums of the rollups of `stepSeconds` in [from, to), by group, GPU model and answer bucket. */
-  async usage(
-    scope: TenantScope,
-    q: { groupBy: UtilizationGroupBy; from: Date; to: Date; rollupSeconds: number; stepSeconds: number },
-  ): Promise<UsageRows[]> {
+  async usage(scope: TenantScope, q: { groupBy: UtilizationGroupBy; from: Date; to: Date; rollupSeconds: number; stepSeconds: number }): Promise<UsageRows[]> {
     const group = Prisma.raw(GROUP_COLUMN[q.groupBy]);
     const conditions = [
       Prisma.sql`"stepSeconds" = ${q.rollupSeconds}`,

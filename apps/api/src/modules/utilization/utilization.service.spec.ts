@@ -32,9 +32,27 @@ describe('resolveWindow', () => {
 
   it.each([
     { name: 'the last 24 h by default, in 15-minute buckets of minute rollups', q: {}, wantFrom: '2026-11-29T12:00:00.000Z', wantStep: 900, wantRollup: 60 },
-    { name: '30 days in hours reads hour rollups', q: { from: '2026-10-31T12:00:00Z', step: 3600 }, wantFrom: '2026-10-31T12:00:00.000Z', wantStep: 3600, wantRollup: 3600 },
-    { name: 'days in days read day rollups', q: { from: '2026-10-31T12:00:00Z', step: 86400 }, wantFrom: '2026-10-31T00:00:00.000Z', wantStep: 86400, wantRollup: 86400 },
-    { name: 'from is aligned down to the step', q: { from: '2026-11-30T11:07:00Z', step: 300 }, wantFrom: '2026-11-30T11:05:00.000Z', wantStep: 300, wantRollup: 60 },
+    {
+      name: '30 days in hours reads hour rollups',
+      q: { from: '2026-10-31T12:00:00Z', step: 3600 },
+      wantFrom: '2026-10-31T12:00:00.000Z',
+      wantStep: 3600,
+      wantRollup: 3600,
+    },
+    {
+      name: 'days in days read day rollups',
+      q: { from: '2026-10-31T12:00:00Z', step: 86400 },
+      wantFrom: '2026-10-31T00:00:00.000Z',
+      wantStep: 86400,
+      wantRollup: 86400,
+    },
+    {
+      name: 'from is aligned down to the step',
+      q: { from: '2026-11-30T11:07:00Z', step: 300 },
+      wantFrom: '2026-11-30T11:05:00.000Z',
+      wantStep: 300,
+      wantRollup: 60,
+    },
   ])('$name', ({ q, wantFrom, wantStep, wantRollup }) => {
     const w = resolveWindow(q, now);
     expect(w.from.toISOString()).toBe(wantFrom);
@@ -68,7 +86,10 @@ describe('UtilizationService.report', () => {
   it('sums GPU-hours per team, prices them per model and estimates the energy from idle and busy watts', async () => {
     const { svc, repo } = service([cell({}), cell({ k: 1, gpuModel: 'A100-80GB' })]);
     const r = await svc.report(member, { groupBy: 'team', from: '2026-11-30T10:00:00Z', to: '2026-11-30T12:00:00Z', step: 3600 }, now);
-    expect(repo.usage).toHaveBeenCalledWith({ kind: 'tenant', tenantId: 't1', teamId: null }, expect.objectContaining({ groupBy: 'team', rollupSeconds: 3600 }));
+    expect(repo.usage).toHaveBeenCalledWith(
+      { kind: 'tenant', tenantId: 't1', teamId: null },
+      expect.objectContaining({ groupBy: 'team', rollupSeconds: 3600 }),
+    );
     expect(r.series).toHaveLength(1);
     const s = r.series[0]!;
     expect(s.label).toBe('Team A');

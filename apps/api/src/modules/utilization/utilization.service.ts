@@ -31,12 +31,16 @@ export function resolveWindow(q: Omit<ReportRequest, 'groupBy'>, now: Date): { f
   const to = q.to ? new Date(q.to) : now;
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - DAY_MS);
   if (from.getTime() >= to.getTime()) {
-    throw new DomainError('validation_failed', '`from` must be before `to`', [{ field: 'from', problem: `${from.toISOString()} is not before ${to.toISOString()}` }]);
+    throw new DomainError('validation_failed', '`from` must be before `to`', [
+      { field: 'from', problem: `${from.toISOString()} is not before ${to.toISOString()}` },
+    ]);
   }
   const rangeSeconds = (to.getTime() - from.getTime()) / 1000;
   const step = q.step ?? DEFAULT_STEPS.find((s) => rangeSeconds / s <= DEFAULT_POINTS) ?? 86400;
   if (step < 60 || step % 60 !== 0) {
-    throw new DomainError('validation_failed', 'step must be a whole number of minutes (at least 60 s)', [{ field: 'step', problem: `${step} s is not a multiple of 60 s` }]);
+    throw new DomainError('validation_failed', 'step must be a whole number of minutes (at least 60 s)', [
+      { field: 'step', problem: `${step} s is not a multiple of 60 s` },
+    ]);
   }
   const points = Math.ceil(rangeSeconds / step);
   if (points > MAX_UTILIZATION_POINTS) {
@@ -122,7 +126,12 @@ export class UtilizationService {
       const points: UtilizationPoint[] = new Array(nPoints);
       // Up to 100 series x 720 points: one object per point, no intermediate Sums/totals.
       for (let k = 0; k < nPoints; k++) {
-        const c = acc.c[k]!, a = acc.a[k]!, b = acc.b[k]!, m = acc.m[k]!, e = acc.e[k]!, cost = acc.cost[k]!;
+        const c = acc.c[k]!,
+          a = acc.a[k]!,
+          b = acc.b[k]!,
+          m = acc.m[k]!,
+          e = acc.e[k]!,
+          cost = acc.cost[k]!;
         tot.c += c;
         tot.a += a;
         tot.b += b;
@@ -175,7 +184,19 @@ export class UtilizationService {
     for (const s of r.series) {
       for (const pt of s.points) {
         // Labels are names people chose (teams, tenants, nodes): csvCell keeps them text, never a formula.
-        rows.push([s.key, s.label, pt.t, pt.capacityGpuHours, pt.allocatedGpuHours, pt.busyGpuHours, pt.allocationRatio, pt.smRatio, pt.memoryUsedMiB, pt.energyKWh, pt.cost]);
+        rows.push([
+          s.key,
+          s.label,
+          pt.t,
+          pt.capacityGpuHours,
+          pt.allocatedGpuHours,
+          pt.busyGpuHours,
+          pt.allocationRatio,
+          pt.smRatio,
+          pt.memoryUsedMiB,
+          pt.energyKWh,
+          pt.cost,
+        ]);
       }
     }
     return toCsv(rows);
@@ -242,7 +263,17 @@ export class UtilizationService {
 }
 
 /** One answer point from its sums; the same figures as `totals` gives for them. */
-export function point(c: number, a: number, b: number, m: number, e: number, cost: number, t: string, stepSeconds: number, seesCapacity: boolean): UtilizationPoint {
+export function point(
+  c: number,
+  a: number,
+  b: number,
+  m: number,
+  e: number,
+  cost: number,
+  t: string,
+  stepSeconds: number,
+  seesCapacity: boolean,
+): UtilizationPoint {
   const base = seesCapacity ? c : a;
   return {
     t,

@@ -32,8 +32,18 @@ export default function ApiKeysPage() {
   const rows = [...(keys.data ?? [])].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   return (
     <>
-      <PageHeader title="API keys" subtitle="Only a hash of each key is stored: the secret is shown once, when the key is made. A revoked key is refused at once." />
-      {me.data && me.data.role !== 'viewer' && <CreateKey onCreated={(k) => { setCreated(k); void qc.invalidateQueries({ queryKey: adminKeys.apiKeys }); }} />}
+      <PageHeader
+        title="API keys"
+        subtitle="Only a hash of each key is stored: the secret is shown once, when the key is made. A revoked key is refused at once."
+      />
+      {me.data && me.data.role !== 'viewer' && (
+        <CreateKey
+          onCreated={(k) => {
+            setCreated(k);
+            void qc.invalidateQueries({ queryKey: adminKeys.apiKeys });
+          }}
+        />
+      )}
       {created && (
         <div className="alert alert-ok key-secret" data-testid="api-key-created">
           <div>
@@ -50,7 +60,11 @@ export default function ApiKeysPage() {
           </button>
         </div>
       )}
-      {revoke.isError && <div className="alert alert-error" data-testid="api-key-revoke-error">{describeError(revoke.error)}</div>}
+      {revoke.isError && (
+        <div className="alert alert-error" data-testid="api-key-revoke-error">
+          {describeError(revoke.error)}
+        </div>
+      )}
       {keys.isError ? (
         <ErrorPanel error={keys.error} onRetry={() => void keys.refetch()} title="Cannot load the API keys" />
       ) : !keys.data ? (
@@ -74,7 +88,15 @@ export default function ApiKeysPage() {
             </thead>
             <tbody>
               {rows.map((k) => (
-                <KeyRow key={k.id} k={k} confirming={confirm === k.id} onAsk={() => setConfirm(k.id)} onCancel={() => setConfirm(null)} onRevoke={() => revoke.mutate(k.id)} busy={revoke.isPending} />
+                <KeyRow
+                  key={k.id}
+                  k={k}
+                  confirming={confirm === k.id}
+                  onAsk={() => setConfirm(k.id)}
+                  onCancel={() => setConfirm(null)}
+                  onRevoke={() => revoke.mutate(k.id)}
+                  busy={revoke.isPending}
+                />
               ))}
             </tbody>
           </table>
@@ -84,14 +106,30 @@ export default function ApiKeysPage() {
   );
 }
 
-function KeyRow({ k, confirming, onAsk, onCancel, onRevoke, busy }: { k: ApiKey; confirming: boolean; onAsk: () => void; onCancel: () => void; onRevoke: () => void; busy: boolean }) {
+function KeyRow({
+  k,
+  confirming,
+  onAsk,
+  onCancel,
+  onRevoke,
+  busy,
+}: {
+  k: ApiKey;
+  confirming: boolean;
+  onAsk: () => void;
+  onCancel: () => void;
+  onRevoke: () => void;
+  busy: boolean;
+}) {
   const { teamName } = useTeam();
   const expired = !!k.expiresAt && new Date(k.expiresAt) <= new Date();
   const state = k.revokedAt ? 'revoked' : expired ? 'expired' : 'active';
   return (
     <tr data-testid="api-key-row" data-key-name={k.name} data-key-prefix={k.prefix} data-state={state}>
       <td className="strong">{k.name}</td>
-      <td className="mono" data-testid="api-key-prefix">gk_{k.prefix}_…</td>
+      <td className="mono" data-testid="api-key-prefix">
+        gk_{k.prefix}_…
+      </td>
       <td>
         {k.role}
         <div className="muted small">{k.teamId ? `team ${teamName(k.teamId)}` : k.tenantId ? 'whole tenant' : 'platform'}</div>

@@ -20,7 +20,14 @@ export default function AuditPage() {
         title="Audit log"
         subtitle="Every change made through the API: actor, key or session, source address, and the request (secrets redacted)."
         actions={
-          <input className="input-sm" data-testid="audit-filter" placeholder="Filter by action, e.g. quotas" value={action} onChange={(e) => setAction(e.target.value)} aria-label="Filter by action" />
+          <input
+            className="input-sm"
+            data-testid="audit-filter"
+            placeholder="Filter by action, e.g. quotas"
+            value={action}
+            onChange={(e) => setAction(e.target.value)}
+            aria-label="Filter by action"
+          />
         }
       />
       {audit.isError ? (

@@ -33,10 +33,7 @@ export default function ClusterPage() {
     return m;
   }, [gpus.data]);
 
-  const models = useMemo(
-    () => [...new Set((nodes.data ?? []).map((n) => n.gpuModel).filter((m): m is string => !!m))].sort(),
-    [nodes.data],
-  );
+  const models = useMemo(() => [...new Set((nodes.data ?? []).map((n) => n.gpuModel).filter((m): m is string => !!m))].sort(), [nodes.data]);
 
   const tree = useMemo(() => {
     const q = filter.trim().toLowerCase();
@@ -56,9 +53,7 @@ export default function ClusterPage() {
       .sort(([a], [b]) => byName(a, b))
       .map(([spine, leaves]) => ({
         spine,
-        leaves: [...leaves.entries()]
-          .sort(([a], [b]) => byName(a, b))
-          .map(([leaf, list]) => ({ leaf, nodes: list.sort((a, b) => byName(a.name, b.name)) })),
+        leaves: [...leaves.entries()].sort(([a], [b]) => byName(a, b)).map(([leaf, list]) => ({ leaf, nodes: list.sort((a, b) => byName(a.name, b.name)) })),
       }));
   }, [nodes.data, model, filter]);
 
@@ -187,9 +182,7 @@ function NodeCard({ node, gpus }: { node: Node; gpus: Gpu[] | undefined }) {
       </div>
       <NodeTransition node={node} compact />
       {cells.length > 0 && (
-        <div className="gpu-row">
-          {cells.map((g, i) => (g ? <GpuCell key={g.id} gpu={g} /> : <span key={`x${i}`} className="gpu-cell gpu-unknown" />))}
-        </div>
+        <div className="gpu-row">{cells.map((g, i) => (g ? <GpuCell key={g.id} gpu={g} /> : <span key={`x${i}`} className="gpu-cell gpu-unknown" />))}</div>
       )}
     </Link>
   );

@@ -22,7 +22,8 @@ export default function EndpointsPage() {
         title="Endpoints"
         subtitle={
           <>
-            {team ? team.name : 'All teams'} · <span data-testid="endpoints-count">{all.length}</span> endpoints · {serving} replicas ready · {atZero} scaled to zero
+            {team ? team.name : 'All teams'} · <span data-testid="endpoints-count">{all.length}</span> endpoints · {serving} replicas ready · {atZero} scaled to
+            zero
             <span className="live-dot" title="Refreshed every 2 seconds" />
           </>
         }

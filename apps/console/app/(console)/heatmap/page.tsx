@@ -27,7 +27,11 @@ export default function HeatmapPage() {
     <>
       <PageHeader
         title="GPU heatmap"
-        subtitle={heat.data ? `${heat.data.gpus.id.length} GPUs on ${heat.data.nodes.length} nodes · sampled ${formatTime(heat.data.at)}` : 'Every GPU of the cluster, live'}
+        subtitle={
+          heat.data
+            ? `${heat.data.gpus.id.length} GPUs on ${heat.data.nodes.length} nodes · sampled ${formatTime(heat.data.at)}`
+            : 'Every GPU of the cluster, live'
+        }
       />
       <div className="util-toolbar">
         <label>

@@ -17,7 +17,8 @@ import { useNow } from '@/lib/use-now';
 const STATE_TONE: Record<Incident['state'], string> = { open: 'bad', mitigated: 'warn', remediating: 'info', resolved: 'ok', failed: 'bad' };
 const SEVERITY_TONE: Record<string, string> = { low: 'info', medium: 'warn', high: 'bad', critical: 'bad' };
 
-const formatSeconds = (s: number) => (s < 60 ? `${s.toFixed(1)} s` : s < 3600 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${(s / 3600).toFixed(1)} h`);
+const formatSeconds = (s: number) =>
+  s < 60 ? `${s.toFixed(1)} s` : s < 3600 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${(s / 3600).toFixed(1)} h`;
 
 /** Faults from detection to recovery: what happened, what the loop did, and how long it took (MTTR). */
 export default function IncidentsPage() {
@@ -93,20 +94,23 @@ function IncidentCard({ incident: i }: { incident: Incident }) {
     </>
   );
   return (
-    <div className={`card incident incident-${i.state}`} data-testid="incident" data-incident-id={i.id} data-kind={i.kind} data-state={i.state} data-xid={i.xid ?? ''}>
+    <div
+      className={`card incident incident-${i.state}`}
+      data-testid="incident"
+      data-incident-id={i.id}
+      data-kind={i.kind}
+      data-state={i.state}
+      data-xid={i.xid ?? ''}
+    >
       <button type="button" className="incident-head" onClick={() => setOpen(!open)} aria-expanded={open}>
         <span className="incident-title">
-          <Pill tone={SEVERITY_TONE[i.severity] ?? 'info'}>{i.severity}</Pill>{' '}
-          <strong>{i.kind === 'xid' ? `Xid ${i.xid ?? '?'}` : i.kind}</strong> on {target}
+          <Pill tone={SEVERITY_TONE[i.severity] ?? 'info'}>{i.severity}</Pill> <strong>{i.kind === 'xid' ? `Xid ${i.xid ?? '?'}` : i.kind}</strong> on {target}
         </span>
         <span className="incident-meta">
           <Pill tone={STATE_TONE[i.state]} testId="incident-state">
             {i.state}
           </Pill>
-          <span className="muted small">
-            {' '}
-            detected {age(i.detectedAt, now)} ago ·{' '}
-          </span>
+          <span className="muted small"> detected {age(i.detectedAt, now)} ago · </span>
           <span className="mono small" data-testid="incident-mttr">
             {i.mttrSeconds !== null ? `MTTR ${formatSeconds(i.mttrSeconds)}` : `open for ${formatSeconds(running ?? 0)}`}
           </span>

@@ -28,8 +28,8 @@ export default function QuotasPage() {
         title="Quotas"
         subtitle={
           <>
-            Guaranteed GPUs are the team&apos;s own; above them a team borrows idle GPUs of its tenant up to the limit, and borrowed work is
-            preemptible. {canEdit ? '' : 'Read only for your role.'}
+            Guaranteed GPUs are the team&apos;s own; above them a team borrows idle GPUs of its tenant up to the limit, and borrowed work is preemptible.{' '}
+            {canEdit ? '' : 'Read only for your role.'}
           </>
         }
       />
@@ -55,7 +55,13 @@ interface Row {
 }
 
 const toRows = (q: TeamQuotas): Row[] =>
-  q.quotas.map((x) => ({ gpuModel: x.gpuModel, guaranteed: String(x.guaranteed), limit: String(x.limit), gpuHourBudget: x.gpuHourBudget === null ? '' : String(x.gpuHourBudget), budgetPolicy: x.budgetPolicy }));
+  q.quotas.map((x) => ({
+    gpuModel: x.gpuModel,
+    guaranteed: String(x.guaranteed),
+    limit: String(x.limit),
+    gpuHourBudget: x.gpuHourBudget === null ? '' : String(x.gpuHourBudget),
+    budgetPolicy: x.budgetPolicy,
+  }));
 
 function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boolean }) {
   const client = useClient();
@@ -118,8 +124,8 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
       </div>
       {quotas.data.quotas.length === 0 && (
         <div className="alert alert-warn" role="status" data-testid="quota-none">
-          No quota: capacity is granted, never open by default, so this team can run nothing until a tenant admin grants it a
-          quota{quotas.data.tenantGpuTotal === 0 ? ' (and the tenant has no GPUs yet: the platform admin sets its total)' : ''}.
+          No quota: capacity is granted, never open by default, so this team can run nothing until a tenant admin grants it a quota
+          {quotas.data.tenantGpuTotal === 0 ? ' (and the tenant has no GPUs yet: the platform admin sets its total)' : ''}.
         </div>
       )}
       <table className="table">
@@ -142,22 +148,62 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
               <tr key={i} data-testid="quota-row" data-gpu-model={r.gpuModel}>
                 <td>
                   {canEdit && isTenantAdmin && !quotas.data.quotas.some((q) => q.gpuModel === r.gpuModel) ? (
-                    <input className="input-sm" data-testid="quota-model" value={r.gpuModel} onChange={(e) => set(i, { gpuModel: e.target.value })} aria-label="GPU model or *" />
+                    <input
+                      className="input-sm"
+                      data-testid="quota-model"
+                      value={r.gpuModel}
+                      onChange={(e) => set(i, { gpuModel: e.target.value })}
+                      aria-label="GPU model or *"
+                    />
                   ) : (
                     <span className="mono">{r.gpuModel === '*' ? '* (all models)' : r.gpuModel}</span>
                   )}
                 </td>
                 <td className="num">
-                  <input className="input-sm num-input" data-testid="quota-guaranteed" type="number" step="0.001" value={r.guaranteed} disabled={!canEdit} onChange={(e) => set(i, { guaranteed: e.target.value })} aria-label={`guaranteed GPUs for ${r.gpuModel}`} />
+                  <input
+                    className="input-sm num-input"
+                    data-testid="quota-guaranteed"
+                    type="number"
+                    step="0.001"
+                    value={r.guaranteed}
+                    disabled={!canEdit}
+                    onChange={(e) => set(i, { guaranteed: e.target.value })}
+                    aria-label={`guaranteed GPUs for ${r.gpuModel}`}
+                  />
                 </td>
                 <td className="num">
-                  <input className="input-sm num-input" data-testid="quota-limit" type="number" step="0.001" value={r.limit} disabled={!canEdit} onChange={(e) => set(i, { limit: e.target.value })} aria-label={`limit for ${r.gpuModel}`} />
+                  <input
+                    className="input-sm num-input"
+                    data-testid="quota-limit"
+                    type="number"
+                    step="0.001"
+                    value={r.limit}
+                    disabled={!canEdit}
+                    onChange={(e) => set(i, { limit: e.target.value })}
+                    aria-label={`limit for ${r.gpuModel}`}
+                  />
                 </td>
                 <td className="num">
-                  <input className="input-sm num-input" data-testid="quota-budget" type="number" step="1" placeholder="none" value={r.gpuHourBudget} disabled={!canEdit} onChange={(e) => set(i, { gpuHourBudget: e.target.value })} aria-label={`GPU-hour budget for ${r.gpuModel}`} />
+                  <input
+                    className="input-sm num-input"
+                    data-testid="quota-budget"
+                    type="number"
+                    step="1"
+                    placeholder="none"
+                    value={r.gpuHourBudget}
+                    disabled={!canEdit}
+                    onChange={(e) => set(i, { gpuHourBudget: e.target.value })}
+                    aria-label={`GPU-hour budget for ${r.gpuModel}`}
+                  />
                 </td>
                 <td>
-                  <select className="select-sm" data-testid="quota-policy" value={r.budgetPolicy} disabled={!canEdit} onChange={(e) => set(i, { budgetPolicy: e.target.value as Row['budgetPolicy'] })}>
+                  <select
+                    className="select-sm"
+                    data-testid="quota-policy"
+                    value={r.budgetPolicy}
+                    disabled={!canEdit}
+                    onChange={(e) => set(i, { budgetPolicy: e.target.value as Row['budgetPolicy'] })}
+                  >
                     <option value="block">block new work</option>
                     <option value="preemptible-only">preemptible only</option>
                   </select>
@@ -170,7 +216,8 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
                         <span data-testid="usage-in-use">{fmt(f.inUse)}</span> / {fmt(f.guaranteed)} guaranteed / {fmt(f.limit)} limit
                         {f.borrowed > 0 && (
                           <span className="borrowed" data-testid="usage-borrowed">
-                            {' '}· {fmt(f.borrowed)} borrowed
+                            {' '}
+                            · {fmt(f.borrowed)} borrowed
                           </span>
                         )}
                       </span>
@@ -193,14 +240,22 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
         </tbody>
       </table>
       {u && u.byModel.length > 0 && (
-        <div className="quota-models muted">
-          In use by model: {u.byModel.map((m) => `${m.gpuModel} ${fmt(m.inUse)}`).join(' · ')}
-        </div>
+        <div className="quota-models muted">In use by model: {u.byModel.map((m) => `${m.gpuModel} ${fmt(m.inUse)}`).join(' · ')}</div>
       )}
       {canEdit && (
         <div className="quota-actions">
           {isTenantAdmin && (
-            <button type="button" className="btn btn-sm" data-testid="quota-add" onClick={() => setRows([...rows, { gpuModel: rows.some((r) => r.gpuModel === '*') ? '' : '*', guaranteed: '0', limit: '0', gpuHourBudget: '', budgetPolicy: 'block' }])}>
+            <button
+              type="button"
+              className="btn btn-sm"
+              data-testid="quota-add"
+              onClick={() =>
+                setRows([
+                  ...rows,
+                  { gpuModel: rows.some((r) => r.gpuModel === '*') ? '' : '*', guaranteed: '0', limit: '0', gpuHourBudget: '', budgetPolicy: 'block' },
+                ])
+              }
+            >
               + Add flavour
             </button>
           )}
@@ -216,7 +271,15 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
               saved
             </span>
           )}
-          <button type="button" className="btn" disabled={!dirty || save.isPending} onClick={() => { setRows(toRows(quotas.data)); save.reset(); }}>
+          <button
+            type="button"
+            className="btn"
+            disabled={!dirty || save.isPending}
+            onClick={() => {
+              setRows(toRows(quotas.data));
+              save.reset();
+            }}
+          >
             Reset
           </button>
           <button type="submit" className="btn btn-primary" data-testid="quota-save" disabled={!dirty || save.isPending}>

@@ -103,7 +103,9 @@ function Report({ r }: { r: UtilizationReport }) {
   const top = r.series.slice(0, TOP);
   const hours = r.stepSeconds / 3600;
   const data = (top[0]?.points ?? []).map((p, k) => {
-    const row: Record<string, number | string> = { label: new Date(p.t).toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }) };
+    const row: Record<string, number | string> = {
+      label: new Date(p.t).toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }),
+    };
     for (const s of top) row[s.key] = Math.round((s.points[k]!.allocatedGpuHours / hours) * 100) / 100;
     return row;
   });

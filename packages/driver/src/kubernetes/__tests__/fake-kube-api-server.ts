@@ -135,7 +135,13 @@ export class FakeKubeApiServer {
     }
     if (route === 'GET /api/v1/pods') {
       const onNode = /^spec\.nodeName=(.+)$/.exec(url.searchParams.get('fieldSelector') ?? '')?.[1];
-      return send(200, list('PodList', [...this.pods.values()].filter((p) => !onNode || p.spec?.nodeName === onNode)));
+      return send(
+        200,
+        list(
+          'PodList',
+          [...this.pods.values()].filter((p) => !onNode || p.spec?.nodeName === onNode),
+        ),
+      );
     }
     if ((match = /^(GET|POST) \/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(route))) {
       const namespace = match[2];

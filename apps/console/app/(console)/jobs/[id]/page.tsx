@@ -9,17 +9,7 @@ import { PageHeader } from '@/components/page-header';
 import { StateBadge } from '@/components/state-badge';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { isApiError } from '@/lib/api';
-import {
-  age,
-  formatDuration,
-  formatGpuRequest,
-  formatMiB,
-  formatTime,
-  gpuEquivalent,
-  formatGpus,
-  isActive,
-  placementGpus,
-} from '@/lib/format';
+import { age, formatDuration, formatGpuRequest, formatMiB, formatTime, gpuEquivalent, formatGpus, isActive, placementGpus } from '@/lib/format';
 import { jobDetailQuery } from '@/lib/queries/jobs';
 import { useClient } from '@/lib/session';
 import { useTeam } from '@/lib/team';
@@ -113,8 +103,8 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
             <dd>{job.replicas > 1 ? `${job.replicas} (gang: all or nothing)` : '1'}</dd>
             <dt>Per replica</dt>
             <dd className="mono">
-              {r.gpus !== undefined ? `${r.gpus} GPU` : r.migProfile ? `MIG ${r.migProfile}` : `${r.gpuFraction} GPU share`} ·{' '}
-              {r.cpuMilli / 1000} CPU · {formatMiB(r.memoryMiB)}
+              {r.gpus !== undefined ? `${r.gpus} GPU` : r.migProfile ? `MIG ${r.migProfile}` : `${r.gpuFraction} GPU share`} · {r.cpuMilli / 1000} CPU ·{' '}
+              {formatMiB(r.memoryMiB)}
             </dd>
             <dt>GPU model</dt>
             <dd>{r.gpuModel ?? 'any'}</dd>
@@ -174,7 +164,9 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
       <section className="section">
         <h2 className="section-title">Placement</h2>
         {job.placement.length === 0 ? (
-          <Empty>{job.state === 'suspended' ? 'Suspended: no GPUs held; resume to queue it again.' : isActive(job.state) ? 'Not placed yet.' : 'No GPUs held.'}</Empty>
+          <Empty>
+            {job.state === 'suspended' ? 'Suspended: no GPUs held; resume to queue it again.' : isActive(job.state) ? 'Not placed yet.' : 'No GPUs held.'}
+          </Empty>
         ) : (
           <div className="card table-card">
             <table className="table" data-testid="job-placement">

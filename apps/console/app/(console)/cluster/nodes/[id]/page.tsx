@@ -63,8 +63,8 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
       <PageHeader
         crumbs={
           <>
-            {crumbs} <span className="muted">{node.spine}</span> <span className="crumb-sep">/</span>{' '}
-            <span className="muted">{node.leaf}</span> <span className="crumb-sep">/</span>
+            {crumbs} <span className="muted">{node.spine}</span> <span className="crumb-sep">/</span> <span className="muted">{node.leaf}</span>{' '}
+            <span className="crumb-sep">/</span>
           </>
         }
         title={
@@ -185,7 +185,8 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
                       <GpuUse gpu={g} />
                       {g.migTarget && (
                         <div className="mig-target-row">
-                          <span className="small muted">applying →</span> {g.migTarget.length ? <MigLayout gpu={g} target /> : <span className="small mono">MIG off (whole GPU)</span>}
+                          <span className="small muted">applying →</span>{' '}
+                          {g.migTarget.length ? <MigLayout gpu={g} target /> : <span className="small mono">MIG off (whole GPU)</span>}
                         </div>
                       )}
                     </td>
@@ -245,7 +246,14 @@ function MigEditor({ gpu, node }: { gpu: Gpu; node: NodeDetail }) {
   if (node.state === 'switching' || node.state === 'down') return <span className="muted small">node {node.state}</span>;
   return (
     <span className="mig-editor">
-      <select className="select-sm" aria-label={`MIG layout of GPU ${gpu.index}`} data-testid="mig-preset" value={choice} onChange={(e) => setChoice(e.target.value)} disabled={!!gpu.migTarget || apply.isPending}>
+      <select
+        className="select-sm"
+        aria-label={`MIG layout of GPU ${gpu.index}`}
+        data-testid="mig-preset"
+        value={choice}
+        onChange={(e) => setChoice(e.target.value)}
+        disabled={!!gpu.migTarget || apply.isPending}
+      >
         <option value="">Choose a layout…</option>
         {presets.map((p, i) => (
           <option key={p.name} value={String(i)}>
@@ -253,7 +261,13 @@ function MigEditor({ gpu, node }: { gpu: Gpu; node: NodeDetail }) {
           </option>
         ))}
       </select>
-      <button type="button" className="btn btn-sm btn-outline" data-testid="mig-apply" disabled={choice === '' || !!gpu.migTarget || apply.isPending} onClick={() => apply.mutate(Number(choice))}>
+      <button
+        type="button"
+        className="btn btn-sm btn-outline"
+        data-testid="mig-apply"
+        disabled={choice === '' || !!gpu.migTarget || apply.isPending}
+        onClick={() => apply.mutate(Number(choice))}
+      >
         {apply.isPending ? 'Applying…' : 'Apply'}
       </button>
       {apply.isError && (
