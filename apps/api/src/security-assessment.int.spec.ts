@@ -426,7 +426,8 @@ describe('security assessment: inside one tenant and around the edges', () => {
         .set('Authorization', key)
         .send(job(team.body.id, 'waits', { kind: 'training', simulation: { durationSeconds: 36_000 } }));
       expect(suspended.status).toBe(201);
-      expect((await sys.http().post(`/v1/jobs/${suspended.body.id}/suspend`).set('Authorization', key)).status).toBe(200);
+      // a job still starting cannot be suspended yet (409): ask again until it can
+      await eventually(async () => (await sys.http().post(`/v1/jobs/${suspended.body.id}/suspend`).set('Authorization', key)).status === 200);
       await eventually(async () => (await sys.http().get(`/v1/jobs/${suspended.body.id}`).set('Authorization', key)).body.state === 'suspended');
       await sys.http().put(`/v1/teams/${team.body.id}/quotas`).set('Authorization', tenantAdmin).send({ quotas: [] });
       await sys.http().post(`/v1/jobs/${suspended.body.id}/resume`).set('Authorization', key);

@@ -181,7 +181,7 @@ export async function makeTenant(db: PrismaClient, slug: string, opts: { role?: 
 }
 
 /** Polls `fn` until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, ms = 15000, every = 100): Promise<T> {
+export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, ms = 30_000, every = 100): Promise<T> {
   const deadline = Date.now() + ms;
   let last: unknown;
   while (Date.now() < deadline) {
