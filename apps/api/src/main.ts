@@ -20,6 +20,12 @@ async function main(): Promise<void> {
   app.enableShutdownHooks();
   configureHttp(app);
   await app.listen(config.port, '0.0.0.0');
+  // Idle keep-alive connections outlive those of the proxies in front (the console's server, load
+  // balancers: typically 60 s), so a proxy never sends a request on a connection this server is
+  // closing at that moment (the proxy would answer 502/500 "socket hang up").
+  const server = app.getHttpServer() as import('node:http').Server;
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   new Logger('gantry').log(`api listening on :${config.port}`);
 }
 
