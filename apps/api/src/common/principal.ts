@@ -1,5 +1,6 @@
 import type { Role, Scope } from '@gantry/contracts';
 import { DomainError } from './errors';
+import type { TenantScope } from './tenant-scope';
 
 /** Who is calling, resolved from an API key (or, later, a session). */
 export interface Principal {
@@ -39,22 +40,10 @@ export function ownerOf(p: Principal): string {
   return p.owner ?? (p.userId ? `user:${p.userId}` : `key:${p.keyId}`);
 }
 
-/**
- * The tenancy filter every repository method takes. A platform admin sees every tenant;
- * everyone else is confined to one tenant, and a team-bound caller to one team.
- */
-export type TenantScope = { kind: 'platform' } | { kind: 'tenant'; tenantId: string; teamId: string | null };
-
 export function scopeOf(p: Principal): TenantScope {
   if (p.role === 'platform-admin' && p.tenantId === null) return { kind: 'platform' };
   if (!p.tenantId) throw new DomainError('forbidden', 'this key is not bound to a tenant');
   return { kind: 'tenant', tenantId: p.tenantId, teamId: p.teamId };
-}
-
-/** Prisma `where` fragment for rows that carry tenantId (and teamId). */
-export function tenantWhere(scope: TenantScope): { tenantId?: string; teamId?: string } {
-  if (scope.kind === 'platform') return {};
-  return scope.teamId ? { tenantId: scope.tenantId, teamId: scope.teamId } : { tenantId: scope.tenantId };
 }
 
 export function hasScope(p: Principal, scope: Scope): boolean {

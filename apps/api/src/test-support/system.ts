@@ -87,6 +87,30 @@ async function copyOfRunDatabase(suffix: string): Promise<{ url: string; drop: (
   };
 }
 
+/**
+ * A database of its own (a copy of the run's migrated one) and a client on it, without the API
+ * or a worker: for specs of repositories. `close()` is bounded and always drops the database.
+ */
+export async function startDatabase(): Promise<{ url: string; db: PrismaClient; close(): Promise<void> }> {
+  const database = await copyOfRunDatabase(uniqueSuffix());
+  const db = createPrismaClient(database.url, { max: 3 });
+  let closing: Promise<void> | undefined;
+  const handle = {
+    url: database.url,
+    db,
+    close() {
+      openSystems.delete(handle);
+      closing ??= teardown('closing a test database', [
+        ['disconnecting the test client', () => db.$disconnect()],
+        ['dropping the database', () => database.drop()],
+      ]);
+      return closing;
+    },
+  };
+  openSystems.add(handle);
+  return handle;
+}
+
 /** Deletes every Redis key under `prefix` (queues, locks, rate-limit buckets, channels). */
 export async function deleteRedisKeys(redis: AppConfig['redis'], prefix: string): Promise<void> {
   const client = new Redis({ ...redis, lazyConnect: true, maxRetriesPerRequest: 1 });

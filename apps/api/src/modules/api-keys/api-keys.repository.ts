@@ -3,7 +3,7 @@ import { newApiKey, type Prisma, type Role as DbRole } from '@gantry/db';
 import type { PageQuery } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
-import { tenantWhere, type TenantScope } from '../../common/principal';
+import { assertCovers, scopeWhere, type TenantScope } from '../../common/tenant-scope';
 
 /**
  * API keys. Authentication looks keys up by hash (the secret itself is never stored);
@@ -32,6 +32,7 @@ export class ApiKeysRepository {
    * concurrent requests cannot pass the cap together.
    */
   async createWithin(
+    scope: TenantScope,
     data: {
       name: string;
       role: DbRole;
@@ -45,6 +46,7 @@ export class ApiKeysRepository {
     maxLive: number,
     now: Date,
   ) {
+    assertCovers(scope, data, data.teamId ? `team ${data.teamId}` : `tenant ${data.tenantId ?? '(none)'}`);
     return this.prisma.client.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`api-key-owner:${data.owner}`}))`;
       const live = await tx.apiKey.count({
@@ -66,15 +68,15 @@ export class ApiKeysRepository {
 
   list(scope: TenantScope, q: PageQuery) {
     const a = pageArgs(q, 'desc');
-    return this.prisma.client.apiKey.findMany({ ...a, where: { AND: [a.where, tenantWhere(scope)] } });
+    return this.prisma.client.apiKey.findMany({ ...a, where: { AND: [a.where, scopeWhere(scope, 'team-rows')] } });
   }
 
   find(scope: TenantScope, id: string) {
-    return this.prisma.client.apiKey.findFirst({ where: { id, ...tenantWhere(scope) } });
+    return this.prisma.client.apiKey.findFirst({ where: { id, ...scopeWhere(scope, 'team-rows') } });
   }
 
   async revoke(scope: TenantScope, id: string, at: Date): Promise<boolean> {
-    const r = await this.prisma.client.apiKey.updateMany({ where: { id, revokedAt: null, ...tenantWhere(scope) }, data: { revokedAt: at } });
+    const r = await this.prisma.client.apiKey.updateMany({ where: { id, revokedAt: null, ...scopeWhere(scope, 'team-rows') }, data: { revokedAt: at } });
     return r.count === 1;
   }
 }

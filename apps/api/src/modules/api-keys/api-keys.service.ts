@@ -53,6 +53,7 @@ export class ApiKeysService {
     const owner = ownerOf(p);
     const max = this.config.auth.maxLiveKeysPerOwner;
     const made = await this.keys.createWithin(
+      scopeOf(p),
       {
         name: body.name,
         role: roleToDb(role),

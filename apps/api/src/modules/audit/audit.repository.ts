@@ -3,7 +3,7 @@ import type { Prisma } from '@gantry/db';
 import type { PageQuery } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
-import type { TenantScope } from '../../common/principal';
+import { scopeWhere, type TenantScope } from '../../common/tenant-scope';
 
 export interface NewAuditEntry {
   tenantId: string | null;
@@ -32,7 +32,7 @@ export class AuditRepository {
       where: {
         AND: [
           a.where,
-          scope.kind === 'platform' ? {} : { tenantId: scope.tenantId },
+          scopeWhere(scope, 'tenant-rows'),
           filter.action ? { action: { contains: filter.action } } : {},
           filter.actor ? { actor: { contains: filter.actor, mode: 'insensitive' as const } } : {},
         ],

@@ -1,5 +1,5 @@
 import type { Gpu, Node, NodeDetail, NodeTransition, Persona } from '@gantry/contracts';
-import type { TenantScope } from '../../common/principal';
+import type { TenantScope } from '../../common/tenant-scope';
 import type { GpuRow, NodeRow } from './cluster.repository';
 
 type GpuLike = Omit<GpuRow, 'node'>;

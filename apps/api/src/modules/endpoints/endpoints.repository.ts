@@ -3,7 +3,7 @@ import type { Prisma } from '@gantry/db';
 import type { EndpointCreateParsed, EndpointUpdate, PageQuery } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
-import { tenantWhere, type TenantScope } from '../../common/principal';
+import { assertCovers, scopeWhere, type TenantScope } from '../../common/tenant-scope';
 
 export const endpointWithReplicas = {
   replicas: { where: { endedAt: null }, orderBy: { replica: 'asc' } },
@@ -22,10 +22,11 @@ export class EndpointsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   private where(scope: TenantScope, id: string): Prisma.EndpointWhereInput {
-    return { AND: [{ id }, tenantWhere(scope), { deletedAt: null }] };
+    return { AND: [{ id }, scopeWhere(scope, 'team-rows'), { deletedAt: null }] };
   }
 
-  create(scope: TenantScope & { kind: 'tenant' }, body: EndpointCreateParsed) {
+  async create(scope: TenantScope & { kind: 'tenant' }, body: EndpointCreateParsed) {
+    assertCovers(scope, { tenantId: scope.tenantId, teamId: body.teamId }, `team ${body.teamId}`);
     return this.prisma.client.endpoint.create({
       data: {
         tenantId: scope.tenantId,
@@ -48,7 +49,7 @@ export class EndpointsRepository {
     const a = pageArgs(q, 'desc');
     return this.prisma.client.endpoint.findMany({
       ...a,
-      where: { AND: [a.where, tenantWhere(scope), { deletedAt: null }, filter.teamId ? { teamId: filter.teamId } : {}] },
+      where: { AND: [a.where, scopeWhere(scope, 'team-rows'), { deletedAt: null }, filter.teamId ? { teamId: filter.teamId } : {}] },
       include: endpointWithReplicas,
     });
   }
@@ -97,24 +98,30 @@ export class EndpointsRepository {
       data: { desiredReplicas: 1, lastRequestAt: now, version: { increment: 1 } },
     });
     const warm = await this.prisma.client.endpointReplica.findFirst({
-      where: { AND: [{ endpointId: id, endedAt: null, serving: false, state: 'ready' }, scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}] },
+      where: { AND: [{ endpointId: id, endedAt: null, serving: false, state: 'ready' }, { endpoint: scopeWhere(scope, 'team-rows') }] },
       orderBy: { replica: 'asc' },
     });
     if (!warm) return false;
-    const r = await this.prisma.client.endpointReplica.updateMany({ where: { id: warm.id, serving: false, endedAt: null }, data: { serving: true } });
+    const r = await this.prisma.client.endpointReplica.updateMany({
+      where: { id: warm.id, serving: false, endedAt: null, endpoint: scopeWhere(scope, 'team-rows') },
+      data: { serving: true },
+    });
     return r.count === 1;
   }
 
   /** A serving replica that answers now (lowest index first), or null. */
   servingReplica(scope: TenantScope, id: string) {
     return this.prisma.client.endpointReplica.findFirst({
-      where: { AND: [{ endpointId: id, endedAt: null, serving: true, state: 'ready' }, scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}] },
+      where: { AND: [{ endpointId: id, endedAt: null, serving: true, state: 'ready' }, { endpoint: scopeWhere(scope, 'team-rows') }] },
       orderBy: { replica: 'asc' },
       select: { replica: true },
     });
   }
 
-  async recordColdStart(scope: TenantScope & { kind: 'tenant' }, id: string, c: { startedAt: Date; readyAt: Date; warm: boolean }): Promise<void> {
+  /** Records a cold start of an endpoint in the scope; false (nothing written) when the endpoint is outside it. */
+  async recordColdStart(scope: TenantScope & { kind: 'tenant' }, id: string, c: { startedAt: Date; readyAt: Date; warm: boolean }): Promise<boolean> {
+    const endpoint = await this.prisma.client.endpoint.findFirst({ where: { AND: [{ id }, scopeWhere(scope, 'team-rows')] }, select: { id: true } });
+    if (!endpoint) return false;
     await this.prisma.client.coldStart.create({
       data: {
         tenantId: scope.tenantId,
@@ -125,12 +132,13 @@ export class EndpointsRepository {
         warm: c.warm,
       },
     });
+    return true;
   }
 
   /** Cold-start durations (ms) of these endpoints, the most recent 500 each at most. */
   async coldStartDurations(scope: TenantScope, endpointIds: string[]): Promise<Map<string, { durationMs: number; startedAt: Date }[]>> {
     const rows = await this.prisma.client.coldStart.findMany({
-      where: { AND: [{ endpointId: { in: endpointIds } }, scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}] },
+      where: { AND: [{ endpointId: { in: endpointIds } }, { endpoint: scopeWhere(scope, 'team-rows') }] },
       orderBy: { startedAt: 'desc' },
       select: { endpointId: true, durationMs: true, startedAt: true },
       take: 500 * Math.max(1, endpointIds.length),
@@ -142,11 +150,5 @@ export class EndpointsRepository {
       out.set(r.endpointId, list);
     }
     return out;
-  }
-
-  /** The team's GPU units in use per GPU model, and its quota rows. */
-  async teamUsage(teamId: string): Promise<Map<string, number>> {
-    const rows = await this.prisma.client.allocation.groupBy({ by: ['gpuModel'], where: { teamId, endedAt: null }, _sum: { gpuUnits: true } });
-    return new Map(rows.map((r) => [r.gpuModel, Number(r._sum.gpuUnits ?? 0)]));
   }
 }

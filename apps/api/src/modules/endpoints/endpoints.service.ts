@@ -18,7 +18,8 @@ import { QuotasRepository } from '../quotas/quotas.repository';
 import { DomainError, notFound } from '../../common/errors';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { toPage } from '../../common/pagination';
-import { scopeOf, type Principal, type TenantScope } from '../../common/principal';
+import { scopeOf, type Principal } from '../../common/principal';
+import { type TenantScope } from '../../common/tenant-scope';
 import { QueuesService } from '../../queues/queues.service';
 import { TenantsRepository } from '../tenants/tenants.repository';
 import { JobRequestValidator } from '../jobs/job-request.validator';
@@ -61,7 +62,7 @@ export class EndpointsService {
       topology: { level: 'any', required: false },
       preemptible: false,
     });
-    await this.checkQuota(team.id, body.resources, body.minReplicas + body.warmPool, 0, 'limit');
+    await this.checkQuota(scope, team.id, body.resources, body.minReplicas + body.warmPool, 0, 'limit');
     try {
       const row = await this.endpoints.create(scope, body);
       if (row.desiredReplicas + row.warmPool > 0) await this.queues.requestSchedule(`endpoint ${row.id} created`);
@@ -110,7 +111,7 @@ export class EndpointsService {
       ]);
     }
     const desired = Math.min(max, Math.max(min, row.desiredReplicas));
-    await this.checkQuota(row.teamId, row.resources as JobResources, desired + (patch.warmPool ?? row.warmPool), heldUnits(row), 'free');
+    await this.checkQuota(scope, row.teamId, row.resources as JobResources, desired + (patch.warmPool ?? row.warmPool), heldUnits(row), 'free');
     await this.endpoints.update(scope, id, { ...patch, desiredReplicas: desired });
     await this.queues.requestSchedule(`endpoint ${id} updated`);
     return this.get(p, id);
@@ -130,7 +131,7 @@ export class EndpointsService {
         { field: 'replicas', problem: `below minReplicas ${row.minReplicas}` },
       ]);
     }
-    await this.checkQuota(row.teamId, row.resources as JobResources, replicas + row.warmPool, heldUnits(row), 'free');
+    await this.checkQuota(scope, row.teamId, row.resources as JobResources, replicas + row.warmPool, heldUnits(row), 'free');
     await this.endpoints.scale(scope, id, replicas, new Date(Date.now() + MANUAL_HOLD_SECONDS * 1000));
     await this.queues.requestSchedule(`endpoint ${id} scaled to ${replicas}`);
     return this.get(p, id);
@@ -209,8 +210,15 @@ export class EndpointsService {
    * Quota: `limit` refuses what could never fit the team's limit (create); `free` refuses
    * what does not fit what the team has left now, counting what this endpoint already holds.
    */
-  private async checkQuota(teamId: string, resources: JobResources, replicas: number, heldByEndpoint: number, mode: 'limit' | 'free'): Promise<void> {
-    const bounds = await this.quotas.bounds(teamId, resources.gpuModel);
+  private async checkQuota(
+    scope: TenantScope,
+    teamId: string,
+    resources: JobResources,
+    replicas: number,
+    heldByEndpoint: number,
+    mode: 'limit' | 'free',
+  ): Promise<void> {
+    const bounds = await this.quotas.bounds(scope, teamId, resources.gpuModel);
     const rows = bounds.rows;
     const want = replicaGpuUnits(resources) * replicas;
     if (mode === 'limit') {
@@ -218,7 +226,7 @@ export class EndpointsService {
       checkFitsQuota(bounds, { gpuModel: resources.gpuModel, units: want, mayBorrow: true, what: `${replicas} replica(s)` }, { size: 'minReplicas' });
       return;
     }
-    const usage = await this.endpoints.teamUsage(teamId);
+    const usage = await this.quotas.inUseByModel(scope, teamId);
     for (const quota of coveringRows(rows, resources.gpuModel)) {
       const limit = quota.limit;
       const scopeName = quota.gpuModel === '*' ? 'all GPU models' : quota.gpuModel;

@@ -3,7 +3,7 @@ import { Prisma, type Tx } from '@gantry/db';
 import type { JobCreateParsed, PageQuery } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
-import { tenantWhere, type TenantScope } from '../../common/principal';
+import { assertCovers, scopeWhere, type TenantScope } from '../../common/tenant-scope';
 import { EventsRepository } from '../events/events.repository';
 import { orderJobs, type ClusterSnapshot } from '@gantry/scheduler';
 import { pendingJob } from '../cluster/snapshot';
@@ -38,6 +38,7 @@ export class JobsRepository {
     job: JobCreateParsed,
     meta: { idempotencyKey?: string; idempotencyBodyHash?: string; keyId: string },
   ): Promise<JobRow> {
+    assertCovers(scope, { tenantId: scope.tenantId, teamId: job.teamId }, `team ${job.teamId}`);
     const row = await this.prisma.client.job.create({
       data: {
         tenantId: scope.tenantId,
@@ -62,8 +63,8 @@ export class JobsRepository {
   }
 
   findByIdempotencyKey(scope: TenantScope & { kind: 'tenant' }, key: string) {
-    return this.prisma.client.job.findUnique({
-      where: { tenantId_idempotencyKey: { tenantId: scope.tenantId, idempotencyKey: key } },
+    return this.prisma.client.job.findFirst({
+      where: { idempotencyKey: key, ...scopeWhere(scope, 'team-rows') },
       include: jobWithPlacement,
     });
   }
@@ -75,7 +76,7 @@ export class JobsRepository {
       where: {
         AND: [
           a.where,
-          tenantWhere(scope),
+          scopeWhere(scope, 'team-rows'),
           filter.teamId ? { teamId: filter.teamId } : {},
           filter.state ? { state: filter.state as Prisma.JobWhereInput['state'] } : {},
         ],
@@ -85,12 +86,12 @@ export class JobsRepository {
   }
 
   find(scope: TenantScope, id: string) {
-    return this.prisma.client.job.findFirst({ where: { id, ...tenantWhere(scope) }, include: jobWithPlacement });
+    return this.prisma.client.job.findFirst({ where: { id, ...scopeWhere(scope, 'team-rows') }, include: jobWithPlacement });
   }
 
   listEvents(scope: TenantScope, jobId: string) {
     return this.prisma.client.event.findMany({
-      where: { jobId, ...(scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}) },
+      where: { jobId, job: scopeWhere(scope, 'team-rows') },
       orderBy: { createdAt: 'asc' },
       take: 200,
     });
@@ -99,7 +100,7 @@ export class JobsRepository {
   /** Ids of pending jobs in queue order (priority, then fair share of the team, then age). */
   async pendingOrder(scope: TenantScope): Promise<string[]> {
     const rows = await this.prisma.client.job.findMany({
-      where: { state: 'pending', ...(scope.kind === 'tenant' ? { tenantId: scope.tenantId } : {}) },
+      where: { state: 'pending', ...scopeWhere(scope, 'tenant-rows') },
       select: {
         id: true,
         teamId: true,
@@ -175,7 +176,9 @@ export class JobsRepository {
   /** Ids of a team's jobs that a team suspend acts on: suspendable kinds, pending, starting or running. */
   async suspendableIdsOfTeam(scope: TenantScope, teamId: string): Promise<string[]> {
     const rows = await this.prisma.client.job.findMany({
-      where: { AND: [tenantWhere(scope), { teamId }, { kind: { in: [...SUSPENDABLE_KINDS] } }, { state: { in: ['pending', 'starting', 'running'] } }] },
+      where: {
+        AND: [scopeWhere(scope, 'team-rows'), { teamId }, { kind: { in: [...SUSPENDABLE_KINDS] } }, { state: { in: ['pending', 'starting', 'running'] } }],
+      },
       orderBy: { createdAt: 'asc' },
       select: { id: true },
     });
@@ -185,7 +188,7 @@ export class JobsRepository {
   /** Ids of a team's suspended jobs, oldest first. */
   async suspendedIdsOfTeam(scope: TenantScope, teamId: string): Promise<string[]> {
     const rows = await this.prisma.client.job.findMany({
-      where: { AND: [tenantWhere(scope), { teamId }, { state: 'suspended' }] },
+      where: { AND: [scopeWhere(scope, 'team-rows'), { teamId }, { state: 'suspended' }] },
       orderBy: { createdAt: 'asc' },
       select: { id: true },
     });
@@ -202,15 +205,15 @@ export class JobsRepository {
     }) => { state: 'suspended' | 'suspending' | 'pending'; event: string; message: string; reasons: object[] } | null,
   ) {
     return this.prisma.client.$transaction(async (tx) => {
-      const job = await tx.job.findFirst({ where: { id, ...tenantWhere(scope) } });
+      const job = await tx.job.findFirst({ where: { id, ...scopeWhere(scope, 'team-rows') } });
       if (!job) return { job: null, changed: false, to: null };
       const next = decide(job);
       if (!next) return { job, changed: false, to: null };
       const r = await tx.job.updateMany({
-        where: { id, version: job.version },
+        where: { id, version: job.version, ...scopeWhere(scope, 'team-rows') },
         data: { state: next.state, version: { increment: 1 }, reasons: next.reasons as Prisma.InputJsonValue },
       });
-      if (r.count !== 1) return { job: await tx.job.findUnique({ where: { id } }), changed: false, to: null };
+      if (r.count !== 1) return { job: await tx.job.findFirst({ where: { id, ...scopeWhere(scope, 'team-rows') } }), changed: false, to: null };
       await this.events.append(tx, { tenantId: job.tenantId, jobId: id, type: next.event, message: next.message });
       return { job, changed: true, to: next.state };
     });
@@ -223,10 +226,10 @@ export class JobsRepository {
    */
   cancel(scope: TenantScope, id: string, now: Date) {
     return this.prisma.client.$transaction(async (tx) => {
-      const job = await tx.job.findFirst({ where: { id, ...tenantWhere(scope) } });
+      const job = await tx.job.findFirst({ where: { id, ...scopeWhere(scope, 'team-rows') } });
       if (!job) return { job, cancelled: false };
       const updated = await tx.job.updateMany({
-        where: { id, state: { in: [...ACTIVE_STATES] } },
+        where: { id, state: { in: [...ACTIVE_STATES] }, ...scopeWhere(scope, 'team-rows') },
         data: {
           state: 'cancelled',
           finishedAt: now,
@@ -235,8 +238,8 @@ export class JobsRepository {
           reasons: [{ code: 'cancelled', message: 'cancelled by the user' }],
         },
       });
-      if (updated.count === 0) return { job: await tx.job.findUnique({ where: { id } }), cancelled: false };
-      await releaseAllocations(tx, id, now);
+      if (updated.count === 0) return { job: await tx.job.findFirst({ where: { id, ...scopeWhere(scope, 'team-rows') } }), cancelled: false };
+      await releaseAllocations(tx, scope, id, now);
       await this.events.append(tx, { tenantId: job.tenantId, jobId: id, type: 'job.cancelled', message: 'cancelled by the user' });
       return { job, cancelled: true };
     });
@@ -246,8 +249,8 @@ export class JobsRepository {
 /** Job kinds whose work can be checkpointed and resumed. */
 export const SUSPENDABLE_KINDS = ['training', 'notebook', 'vm', 'cluster'] as const;
 
-/** Ends every active allocation of a job (its GPU slots become free at once). */
-export async function releaseAllocations(tx: Tx, jobId: string, now: Date): Promise<number> {
-  const r = await tx.allocation.updateMany({ where: { jobId, endedAt: null }, data: { endedAt: now, activeSlot: null } });
+/** Ends every active allocation of a job in the scope (its GPU slots become free at once). */
+export async function releaseAllocations(tx: Tx, scope: TenantScope, jobId: string, now: Date): Promise<number> {
+  const r = await tx.allocation.updateMany({ where: { jobId, endedAt: null, ...scopeWhere(scope, 'team-rows') }, data: { endedAt: now, activeSlot: null } });
   return r.count;
 }

@@ -5,7 +5,8 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DomainError, notFound } from '../../common/errors';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { toPage } from '../../common/pagination';
-import { ownerOf, scopeOf, type Principal, type TenantScope } from '../../common/principal';
+import { ownerOf, scopeOf, type Principal } from '../../common/principal';
+import { type TenantScope } from '../../common/tenant-scope';
 import { QueuesService } from '../../queues/queues.service';
 import { TenantsRepository } from '../tenants/tenants.repository';
 import { JobsRepository, SUSPENDABLE_KINDS, type JobRow } from './jobs.repository';
@@ -45,7 +46,7 @@ export class JobsService {
       if (earlier) return { job: await this.replay(scope, earlier, idempotency.bodyHash), replayed: true };
     }
     await this.validator.validate(body);
-    await this.checkQuotaLimit(team.id, body);
+    await this.checkQuotaLimit(scope, team.id, body);
     try {
       const row = await this.jobs.create(scope, body, { idempotencyKey: idempotency?.key, idempotencyBodyHash: idempotency?.bodyHash, keyId: p.keyId });
       await this.queues.requestSchedule(`job ${row.id} submitted`);
@@ -171,11 +172,10 @@ export class JobsService {
     return this.present(scope, (await this.jobs.find(scope, id))!);
   }
 
-  /** A job larger than the team's limit could never run: refuse it now (409). */
   /** The quota rules of submission (see quota-coverage): covered, within the limit, borrowing only when preemptible. */
-  private async checkQuotaLimit(teamId: string, body: JobCreateParsed): Promise<void> {
+  private async checkQuotaLimit(scope: TenantScope, teamId: string, body: JobCreateParsed): Promise<void> {
     checkFitsQuota(
-      await this.quotas.bounds(teamId, body.resources.gpuModel),
+      await this.quotas.bounds(scope, teamId, body.resources.gpuModel),
       {
         gpuModel: body.resources.gpuModel,
         units: replicaGpuUnits(body.resources) * body.replicas,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../common/prisma.service';
 import { EventsRepository } from '../events/events.repository';
 import type { Tx } from '@gantry/db';
+import { SYSTEM_SCOPE } from '../../common/tenant-scope';
 import { releaseAllocations, SUSPENDABLE_KINDS } from '../jobs/jobs.repository';
 
 /** Job state transitions driven by the cluster (system-scoped: worker only). */
@@ -56,7 +57,7 @@ export class LifecycleRepository {
           reasons: ok ? [] : [{ code: 'exit_code', message: `a replica exited with code ${exitCode}` }],
         },
       });
-      const released = await releaseAllocations(tx, jobId, now);
+      const released = await releaseAllocations(tx, SYSTEM_SCOPE, jobId, now);
       await this.events.append(tx, {
         tenantId: job.tenantId,
         jobId,
@@ -87,7 +88,7 @@ export class LifecycleRepository {
           reasons: [{ code: 'suspended', message: 'suspended by the user; resume to requeue it with its checkpoint' }],
         },
       });
-      const released = await releaseAllocations(tx, jobId, now);
+      const released = await releaseAllocations(tx, SYSTEM_SCOPE, jobId, now);
       const pct = job.durationSeconds ? ` (${Math.round((100 * checkpoint.progressSeconds) / job.durationSeconds)}% done)` : '';
       await this.events.append(tx, {
         tenantId: job.tenantId,
@@ -127,7 +128,7 @@ export class LifecycleRepository {
         reasons: [{ code: 'preempted', message: `preempted; ${kept}` }],
       },
     });
-    const released = await releaseAllocations(tx, job.id, now);
+    const released = await releaseAllocations(tx, SYSTEM_SCOPE, job.id, now);
     await this.events.append(tx, {
       tenantId: job.tenantId,
       jobId: job.id,
@@ -148,7 +149,7 @@ export class LifecycleRepository {
         data: { state: 'pending', runningSince: null, version: { increment: 1 }, reasons: [{ code: 'start_refused', message }] },
       });
       if (r.count !== 1) return false;
-      const released = await releaseAllocations(tx, job.id, now);
+      const released = await releaseAllocations(tx, SYSTEM_SCOPE, job.id, now);
       await this.events.append(tx, {
         tenantId: job.tenantId,
         jobId: job.id,

@@ -1,5 +1,5 @@
 import type { Incident, IncidentStep } from '@gantry/contracts';
-import type { TenantScope } from '../../common/principal';
+import type { TenantScope } from '../../common/tenant-scope';
 
 interface IncidentRow {
   id: string;

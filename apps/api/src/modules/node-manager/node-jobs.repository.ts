@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../common/prisma.service';
 import { EventsRepository } from '../events/events.repository';
+import { SYSTEM_SCOPE } from '../../common/tenant-scope';
 import { releaseAllocations } from '../jobs/jobs.repository';
 
 const ACTIVE = { endedAt: null } as const;
@@ -106,7 +107,7 @@ export class NodeJobsRepository {
         },
       });
       if (moved.count !== 1) return false;
-      const released = await releaseAllocations(tx, jobId, now);
+      const released = await releaseAllocations(tx, SYSTEM_SCOPE, jobId, now);
       await this.events.append(tx, {
         tenantId: job.tenantId,
         jobId,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, type Tx } from '@gantry/db';
 import type { QuotaEntry } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
-import type { TenantScope } from '../../common/principal';
+import { scopeSql, scopeWhere, type TenantScope } from '../../common/tenant-scope';
 
 const dec = (n: number) => new Prisma.Decimal(n.toFixed(3));
 
@@ -13,29 +13,32 @@ export class QuotasRepository {
 
   /** The team with its tenant and quota rows, or null when the caller cannot see it. */
   findTeam(scope: TenantScope, teamId: string) {
-    const where: Prisma.TeamWhereInput =
-      scope.kind === 'platform' ? { id: teamId } : { AND: [{ id: teamId }, { tenantId: scope.tenantId }, scope.teamId ? { id: scope.teamId } : {}] };
-    return this.prisma.client.team.findFirst({ where, include: { tenant: true, quotas: { orderBy: { gpuModel: 'asc' } } } });
+    return this.prisma.client.team.findFirst({
+      where: { AND: [{ id: teamId }, scopeWhere(scope, 'team')] },
+      include: { tenant: true, quotas: { orderBy: { gpuModel: 'asc' } } },
+    });
   }
 
   findTenant(scope: TenantScope, tenantId: string) {
-    if (scope.kind === 'tenant' && scope.tenantId !== tenantId) return Promise.resolve(null);
-    return this.prisma.client.tenant.findUnique({ where: { id: tenantId } });
+    return this.prisma.client.tenant.findFirst({ where: { AND: [{ id: tenantId }, scopeWhere(scope, 'tenant')] } });
   }
 
   /**
    * Replaces a team's quota rows. The tenant row is locked first, so two concurrent changes in
    * one tenant are checked one after the other against the tenant total. `check` runs under the
-   * lock with the current state and throws to refuse.
+   * lock with the current state and throws to refuse. Null when the team is outside the scope.
    */
   replaceTeamQuotas(
-    tenantId: string,
+    scope: TenantScope,
     teamId: string,
     entries: QuotaEntry[],
     opts: { setCeilings: boolean },
     check: (state: { gpuTotal: number | null; teams: { teamId: string; guaranteed: number }[]; current: StoredRow[] }) => void,
   ) {
     return this.prisma.client.$transaction(async (tx) => {
+      const team = await tx.team.findFirst({ where: { AND: [{ id: teamId }, scopeWhere(scope, 'team')] }, select: { tenantId: true } });
+      if (!team) return null;
+      const tenantId = team.tenantId;
       const [tenant] = await tx.$queryRaw<{ gpuTotal: Prisma.Decimal | null }[]>`SELECT "gpuTotal" FROM "Tenant" WHERE id = ${tenantId} FOR UPDATE`;
       const rows = await tx.quota.findMany({ where: { team: { tenantId } } });
       const teams = new Map<string, number>();
@@ -47,7 +50,7 @@ export class QuotasRepository {
         current,
       });
       const keep = entries.map((e) => e.gpuModel);
-      await tx.quota.deleteMany({ where: { teamId, gpuModel: { notIn: keep } } });
+      await tx.quota.deleteMany({ where: { teamId, gpuModel: { notIn: keep }, ...scopeWhere(scope, 'quota') } });
       for (const e of entries) {
         const before = current.find((c) => c.gpuModel === e.gpuModel);
         // The tenant admin's values are the ceilings; a row made before ceilings existed keeps
@@ -76,15 +79,21 @@ export class QuotasRepository {
     });
   }
 
-  /** Sets the tenant total under a lock of the tenant row; `check` sees the teams' guaranteed sum. */
-  setTenantTotal(tenantId: string, gpuTotal: number | null, check: (guaranteedSum: number) => void) {
+  /**
+   * Sets the tenant total under a lock of the tenant row; `check` sees the teams' guaranteed sum.
+   * Null when the tenant is outside the scope.
+   */
+  setTenantTotal(scope: TenantScope, tenantId: string, gpuTotal: number | null, check: (guaranteedSum: number) => void) {
     return this.prisma.client.$transaction(async (tx: Tx) => {
+      const where = { AND: [{ id: tenantId }, scopeWhere(scope, 'tenant')] };
+      const locked = await tx.tenant.findFirst({ where, select: { id: true } });
+      if (!locked) return null;
       await tx.$queryRaw`SELECT id FROM "Tenant" WHERE id = ${tenantId} FOR UPDATE`;
       const sum = await tx.quota.aggregate({ where: { team: { tenantId } }, _sum: { guaranteed: true } });
       const guaranteedSum = Number(sum._sum.guaranteed ?? 0);
       check(guaranteedSum);
-      const t = await tx.tenant.update({ where: { id: tenantId }, data: { gpuTotal: gpuTotal === null ? null : dec(gpuTotal) } });
-      return { tenant: t, guaranteedSum };
+      await tx.tenant.updateMany({ where, data: { gpuTotal: gpuTotal === null ? null : dec(gpuTotal) } });
+      return { tenant: (await tx.tenant.findFirst({ where }))!, guaranteedSum };
     });
   }
 
@@ -94,12 +103,13 @@ export class QuotasRepository {
    * the cluster has in all.
    */
   async bounds(
+    scope: TenantScope,
     teamId: string,
     gpuModel: string | undefined,
   ): Promise<{ rows: { gpuModel: string; guaranteed: number; limit: number }[]; tenantTotal: number | null; clusterGpus: number }> {
     const [rows, team, clusterGpus] = await Promise.all([
-      this.prisma.client.quota.findMany({ where: { teamId } }),
-      this.prisma.client.team.findUnique({ where: { id: teamId }, select: { tenant: { select: { gpuTotal: true } } } }),
+      this.prisma.client.quota.findMany({ where: { teamId, ...scopeWhere(scope, 'quota') } }),
+      this.prisma.client.team.findFirst({ where: { AND: [{ id: teamId }, scopeWhere(scope, 'team')] }, select: { tenant: { select: { gpuTotal: true } } } }),
       this.prisma.client.gpu.count({ where: gpuModel ? { model: gpuModel } : {} }),
     ]);
     const total = team?.tenant.gpuTotal;
@@ -110,27 +120,40 @@ export class QuotasRepository {
     };
   }
 
-  async guaranteedSum(tenantId: string): Promise<number> {
-    const sum = await this.prisma.client.quota.aggregate({ where: { team: { tenantId } }, _sum: { guaranteed: true } });
+  /** The sum of the guaranteed GPUs of all the tenant's teams (a team-bound caller sees its tenant's sum). */
+  async guaranteedSum(scope: TenantScope, tenantId: string): Promise<number> {
+    const sum = await this.prisma.client.quota.aggregate({
+      where: { team: { AND: [{ tenantId }, scopeWhere(scope, 'tenant-rows')] } },
+      _sum: { guaranteed: true },
+    });
     return Number(sum._sum.guaranteed ?? 0);
   }
 
   /** GPUs held now by the team, per GPU model. */
-  async inUseByModel(teamId: string): Promise<Map<string, number>> {
-    const rows = await this.prisma.client.allocation.groupBy({ by: ['gpuModel'], where: { teamId, endedAt: null }, _sum: { gpuUnits: true } });
+  async inUseByModel(scope: TenantScope, teamId: string): Promise<Map<string, number>> {
+    const rows = await this.prisma.client.allocation.groupBy({
+      by: ['gpuModel'],
+      where: { AND: [{ teamId, endedAt: null }, scopeWhere(scope, 'team-rows')] },
+      _sum: { gpuUnits: true },
+    });
     return new Map(rows.map((r) => [r.gpuModel, Number(r._sum.gpuUnits ?? 0)]));
   }
 
-  pendingJobs(teamId: string) {
-    return this.prisma.client.job.findMany({ where: { teamId, state: 'pending' }, select: { resources: true, replicas: true }, take: 10_000 });
+  pendingJobs(scope: TenantScope, teamId: string) {
+    return this.prisma.client.job.findMany({
+      where: { AND: [{ teamId, state: 'pending' }, scopeWhere(scope, 'team-rows')] },
+      select: { resources: true, replicas: true },
+      take: 10_000,
+    });
   }
 
   /** GPU-hours the team's allocations held inside [start, end). */
-  async gpuHours(teamId: string, start: Date, end: Date, now: Date): Promise<number> {
+  async gpuHours(scope: TenantScope, teamId: string, start: Date, end: Date, now: Date): Promise<number> {
+    const scoped = scopeSql(scope).map((c) => Prisma.sql` AND ${c}`);
     const [row] = await this.prisma.client.$queryRaw<{ h: number | null }[]>`
       SELECT SUM("gpuUnits"::float8 * EXTRACT(EPOCH FROM (LEAST(COALESCE("endedAt", ${now}::timestamp), ${end}::timestamp) - GREATEST("startedAt", ${start}::timestamp)))) / 3600 AS h
       FROM "Allocation"
-      WHERE "teamId" = ${teamId} AND "startedAt" < ${end}::timestamp AND ("endedAt" IS NULL OR "endedAt" > ${start}::timestamp)`;
+      WHERE "teamId" = ${teamId} AND "startedAt" < ${end}::timestamp AND ("endedAt" IS NULL OR "endedAt" > ${start}::timestamp)${scoped.length ? Prisma.join(scoped, '') : Prisma.empty}`;
     return Math.max(0, Number(row?.h ?? 0));
   }
 }

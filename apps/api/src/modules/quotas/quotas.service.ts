@@ -31,17 +31,18 @@ export class QuotasService {
     const asTeamAdmin = p.role === 'team-admin';
     if (asTeamAdmin && p.teamId !== team.id) throw new DomainError('forbidden', 'a team admin can change only the quotas of its own team');
     checkQuotaShape(body.quotas);
-    await this.repo.replaceTeamQuotas(team.tenantId, team.id, body.quotas, { setCeilings: !asTeamAdmin }, (state) => {
+    const replaced = await this.repo.replaceTeamQuotas(scopeOf(p), team.id, body.quotas, { setCeilings: !asTeamAdmin }, (state) => {
       if (asTeamAdmin) checkTeamAdminCeiling(body.quotas, state.current);
       checkTenantTotal(state.gpuTotal, team.id, body.quotas, state.teams);
     });
+    if (!replaced) throw notFound('team', teamId);
     return this.get(p, teamId);
   }
 
   async getTenantQuota(p: Principal, tenantId: string): Promise<TenantQuota> {
     const t = await this.repo.findTenant(scopeOf(p), tenantId);
     if (!t) throw notFound('tenant', tenantId);
-    return { tenantId: t.id, gpuTotal: t.gpuTotal == null ? null : Number(t.gpuTotal), guaranteedSum: r3(await this.repo.guaranteedSum(t.id)) };
+    return { tenantId: t.id, gpuTotal: t.gpuTotal == null ? null : Number(t.gpuTotal), guaranteedSum: r3(await this.repo.guaranteedSum(scopeOf(p), t.id)) };
   }
 
   /** The tenant total is the platform admin's: tenant admins read it, never raise it. */
@@ -49,18 +50,20 @@ export class QuotasService {
     const t = await this.repo.findTenant(scopeOf(p), tenantId);
     if (!t) throw notFound('tenant', tenantId);
     requireRole(p, 'platform-admin');
-    const r = await this.repo.setTenantTotal(t.id, gpuTotal, (sum) => checkNewTenantTotal(gpuTotal, sum));
+    const r = await this.repo.setTenantTotal(scopeOf(p), t.id, gpuTotal, (sum) => checkNewTenantTotal(gpuTotal, sum));
+    if (!r) throw notFound('tenant', tenantId);
     return { tenantId: t.id, gpuTotal: r.tenant.gpuTotal == null ? null : Number(r.tenant.gpuTotal), guaranteedSum: r3(r.guaranteedSum) };
   }
 
   async usage(p: Principal, teamId: string, now = new Date()): Promise<TeamUsage> {
-    const team = await this.repo.findTeam(scopeOf(p), teamId);
+    const scope = scopeOf(p);
+    const team = await this.repo.findTeam(scope, teamId);
     if (!team) throw notFound('team', teamId);
     const period = budgetPeriod(now);
     const [byModel, pending, gpuHours] = await Promise.all([
-      this.repo.inUseByModel(team.id),
-      this.repo.pendingJobs(team.id),
-      this.repo.gpuHours(team.id, period.start, period.end, now),
+      this.repo.inUseByModel(scope, team.id),
+      this.repo.pendingJobs(scope, team.id),
+      this.repo.gpuHours(scope, team.id, period.start, period.end, now),
     ]);
     const pendingByModel = new Map<string, number>();
     let pendingAll = 0;

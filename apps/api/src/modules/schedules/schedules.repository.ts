@@ -1,23 +1,31 @@
 import { Injectable } from '@nestjs/common';
 import type { ScheduleAction } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
-import { tenantWhere, type TenantScope } from '../../common/principal';
+import { assertCovers, scopeWhere, type TenantScope } from '../../common/tenant-scope';
 
 /** Suspend schedules: read and changed through the caller's tenant scope; the worker's tick reads all. */
 @Injectable()
 export class SchedulesRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(scope: TenantScope & { kind: 'tenant' }, data: { teamId: string; jobId: string | null; action: ScheduleAction; cron: string; timeZone: string }) {
+  async create(
+    scope: TenantScope & { kind: 'tenant' },
+    data: { teamId: string; jobId: string | null; action: ScheduleAction; cron: string; timeZone: string },
+  ) {
+    assertCovers(scope, { tenantId: scope.tenantId, teamId: data.teamId }, `team ${data.teamId}`);
     return this.prisma.client.suspendSchedule.create({ data: { tenantId: scope.tenantId, ...data } });
   }
 
   listOfTeam(scope: TenantScope, teamId: string) {
-    return this.prisma.client.suspendSchedule.findMany({ where: { AND: [tenantWhere(scope), { teamId }] }, orderBy: { createdAt: 'asc' }, take: 200 });
+    return this.prisma.client.suspendSchedule.findMany({
+      where: { AND: [scopeWhere(scope, 'team-rows'), { teamId }] },
+      orderBy: { createdAt: 'asc' },
+      take: 200,
+    });
   }
 
   async remove(scope: TenantScope, id: string): Promise<boolean> {
-    const r = await this.prisma.client.suspendSchedule.deleteMany({ where: { AND: [tenantWhere(scope), { id }] } });
+    const r = await this.prisma.client.suspendSchedule.deleteMany({ where: { AND: [scopeWhere(scope, 'team-rows'), { id }] } });
     return r.count === 1;
   }
 

@@ -3,7 +3,7 @@ import type { PageQuery, TeamCreate, TenantCreate } from '@gantry/contracts';
 import { Prisma } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
-import type { TenantScope } from '../../common/principal';
+import { assertCovers, scopeWhere, type TenantScope } from '../../common/tenant-scope';
 
 /** Tenants and teams. Every read takes the caller's tenant scope. */
 @Injectable()
@@ -11,7 +11,8 @@ export class TenantsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** A new tenant; its GPU total is 0 (no capacity) unless one is given (null: unbounded). */
-  createTenant(data: TenantCreate) {
+  async createTenant(scope: TenantScope, data: TenantCreate) {
+    assertCovers(scope, { tenantId: null }, 'a new tenant');
     const gpuTotal = data.gpuTotal === undefined ? 0 : data.gpuTotal;
     return this.prisma.client.tenant.create({
       data: { name: data.name, slug: data.slug, gpuTotal: gpuTotal === null ? null : new Prisma.Decimal(gpuTotal.toFixed(3)) },
@@ -20,35 +21,29 @@ export class TenantsRepository {
 
   listTenants(scope: TenantScope, q: PageQuery) {
     const a = pageArgs(q);
-    const where = scope.kind === 'platform' ? a.where : { AND: [a.where, { id: scope.tenantId }] };
-    return this.prisma.client.tenant.findMany({ ...a, where });
+    return this.prisma.client.tenant.findMany({ ...a, where: { AND: [a.where, scopeWhere(scope, 'tenant')] } });
   }
 
   findTenant(scope: TenantScope, id: string) {
-    if (scope.kind === 'tenant' && scope.tenantId !== id) return Promise.resolve(null);
-    return this.prisma.client.tenant.findUnique({ where: { id } });
+    return this.prisma.client.tenant.findFirst({ where: { AND: [{ id }, scopeWhere(scope, 'tenant')] } });
   }
 
-  createTeam(tenantId: string, data: TeamCreate) {
+  async createTeam(scope: TenantScope, tenantId: string, data: TeamCreate) {
+    assertCovers(scope, { tenantId }, `tenant ${tenantId}`);
     return this.prisma.client.team.create({ data: { ...data, tenantId } });
   }
 
   listTeams(scope: TenantScope, tenantId: string, q: PageQuery) {
     const a = pageArgs(q);
-    return this.prisma.client.team.findMany({ ...a, where: { AND: [a.where, this.teamWhere(scope), { tenantId }] } });
+    return this.prisma.client.team.findMany({ ...a, where: { AND: [a.where, scopeWhere(scope, 'team'), { tenantId }] } });
   }
 
   findTeam(scope: TenantScope, id: string) {
-    return this.prisma.client.team.findFirst({ where: { AND: [{ id }, this.teamWhere(scope)] } });
+    return this.prisma.client.team.findFirst({ where: { AND: [{ id }, scopeWhere(scope, 'team')] } });
   }
 
   /** Teams a caller may act for: its team, or all teams of its tenant. */
   teamsOf(scope: TenantScope) {
-    return this.prisma.client.team.findMany({ where: this.teamWhere(scope), orderBy: { name: 'asc' }, take: 200 });
-  }
-
-  private teamWhere(scope: TenantScope): { tenantId?: string; id?: string } {
-    if (scope.kind === 'platform') return {};
-    return scope.teamId ? { tenantId: scope.tenantId, id: scope.teamId } : { tenantId: scope.tenantId };
+    return this.prisma.client.team.findMany({ where: scopeWhere(scope, 'team'), orderBy: { name: 'asc' }, take: 200 });
   }
 }

@@ -15,7 +15,7 @@ export class TenantsService {
   async createTenant(p: Principal, body: TenantCreate): Promise<Tenant> {
     requireRole(p, 'platform-admin');
     try {
-      return presentTenant(await this.repo.createTenant(body));
+      return presentTenant(await this.repo.createTenant(scopeOf(p), body));
     } catch (e) {
       if (isUniqueViolation(e))
         throw new DomainError('conflict', `a tenant with slug "${body.slug}" already exists`, [{ field: 'slug', problem: 'already taken' }]);
@@ -38,7 +38,7 @@ export class TenantsService {
     if (!tenant) throw notFound('tenant', tenantId);
     requireRole(p, 'tenant-admin');
     try {
-      return presentTeam(await this.repo.createTeam(tenant.id, body));
+      return presentTeam(await this.repo.createTeam(scopeOf(p), tenant.id, body));
     } catch (e) {
       if (isUniqueViolation(e))
         throw new DomainError('conflict', `a team with slug "${body.slug}" already exists in this tenant`, [{ field: 'slug', problem: 'already taken' }]);

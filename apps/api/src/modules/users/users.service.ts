@@ -49,7 +49,7 @@ export class UsersService {
         { field: 'teamId', problem: 'not allowed for tenant-admin' },
       ]);
     try {
-      const row = await this.users.create({
+      const row = await this.users.create(scope, {
         email: body.email,
         name: body.name,
         passwordHash: await hashPassword(body.password),

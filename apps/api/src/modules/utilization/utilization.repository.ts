@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma } from '@gantry/db';
 import type { UtilizationGroupBy } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
-import { tenantWhere, type TenantScope } from '../../common/principal';
+import { scopeSql, scopeWhere, type TenantScope } from '../../common/tenant-scope';
 
 /**
  * Aggregated rollups of one group and GPU model: for each answer bucket `k[i]`, the sums of
@@ -98,12 +98,12 @@ export class UtilizationRepository {
     if (!keys.length) return new Map();
     switch (groupBy) {
       case 'team': {
-        const rows = await db.team.findMany({ where: { AND: [{ id: { in: keys } }, teamScope(scope)] }, select: { id: true, name: true } });
+        const rows = await db.team.findMany({ where: { AND: [{ id: { in: keys } }, scopeWhere(scope, 'team')] }, select: { id: true, name: true } });
         return new Map(rows.map((r) => [r.id, r.name]));
       }
       case 'tenant': {
         const rows = await db.tenant.findMany({
-          where: { AND: [{ id: { in: keys } }, scope.kind === 'platform' ? {} : { id: scope.tenantId }] },
+          where: { AND: [{ id: { in: keys } }, scopeWhere(scope, 'tenant')] },
           select: { id: true, name: true },
         });
         return new Map(rows.map((r) => [r.id, r.name]));
@@ -125,8 +125,8 @@ export class UtilizationRepository {
   async teamsNow(scope: TenantScope): Promise<Map<string, { allocatedGpus: number; quotaGuaranteed: number | null; quotaLimit: number | null }>> {
     const db = this.prisma.client;
     const [held, quotas] = await Promise.all([
-      db.allocation.groupBy({ by: ['teamId'], where: { AND: [{ endedAt: null }, tenantWhere(scope)] }, _sum: { gpuUnits: true } }),
-      db.quota.groupBy({ by: ['teamId'], where: { team: teamScope(scope) }, _sum: { guaranteed: true, limit: true } }),
+      db.allocation.groupBy({ by: ['teamId'], where: { AND: [{ endedAt: null }, scopeWhere(scope, 'team-rows')] }, _sum: { gpuUnits: true } }),
+      db.quota.groupBy({ by: ['teamId'], where: { team: scopeWhere(scope, 'team') }, _sum: { guaranteed: true, limit: true } }),
     ]);
     const out = new Map<string, { allocatedGpus: number; quotaGuaranteed: number | null; quotaLimit: number | null }>();
     for (const q of quotas) out.set(q.teamId, { allocatedGpus: 0, quotaGuaranteed: Number(q._sum.guaranteed ?? 0), quotaLimit: Number(q._sum.limit ?? 0) });
@@ -148,7 +148,7 @@ export class UtilizationRepository {
     });
     if (!idle.length) return [];
     const allocations = await db.allocation.findMany({
-      where: { AND: [{ gpuId: { in: idle.map((i) => i.gpuId) } }, { endedAt: null }, tenantWhere(scope)] },
+      where: { AND: [{ gpuId: { in: idle.map((i) => i.gpuId) } }, { endedAt: null }, scopeWhere(scope, 'team-rows')] },
       select: {
         gpuId: true,
         tenantId: true,
@@ -210,17 +210,4 @@ export class UtilizationRepository {
  */
 export function rollupPlan(groupBy: UtilizationGroupBy, stepSeconds: number, rollupSeconds: number): 'direct' | 'rebucket' {
   return groupBy === 'team' && stepSeconds === rollupSeconds ? 'direct' : 'rebucket';
-}
-
-function scopeSql(scope: TenantScope): Prisma.Sql[] {
-  const w = tenantWhere(scope);
-  const out: Prisma.Sql[] = [];
-  if (w.tenantId !== undefined) out.push(Prisma.sql`"tenantId" = ${w.tenantId}`);
-  if (w.teamId !== undefined) out.push(Prisma.sql`"teamId" = ${w.teamId}`);
-  return out;
-}
-
-function teamScope(scope: TenantScope): Prisma.TeamWhereInput {
-  if (scope.kind === 'platform') return {};
-  return scope.teamId ? { AND: [{ tenantId: scope.tenantId }, { id: scope.teamId }] } : { tenantId: scope.tenantId };
 }
