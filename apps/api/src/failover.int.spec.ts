@@ -6,6 +6,10 @@ import { checkInvariants } from './invariants';
  * API -> detection -> quarantine -> jobs rescheduled as whole gangs -> remediation -> validation
  * -> uncordon -> incident resolved with its MTTR.
  */
+// Each test waits on several time-driven steps (heartbeat grace, remediation, validation): on a
+// busy machine their sum can pass the usual 60 s, while each step keeps its own 30 s bound.
+jest.setTimeout(150_000);
+
 describe('failover (real Postgres and Redis, simulated cluster)', () => {
   let sys: TestSystem;
   let acme: Awaited<ReturnType<typeof makeTenant>>;
@@ -32,7 +36,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     eventually(async () => {
       const j = await getJob(id);
       return j.state === 'running' ? j : undefined;
-    }, 20_000);
+    });
   const fault = (body: object, auth = admin) => sys.http().post('/v1/sim/faults').set('Authorization', auth).send(body);
   const incidents = async () =>
     (await sys.http().get('/v1/incidents').set('Authorization', admin)).body.items as {
@@ -67,13 +71,11 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     expect((await fault({ nodeId, gpuIndex, kind: 'xid', xid: 79 })).status).toBe(202);
 
     // quarantined, and the job moved to another GPU
-    await eventually(async () => (await sys.db.gpu.findUniqueOrThrow({ where: { id: gpuId } })).health !== 'healthy' || undefined, 10_000).catch(
-      () => undefined,
-    );
+    await eventually(async () => (await sys.db.gpu.findUniqueOrThrow({ where: { id: gpuId } })).health !== 'healthy' || undefined).catch(() => undefined);
     const moved = await eventually(async () => {
       const j = await getJob(id);
       return j.state === 'running' && j.placement[0].gpus[0].gpuId !== gpuId ? j : undefined;
-    }, 20_000);
+    });
     expect((await checkInvariants(sys.db)).violations).toEqual([]);
     expect(moved.events.map((e: { type: string }) => e.type)).toContain('job.rescheduled');
     const done = await eventually(async () => {
@@ -82,7 +84,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     }, 30_000);
     expect(done.state).toBe('succeeded');
 
-    const inc = await eventually(async () => (await incidents()).find((i) => i.kind === 'xid' && i.xid === 79 && i.resolvedAt), 20_000);
+    const inc = await eventually(async () => (await incidents()).find((i) => i.kind === 'xid' && i.xid === 79 && i.resolvedAt));
     expect(inc).toMatchObject({ scope: 'gpu', state: 'resolved', nodeId, gpuIndex });
     expect(inc.jobIds).toEqual([id]); // platform admin sees the job ids
     expect(inc.mttrSeconds).toBeGreaterThan(0);
@@ -103,7 +105,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     const before = await running(id);
     const { nodeId, gpus } = before.placement[0];
     expect((await fault({ nodeId, gpuIndex: gpus[0].index, kind: 'xid', xid: 13 })).status).toBe(202);
-    const inc = await eventually(async () => (await incidents()).find((i) => i.xid === 13 && i.resolvedAt), 15_000);
+    const inc = await eventually(async () => (await incidents()).find((i) => i.xid === 13 && i.resolvedAt));
     expect(inc.scope).toBe('none');
     expect(inc.jobIds).toEqual([id]);
     expect((await sys.db.gpu.findUniqueOrThrow({ where: { id: gpus[0].gpuId } })).health).toBe('healthy');
@@ -128,11 +130,11 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     const down = oldNodes[0]!;
     expect((await fault({ nodeId: down, kind: 'node-down' })).status).toBe(202);
 
-    await eventually(async () => (await sys.db.node.findUniqueOrThrow({ where: { id: down } })).state === 'down', 10_000);
+    await eventually(async () => (await sys.db.node.findUniqueOrThrow({ where: { id: down } })).state === 'down');
     const moved = await eventually(async () => {
       const j = await getJob(id);
       return j.state === 'running' && j.placement.every((p: { nodeId: string }) => p.nodeId !== down) ? j : undefined;
-    }, 20_000);
+    });
     expect((await checkInvariants(sys.db)).violations).toEqual([]);
     expect(moved.placement).toHaveLength(2);
     // the whole gang restarted together: one reschedule, every replica on fresh allocations
@@ -170,7 +172,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     const moved = await eventually(async () => {
       const j = await getJob(id);
       return j.state === 'running' && j.placement.every((p: { nodeId: string }) => p.nodeId !== nodeId) ? j : undefined;
-    }, 20_000);
+    });
     expect((await checkInvariants(sys.db)).violations).toEqual([]);
     expect(moved.events.find((e: { type: string }) => e.type === 'job.rescheduled').message).toMatch(/network/);
     const node = await sys.db.node.findUniqueOrThrow({ where: { id: nodeId } });
@@ -178,7 +180,7 @@ describe('failover (real Postgres and Redis, simulated cluster)', () => {
     expect(node.stateReason).toMatch(/NIC down/);
 
     expect((await fault({ nodeId, kind: 'recover' })).status).toBe(202);
-    const inc = await eventually(async () => (await incidents()).find((i) => i.kind === 'nic-down' && i.nodeId === nodeId && i.resolvedAt), 15_000);
+    const inc = await eventually(async () => (await incidents()).find((i) => i.kind === 'nic-down' && i.nodeId === nodeId && i.resolvedAt));
     expect(inc.jobIds).toEqual([id]);
     expect(inc.timeline.map((s) => s.step)).toEqual(expect.arrayContaining(['detected', 'cordoned', 'rescheduled', 'validated', 'uncordoned', 'resolved']));
     expect((await sys.db.node.findUniqueOrThrow({ where: { id: nodeId } })).state).toBe('ready');

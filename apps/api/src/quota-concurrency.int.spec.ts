@@ -12,7 +12,9 @@ describe('team limit under 200 concurrent submissions (real Postgres)', () => {
   let sys: TestSystem;
 
   beforeAll(async () => {
-    sys = await startSystem({ GANTRY_RECONCILE_SECONDS: '3600', GANTRY_RATE_LIMIT_PER_MINUTE: '100000' });
+    // 200 commits at once queue for the pool's connections: on a busy machine the last wait longer
+    // than the default 10 s, which would fail them for a reason that is not the quota guard's.
+    sys = await startSystem({ GANTRY_RECONCILE_SECONDS: '3600', GANTRY_RATE_LIMIT_PER_MINUTE: '100000', GANTRY_DB_TX_MAX_WAIT_MS: '60000' });
     await eventually(async () => (await sys.db.gpu.count()) >= 256);
   });
   afterAll(async () => {

@@ -8,7 +8,7 @@ export class PrismaService implements OnApplicationShutdown {
   readonly client: PrismaClient;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.client = createPrismaClient(config.databaseUrl, { max: config.dbPoolSize });
+    this.client = createPrismaClient(config.databaseUrl, { max: config.dbPoolSize, transactionMaxWaitMs: config.dbTxMaxWaitMs });
   }
 
   async onApplicationShutdown(): Promise<void> {
