@@ -145,6 +145,7 @@ describe('invariant checker on corrupted databases', () => {
     resources: object;
     replicas?: number;
     teamId?: string;
+    tenantId?: string;
     reasons?: object[];
     finishedAt?: Date | null;
     runningSince?: Date | null;
@@ -152,7 +153,7 @@ describe('invariant checker on corrupted databases', () => {
     const running = data.state === 'running' || data.state === 'suspending';
     const row = await db().job.create({
       data: {
-        tenantId: t.tenant.id,
+        tenantId: data.tenantId ?? t.tenant.id,
         teamId: data.teamId ?? t.team.id,
         name: 'fabricated',
         kind: 'training',
@@ -348,9 +349,8 @@ describe('invariant checker on corrupted databases', () => {
     await new Promise((r) => setTimeout(r, 5));
     for (let i = 0; i < 2; i++) {
       const gpu = await freeGpu();
-      const j = await job({ state: 'running', resources: { gpus: 1 }, teamId: small.team.id });
+      const j = await job({ state: 'running', resources: { gpus: 1 }, teamId: small.team.id, tenantId: small.tenant.id });
       await alloc({ jobId: j.id, teamId: small.team.id }, gpu, { tenantId: small.tenant.id });
-      await db().job.update({ where: { id: j.id }, data: { tenantId: small.tenant.id } });
     }
     expect(await rules()).toEqual(only('team-over-quota', `team ${small.team.id}:*`));
 
