@@ -104,15 +104,6 @@ export class KubeApi {
     }
   }
 
-  async readPod(namespace: string, name: string): Promise<K8s.V1Pod | undefined> {
-    try {
-      return plain(await this.retrying(() => this.core.readNamespacedPod({ namespace, name })));
-    } catch (err) {
-      if (httpStatusOf(err) === 404) return undefined;
-      throw err;
-    }
-  }
-
   /** Deletes a pod; false when it was already gone. */
   async deletePod(namespace: string, name: string): Promise<boolean> {
     return this.ignoringNotFound(() => this.core.deleteNamespacedPod({ namespace, name }));
@@ -169,10 +160,8 @@ export class KubeApi {
 
   /** List + watch of Gantry's pods in one namespace. */
   podInformerSource(namespace: string, labelSelector: string): InformerSource<K8s.V1Pod> {
-    return this.informerSource(
-      `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
-      { labelSelector },
-      async () => this.core.listNamespacedPod({ namespace, labelSelector }),
+    return this.informerSource(`/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`, { labelSelector }, async () =>
+      this.core.listNamespacedPod({ namespace, labelSelector }),
     );
   }
 

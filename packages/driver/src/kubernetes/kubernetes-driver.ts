@@ -201,7 +201,10 @@ export class KubernetesDriver implements ClusterDriver {
       replica,
       pod: replicaPod({ request: req, replica, namespace: this.settings.namespace, defaultImage: this.settings.image }),
     }));
-    await this.assertFits(req.jobId, wanted.map((w) => w.replica));
+    await this.assertFits(
+      req.jobId,
+      wanted.map((w) => w.replica),
+    );
     for (const { pod } of wanted) await this.api.createPod(pod);
   }
 

@@ -313,7 +313,11 @@ describe('replica pods', () => {
   });
 
   it('builds a policy/v1 Eviction for a pod', () => {
-    expect(evictionFor({ name: 'p', namespace: 'ns' }, 'policy/v1')).toEqual({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p', namespace: 'ns' } });
+    expect(evictionFor({ name: 'p', namespace: 'ns' }, 'policy/v1')).toEqual({
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name: 'p', namespace: 'ns' },
+    });
     expect(evictionFor({ name: 'p', namespace: 'ns' }, 'policy/v1beta1')).toMatchObject({ apiVersion: 'policy/v1beta1' });
   });
 

@@ -153,7 +153,11 @@ export class FakeKubeApiServer {
     }
     const watching = url.searchParams.get('watch') === 'true';
     if (route === 'GET /api/v1') {
-      return send(200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'pods/eviction', group: 'policy', version: 'v1', kind: 'Eviction', namespaced: true, singularName: '', verbs: ['create'] }] });
+      return send(200, {
+        kind: 'APIResourceList',
+        groupVersion: 'v1',
+        resources: [{ name: 'pods/eviction', group: 'policy', version: 'v1', kind: 'Eviction', namespaced: true, singularName: '', verbs: ['create'] }],
+      });
     }
     if (route === 'GET /api/v1/events') {
       if (watching) return this.watch('events', () => true, url, res);
@@ -187,7 +191,14 @@ export class FakeKubeApiServer {
       const onNode = /^spec\.nodeName=(.+)$/.exec(fieldSelector)?.[1];
       const activeOnly = fieldSelector.includes('status.phase!=Succeeded');
       const active = (p: Json) => !activeOnly || (p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
-      return send(200, list('PodList', [...this.pods.values()].filter((p) => (!onNode || p.spec?.nodeName === onNode) && active(p)), this.version));
+      return send(
+        200,
+        list(
+          'PodList',
+          [...this.pods.values()].filter((p) => (!onNode || p.spec?.nodeName === onNode) && active(p)),
+          this.version,
+        ),
+      );
     }
     if ((match = /^(GET|POST) \/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(route))) {
       const namespace = match[2];
