@@ -13,7 +13,7 @@ import { capacityShortfall, externalGpuUseByNode } from './gpu-capacity';
 import { KubeApi, httpStatusOf, loadClientNode, loadKubeConfig } from './kube-api';
 import { KubeEventSource } from './kube-event-source';
 import { parseDcgmMetrics } from './dcgm-metrics';
-import { GANTRY_LABELS } from '../shared/labels';
+import { GANTRY_LABELS, GPU_LABELS } from '../shared/labels';
 import { migConfigName, migPartedDevices, withMigPartedConfig, type MigPartedDeviceConfig } from './mig-config';
 import { inventoryNodeFromKubeNode, migLayoutsOfNode } from './node-inventory';
 import { cordonPatch, migApplyProgress, migConfigPatch, personaPatch, personaReady } from './node-patches';
@@ -128,7 +128,7 @@ export class KubernetesDriver implements ClusterDriver {
    * on 409 the layouts are read again and merged.
    */
   async applyMigLayout(nodeName: string, gpuIndex: number, layout: MigSliceSpec[]): Promise<void> {
-    const configName = await retryOnConflict(`MIG layout of node ${nodeName}`, async () => {
+    const asked = await retryOnConflict(`MIG layout of node ${nodeName}`, async () => {
       const node = await this.api.readNode(nodeName);
       const inventory = this.gpuNode(node);
       const gpu = inventory.gpus[gpuIndex];
@@ -139,11 +139,16 @@ export class KubernetesDriver implements ClusterDriver {
       if (migApplyProgress(node, name) === 'applied') return undefined;
       await this.publishMigPartedConfig(name, migPartedDevices(layouts, inventory.gpus.length));
       await this.api.patchNode(nodeName, migConfigPatch(name, layouts), node.metadata?.resourceVersion);
-      return name;
+      return { name, model: gpu.model, gpuCount: inventory.gpus.length };
     });
-    if (configName === undefined) return;
-    await this.waitForNode(nodeName, `MIG config ${configName} on node ${nodeName}`, this.settings.migApplyTimeoutSeconds, (n) => {
-      const progress = migApplyProgress(n, configName);
+    if (asked === undefined) return;
+    // Done when mig-manager has applied a config holding this GPU's layout: the one asked for, or
+    // a later one that another change of the same node (another GPU) built on top of it.
+    const want = migConfigName({ [gpuIndex]: layout });
+    await this.waitForNode(nodeName, `MIG config ${asked.name} on node ${nodeName}`, this.settings.migApplyTimeoutSeconds, (n) => {
+      const current = migLayoutsOfNode(n, asked.model, asked.gpuCount)[gpuIndex] ?? [];
+      if (migConfigName({ [gpuIndex]: current }) !== want) return 'waiting';
+      const progress = migApplyProgress(n, n.metadata?.labels?.[GPU_LABELS.migConfig] ?? '');
       if (progress === 'failed') return { failed: 'mig-manager reported nvidia.com/mig.config.state=failed' };
       return progress === 'applied' ? { done: undefined } : 'waiting';
     });

@@ -31,7 +31,12 @@ export async function startRealCluster(options: { nodes?: string[] } = {}): Prom
     const core = config.makeApiClient(k8s.CoreV1Api);
     const objects = k8s.KubernetesObjectApi.makeApiClient(config);
     for (const object of objectsOf('namespace.yaml')) await objects.create(object);
-    await core.createNamespace({ body: { metadata: { name: GPU_OPERATOR_NAMESPACE } } });
+    for (const name of [GPU_OPERATOR_NAMESPACE, 'default']) {
+      // `default` is made by the API server itself, maybe a moment after it reports ready.
+      await core.createNamespace({ body: { metadata: { name } } }).catch((err: { code?: number }) => {
+        if (err.code !== 409) throw err;
+      });
+    }
     for (const object of objectsOf('rbac.yaml')) await objects.create(object);
     const tokenRequest = await core.createNamespacedServiceAccountToken({
       name: DRIVER_SERVICE_ACCOUNT,
