@@ -8,7 +8,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, TOPOLOGY_LABELS } from '../shared/labels';
 import { isMigCapable } from '../shared/mig-layout';
 import type { InventoryNode, MigSliceSpec, Persona } from '../types';
-import { xidEffect } from '../simulated/xid';
+import { xidEffect } from '../shared/xid';
 import { nodeHealthOf } from './health-signals';
 import { layoutOfNamedConfig, migConfigName, type NodeMigLayouts } from './mig-config';
 import { cpuMilliOf, memoryMiBOf } from './quantities';
