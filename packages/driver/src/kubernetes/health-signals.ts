@@ -25,8 +25,14 @@ export const NIC_DOWN_CONDITION_TYPES: readonly string[] = [
   'SysLogsNICDriverError', // NVSentinel syslog monitor: mlx5 driver/firmware failure
 ];
 
-/** Taint keys on a node that mean it is down (set by the node lifecycle controller). */
+/**
+ * Taint keys on a node that mean it is down, with effect `NoExecute` (the node lifecycle
+ * controller's taint-based eviction). The `NoSchedule` taints of the same keys are the
+ * condition-based ones (every new Node gets `not-ready:NoSchedule` until its kubelet reports
+ * Ready): they repeat the Ready condition, which is read itself.
+ */
 export const NODE_DOWN_TAINT_KEYS: readonly string[] = ['node.kubernetes.io/unreachable', 'node.kubernetes.io/not-ready'];
+export const NODE_DOWN_TAINT_EFFECT = 'NoExecute';
 
 /** Taint keys on a node that mean its network is down. */
 export const NIC_DOWN_TAINT_KEYS: readonly string[] = ['node.kubernetes.io/network-unavailable'];
@@ -78,7 +84,8 @@ export function nodeHealthOf(node: NodeLike): NodeHealth {
   const taints = node.spec?.taints ?? [];
   const isTrue = (types: readonly string[]) => conditions.some((c) => types.includes(c.type) && c.status === 'True');
   const tainted = (keys: readonly string[]) => taints.some((t) => keys.includes(t.key));
-  const ready = conditions.some((c) => c.type === READY_CONDITION && c.status === 'True') && !tainted(NODE_DOWN_TAINT_KEYS);
+  const evicting = taints.some((t) => NODE_DOWN_TAINT_KEYS.includes(t.key) && t.effect === NODE_DOWN_TAINT_EFFECT);
+  const ready = conditions.some((c) => c.type === READY_CONDITION && c.status === 'True') && !evicting;
   const networkUp = !isTrue(NIC_DOWN_CONDITION_TYPES) && !tainted(NIC_DOWN_TAINT_KEYS);
   const xids: GpuXid[] = [];
   for (const condition of conditions) {

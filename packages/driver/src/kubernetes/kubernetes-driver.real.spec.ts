@@ -206,6 +206,8 @@ describe('KubernetesDriver on a real API server, as the gantry-driver ServiceAcc
       await cluster.addGpuNode('health-a');
       await driver.start(job('on-health-a', 'health-a', 1));
       await waitFor('the job to run', async () => (await podPhase('on-health-a')) === 'Running');
+      await waitFor('the new node to be up', () => events.some((e) => e.type === 'node-up' && e.nodeName === 'health-a'));
+      events.length = 0; // from here on, only the signals below
       const of = (type: DriverEvent['type']) => events.filter((e) => e.type === type && 'nodeName' in e && e.nodeName === 'health-a');
 
       await setCondition('health-a', { type: 'SysLogsXIDError', status: 'True', message: `${xidMessage(79, 3)} Recommended Action=RESTART_BM;` });
