@@ -20,7 +20,7 @@ export {
   type TopologyGpu,
 } from './simulated/topology';
 export { loadTopologyFile, formatTopologyJson } from './simulated/topology-file';
-export { APPLICATION_XIDS, PROCESS_FATAL_XIDS, xidEffect, type XidEffect } from './simulated/xid';
+export { APPLICATION_XIDS, PROCESS_FATAL_XIDS, xidEffect, type XidEffect } from './shared/xid';
 
 // MIG geometry (derived from the GPU catalog in @gantry/contracts) and the rules every driver enforces
 export * from './shared/mig-geometry';
@@ -33,3 +33,4 @@ export { RemoteDriver, RemoteDriverError, type RemoteDriverOptions } from './rem
 // Kubernetes
 export { KubernetesDriver, KUBERNETES_DRIVER_DEFAULTS, type KubernetesDriverOptions, type MigPartedConfigMapRef } from './kubernetes/kubernetes-driver';
 export * as kubernetesSpecs from './kubernetes/specs';
+export * as kubernetesHealthSignals from './kubernetes/health-signals';

@@ -37,8 +37,14 @@ export interface InventoryNode {
   unschedulable?: boolean;
   /** False while the node is down (no heartbeat, Kubernetes `Ready` condition not true). */
   ready?: boolean;
-  /** False while the node's network interface is down (simulated driver). */
+  /** False while the node's network interface is down (a NIC fault, or a NIC health condition on Kubernetes). */
   networkUp?: boolean;
+  /**
+   * GPU resources held on the node by pods Gantry did not create (Kubernetes driver): extended
+   * resource -> amount, e.g. `{ 'nvidia.com/gpu': 2 }`. That capacity is in use: the driver
+   * refuses to start a replica that does not fit beside it.
+   */
+  externalGpuUse?: Record<string, number>;
 }
 
 export interface Inventory {

@@ -115,7 +115,7 @@ describe('KubernetesDriver against a fake API server', () => {
     await useFakeCluster();
     const events: DriverEvent[] = [];
     driver.onEvent((e) => events.push(e));
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the first poll learns the current state
+    await driver.watches!.synced(); // the first list is the state the driver starts from
     server.setNodeReady(NODE, false);
     await waitFor(() => events.some((e) => e.type === 'node-down'));
     server.setNodeReady(NODE, true);

@@ -9,15 +9,17 @@ import { systemClock, type Clock } from '../clock';
 import { DriverEventBus } from '../event-bus';
 import { assertValidMigLayout } from '../shared/mig-layout';
 import type { ClusterDriver, DriverEvent, GpuMetricSample, Inventory, InventoryNode, MigSliceSpec, Persona, StartRequest, WorkloadStatus } from '../types';
+import { capacityShortfall, externalGpuUseByNode } from './gpu-capacity';
 import { KubeApi, httpStatusOf, loadClientNode, loadKubeConfig } from './kube-api';
-import { KubeEventPoller } from './kube-event-poller';
+import { KubeEventSource } from './kube-event-source';
 import { parseDcgmMetrics } from './dcgm-metrics';
-import { GANTRY_LABELS } from '../shared/labels';
+import { GANTRY_LABELS, GPU_LABELS } from '../shared/labels';
 import { migConfigName, migPartedDevices, withMigPartedConfig, type MigPartedDeviceConfig } from './mig-config';
 import { inventoryNodeFromKubeNode, migLayoutsOfNode } from './node-inventory';
 import { cordonPatch, migApplyProgress, migConfigPatch, personaPatch, personaReady } from './node-patches';
 import { pollUntil, type PollOutcome } from './poll-until';
-import { evictionFor, isEvictable, isPodFinished, jobSelector, replicaPod, workloadStatusFromPods } from './pods';
+import { gpuResourceLimits, isEvictable, isPodFinished, isPodTerminating, jobSelector, replicaPod, workloadStatusFromPods } from './pods';
+import { retryOnConflict } from './retry';
 
 /** Where mig-manager reads its configs (ClusterPolicy `migManager.config.name`). */
 export interface MigPartedConfigMapRef {
@@ -39,8 +41,12 @@ export interface KubernetesDriverOptions {
   migPartedConfigMap?: MigPartedConfigMapRef | null;
   /** Restricts discovery, e.g. `nvidia.com/gpu.present=true`. Default: every node with GPU labels. */
   nodeLabelSelector?: string;
-  /** How often to poll the API while waiting and for events. Default 2 s. */
+  /** How often to poll the API while waiting for the operator to act. Default 2 s. (Events come from watches.) */
   pollSeconds?: number;
+  /** How long one API call keeps retrying while the API server is unreachable or answers 5xx. Default 30 s. */
+  apiRetrySeconds?: number;
+  /** Watch reconnect backoff (ms). Default 200 ms doubling to 10 s, with jitter. */
+  watchBackoff?: { initialMs: number; maxMs: number };
   migApplyTimeoutSeconds?: number;
   personaTimeoutSeconds?: number;
   drainTimeoutSeconds?: number;
@@ -78,13 +84,16 @@ export class KubernetesDriver implements ClusterDriver {
   private readonly api: KubeApi;
   private readonly clock: Clock;
   private readonly events = new DriverEventBus();
-  private readonly poller: KubeEventPoller;
+  private eventSource?: KubeEventSource;
   private readonly settings: ResolvedSettings;
   private closed = false;
 
   constructor(private readonly options: KubernetesDriverOptions = {}) {
     const defaults = KUBERNETES_DRIVER_DEFAULTS;
-    this.api = new KubeApi(options.kubeConfig ?? loadKubeConfig(options.kubeconfigPath));
+    this.api = new KubeApi(options.kubeConfig ?? loadKubeConfig(options.kubeconfigPath), {
+      retryTimeoutMs: (options.apiRetrySeconds ?? 30) * 1000,
+      isClosed: () => this.closed,
+    });
     this.clock = options.clock ?? systemClock;
     this.settings = {
       namespace: options.namespace ?? defaults.namespace,
@@ -95,34 +104,51 @@ export class KubernetesDriver implements ClusterDriver {
       personaTimeoutSeconds: options.personaTimeoutSeconds ?? defaults.personaTimeoutSeconds,
       drainTimeoutSeconds: options.drainTimeoutSeconds ?? defaults.drainTimeoutSeconds,
     };
-    this.poller = new KubeEventPoller({
-      api: this.api,
-      events: this.events,
-      clock: this.clock,
-      namespace: this.settings.namespace,
-      nodeLabelSelector: options.nodeLabelSelector,
-      intervalMs: this.settings.pollMs,
-    });
+  }
+
+  /** The watches behind onEvent (undefined while nobody listens); tests read their statistics. */
+  get watches(): KubeEventSource | undefined {
+    return this.eventSource;
   }
 
   async discover(): Promise<Inventory> {
-    const nodes = await this.api.listNodes(this.options.nodeLabelSelector);
-    return { nodes: nodes.map(inventoryNodeFromKubeNode).filter((n): n is InventoryNode => n !== undefined) };
+    const [nodes, pods] = await Promise.all([this.api.listNodes(this.options.nodeLabelSelector), this.api.listActivePods()]);
+    const external = externalGpuUseByNode(pods);
+    const inventory = nodes.map(inventoryNodeFromKubeNode).filter((n): n is InventoryNode => n !== undefined);
+    for (const node of inventory) {
+      const use = external.get(node.name);
+      if (use) node.externalGpuUse = use;
+    }
+    return { nodes: inventory };
   }
 
+  /**
+   * Read-modify-write of the node's layouts: the patch carries the resourceVersion it was computed
+   * from, so a concurrent change of another GPU's layout (another worker) is never overwritten;
+   * on 409 the layouts are read again and merged.
+   */
   async applyMigLayout(nodeName: string, gpuIndex: number, layout: MigSliceSpec[]): Promise<void> {
-    const node = await this.api.readNode(nodeName);
-    const inventory = this.gpuNode(node);
-    const gpu = inventory.gpus[gpuIndex];
-    if (!gpu) throw new Error(`node ${nodeName} has no GPU ${gpuIndex} (it has ${inventory.gpus.length})`);
-    assertValidMigLayout(gpu.model, layout);
-    const layouts = { ...migLayoutsOfNode(node, gpu.model, inventory.gpus.length), [gpuIndex]: layout };
-    const configName = migConfigName(layouts);
-    if (migApplyProgress(node, configName) === 'applied') return;
-    await this.publishMigPartedConfig(configName, migPartedDevices(layouts, inventory.gpus.length));
-    await this.api.patchNode(nodeName, migConfigPatch(configName, layouts));
-    await this.waitForNode(nodeName, `MIG config ${configName} on node ${nodeName}`, this.settings.migApplyTimeoutSeconds, (n) => {
-      const progress = migApplyProgress(n, configName);
+    const asked = await retryOnConflict(`MIG layout of node ${nodeName}`, async () => {
+      const node = await this.api.readNode(nodeName);
+      const inventory = this.gpuNode(node);
+      const gpu = inventory.gpus[gpuIndex];
+      if (!gpu) throw new Error(`node ${nodeName} has no GPU ${gpuIndex} (it has ${inventory.gpus.length})`);
+      assertValidMigLayout(gpu.model, layout);
+      const layouts = { ...migLayoutsOfNode(node, gpu.model, inventory.gpus.length), [gpuIndex]: layout };
+      const name = migConfigName(layouts);
+      if (migApplyProgress(node, name) === 'applied') return undefined;
+      await this.publishMigPartedConfig(name, migPartedDevices(layouts, inventory.gpus.length));
+      await this.api.patchNode(nodeName, migConfigPatch(name, layouts), node.metadata?.resourceVersion);
+      return { name, model: gpu.model, gpuCount: inventory.gpus.length };
+    });
+    if (asked === undefined) return;
+    // Done when mig-manager has applied a config holding this GPU's layout: the one asked for, or
+    // a later one that another change of the same node (another GPU) built on top of it.
+    const want = migConfigName({ [gpuIndex]: layout });
+    await this.waitForNode(nodeName, `MIG config ${asked.name} on node ${nodeName}`, this.settings.migApplyTimeoutSeconds, (n) => {
+      const current = migLayoutsOfNode(n, asked.model, asked.gpuCount)[gpuIndex] ?? [];
+      if (migConfigName({ [gpuIndex]: current }) !== want) return 'waiting';
+      const progress = migApplyProgress(n, n.metadata?.labels?.[GPU_LABELS.migConfig] ?? '');
       if (progress === 'failed') return { failed: 'mig-manager reported nvidia.com/mig.config.state=failed' };
       return progress === 'applied' ? { done: undefined } : 'waiting';
     });
@@ -144,7 +170,7 @@ export class KubernetesDriver implements ClusterDriver {
   }
 
   async drain(nodeName: string): Promise<void> {
-    const pods = (await this.api.listPodsOnNode(nodeName)).filter(isEvictable);
+    const pods = (await this.api.listPodsOnNode(nodeName)).filter((p) => isEvictable(p) && !isPodTerminating(p));
     const evicted: V1Pod[] = [];
     for (const pod of pods) {
       const ref = { name: pod.metadata!.name!, namespace: pod.metadata!.namespace! };
@@ -164,18 +190,27 @@ export class KubernetesDriver implements ClusterDriver {
     }
   }
 
+  /**
+   * Idempotent: a job whose pods run is left alone, and a retried create finds its pod there.
+   * Pods of an earlier run are deleted and, while they terminate (their names are taken), waited
+   * for. A replica that does not fit beside the pods already bound to its node (Gantry's or not)
+   * is refused before anything is created.
+   */
   async start(req: StartRequest): Promise<void> {
     const pods = await this.jobPods(req.jobId);
     if (pods.some((p) => !isPodFinished(p))) return;
-    await this.deletePods(pods);
-    for (const replica of req.replicas) {
-      const pod = replicaPod({ request: req, replica, namespace: this.settings.namespace, defaultImage: this.settings.image });
-      try {
-        await this.api.createPod(pod);
-      } catch (err) {
-        if (httpStatusOf(err) !== 409) throw err; // already created by a concurrent retry
-      }
-    }
+    const podsOfJob = await this.api.listPods(this.settings.namespace, jobSelector(req.jobId));
+    await this.deletePods(podsOfJob);
+    if (podsOfJob.length) await this.waitUntilGone(req.jobId);
+    const wanted = req.replicas.map((replica) => ({
+      replica,
+      pod: replicaPod({ request: req, replica, namespace: this.settings.namespace, defaultImage: this.settings.image }),
+    }));
+    await this.assertFits(
+      req.jobId,
+      wanted.map((w) => w.replica),
+    );
+    for (const { pod } of wanted) await this.api.createPod(pod);
   }
 
   async stop(jobId: string): Promise<void> {
@@ -201,12 +236,23 @@ export class KubernetesDriver implements ClusterDriver {
     return workloadStatusFromPods(await this.jobPods(jobId), this.clock.now());
   }
 
+  /** Events come from watches that run while someone listens (kube-event-source.ts). */
   onEvent(listener: (e: DriverEvent) => void): () => void {
     const unsubscribe = this.events.on(listener);
-    if (!this.closed) this.poller.start();
+    if (!this.closed && !this.eventSource) {
+      this.eventSource = new KubeEventSource({
+        api: this.api,
+        events: this.events,
+        clock: this.clock,
+        namespace: this.settings.namespace,
+        nodeLabelSelector: this.options.nodeLabelSelector,
+        backoff: this.options.watchBackoff,
+      });
+      this.eventSource.start();
+    }
     return () => {
       unsubscribe();
-      if (this.events.listenerCount === 0) this.poller.stop();
+      if (this.events.listenerCount === 0) void this.stopEventSource();
     };
   }
 
@@ -220,8 +266,14 @@ export class KubernetesDriver implements ClusterDriver {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.poller.stop();
     this.events.clear();
+    await this.stopEventSource();
+  }
+
+  private async stopEventSource(): Promise<void> {
+    const source = this.eventSource;
+    this.eventSource = undefined;
+    await source?.stop();
   }
 
   private gpuNode(node: V1Node): InventoryNode {
@@ -232,12 +284,37 @@ export class KubernetesDriver implements ClusterDriver {
     return inventory;
   }
 
-  private jobPods(jobId: string): Promise<V1Pod[]> {
-    return this.api.listPods(this.settings.namespace, jobSelector(jobId));
+  /** The job's pods, without those being deleted (stopped, suspended, evicted: no longer the job's). */
+  private async jobPods(jobId: string): Promise<V1Pod[]> {
+    return (await this.api.listPods(this.settings.namespace, jobSelector(jobId))).filter((p) => !isPodTerminating(p));
+  }
+
+  private waitUntilGone(jobId: string): Promise<void> {
+    return pollUntil(
+      async () => ((await this.api.listPods(this.settings.namespace, jobSelector(jobId))).length ? 'waiting' : { done: undefined }),
+      this.pollOptions(`the pods of an earlier run of job ${jobId} to terminate`, this.settings.drainTimeoutSeconds),
+    );
+  }
+
+  /** Throws when a replica's GPUs do not fit on its node beside the unfinished pods bound there. */
+  private async assertFits(jobId: string, replicas: StartRequest['replicas']): Promise<void> {
+    const byNode = new Map<string, StartRequest['replicas']>();
+    for (const r of replicas) byNode.set(r.nodeName, [...(byNode.get(r.nodeName) ?? []), r]);
+    for (const [nodeName, onNode] of byNode) {
+      const [node, pods] = await Promise.all([this.api.readNode(nodeName), this.api.listPodsOnNode(nodeName)]);
+      const others = pods.filter((p) => p.metadata?.labels?.[GANTRY_LABELS.jobId] !== jobId);
+      const wanted: Record<string, number> = {};
+      for (const r of onNode) {
+        for (const [resource, amount] of Object.entries(gpuResourceLimits(r.gpus))) wanted[resource] = (wanted[resource] ?? 0) + Number(amount);
+      }
+      const shortfall = capacityShortfall(node, others, wanted);
+      if (shortfall) throw new Error(`job ${jobId} does not fit on node ${nodeName}: ${shortfall}`);
+    }
   }
 
   private async deletePods(pods: readonly V1Pod[]): Promise<void> {
-    await Promise.all(pods.map((p) => this.api.deletePod(p.metadata!.namespace ?? this.settings.namespace, p.metadata!.name!)));
+    const alive = pods.filter((p) => !isPodTerminating(p));
+    await Promise.all(alive.map((p) => this.api.deletePod(p.metadata!.namespace ?? this.settings.namespace, p.metadata!.name!)));
   }
 
   /** Evicts a pod, retrying while a PodDisruptionBudget refuses (429); false if it was gone. */
@@ -245,7 +322,7 @@ export class KubernetesDriver implements ClusterDriver {
     return pollUntil<boolean>(
       async () => {
         try {
-          return { done: await this.api.evictPod(evictionFor(pod)) };
+          return { done: await this.api.evictPod(pod) };
         } catch (err) {
           if (httpStatusOf(err) === 429) return 'waiting';
           throw err;
@@ -255,17 +332,24 @@ export class KubernetesDriver implements ClusterDriver {
     );
   }
 
-  /** Adds `configName` to mig-manager's config file, keeping the configs already there. */
+  /**
+   * Adds `configName` to mig-manager's config file, keeping the configs already there (other
+   * nodes', other writers'): a read-modify-write under the ConfigMap's resourceVersion, again on
+   * a fresh read after a 409, so concurrent writers' configs all survive.
+   */
   private async publishMigPartedConfig(configName: string, devices: MigPartedDeviceConfig[]): Promise<void> {
     const ref = this.settings.migPartedConfigMap;
     if (ref === null) return;
     const key = ref.key ?? 'config.yaml';
     const { loadYaml, dumpYaml } = loadClientNode();
-    const existing = await this.api.readConfigMap(ref.namespace, ref.name);
-    const current = existing?.data?.[key] ? loadYaml<unknown>(existing.data[key]) : undefined;
-    const data = { ...existing?.data, [key]: dumpYaml(withMigPartedConfig(current, configName, devices)) };
-    const metadata = { ...existing?.metadata, name: ref.name, namespace: ref.namespace };
-    await this.api.writeConfigMap({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data }, existing !== undefined);
+    await retryOnConflict(`ConfigMap ${ref.namespace}/${ref.name}`, async () => {
+      const existing = await this.api.readConfigMap(ref.namespace, ref.name);
+      const current = existing?.data?.[key] ? loadYaml<unknown>(existing.data[key]) : undefined;
+      const data = { ...existing?.data, [key]: dumpYaml(withMigPartedConfig(current, configName, devices)) };
+      if (existing?.data?.[key] === data[key]) return;
+      if (existing) await this.api.replaceConfigMap({ ...existing, data });
+      else await this.api.createConfigMap({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ref.name, namespace: ref.namespace }, data });
+    });
   }
 
   private waitForNode(nodeName: string, what: string, timeoutSeconds: number, check: (node: V1Node) => PollOutcome<void>): Promise<void> {

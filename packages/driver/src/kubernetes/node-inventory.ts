@@ -8,6 +8,8 @@ import type { V1Node } from '@kubernetes/client-node';
 import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, TOPOLOGY_LABELS } from '../shared/labels';
 import { isMigCapable } from '../shared/mig-layout';
 import type { InventoryNode, MigSliceSpec, Persona } from '../types';
+import { xidEffect } from '../shared/xid';
+import { nodeHealthOf } from './health-signals';
 import { layoutOfNamedConfig, migConfigName, type NodeMigLayouts } from './mig-config';
 import { cpuMilliOf, memoryMiBOf } from './quantities';
 
@@ -58,8 +60,9 @@ export function migLayoutsOfNode(node: V1Node, model: string, gpuCount: number):
   return layouts;
 }
 
+/** Ready condition `True` and no unreachable/not-ready taint (health-signals.ts). */
 export function isNodeReady(node: V1Node): boolean {
-  return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  return nodeHealthOf(node).ready;
 }
 
 /** The node as Gantry inventory, or undefined when it carries no GPU discovery labels. */
@@ -74,6 +77,8 @@ export function inventoryNodeFromKubeNode(node: V1Node): InventoryNode | undefin
   const migCapable = labels[GPU_LABELS.migCapable] === 'true' || (labels[GPU_LABELS.migCapable] === undefined && isMigCapable(model));
   const layouts = migLayoutsOfNode(node, model, gpuCount);
   const allocatable = node.status?.allocatable ?? {};
+  const health = nodeHealthOf(node);
+  const unhealthyGpus = new Set(health.xids.filter((x) => xidEffect(x.xid).gpuUnhealthy).map((x) => x.gpuIndex));
   return {
     name: node.metadata?.name ?? '',
     leaf: labels[TOPOLOGY_LABELS.leaf] ?? labels[TOPOLOGY_LABELS.zone] ?? UNKNOWN_TOPOLOGY,
@@ -90,9 +95,11 @@ export function inventoryNodeFromKubeNode(node: V1Node): InventoryNode | undefin
       nvlinkDomain: 0,
       migCapable,
       migLayout: layouts[index] ?? [],
+      health: unhealthyGpus.has(index) ? ('unhealthy' as const) : ('healthy' as const),
     })),
     unschedulable: node.spec?.unschedulable === true,
-    ready: isNodeReady(node),
+    ready: health.ready,
+    networkUp: health.networkUp,
   };
 }
 

@@ -2,7 +2,7 @@
  * Workloads as pods: one pod per replica, bound to its node with `spec.nodeName` (Gantry is the
  * scheduler), asking the device plugin for whole GPUs (`nvidia.com/gpu`), MIG slices
  * (`nvidia.com/mig-<profile>`, strategy `mixed`) or a time-sliced share (`nvidia.com/gpu.shared`);
- * Eviction bodies for drains; and a job's status read back from its pods. Pure functions.
+ * Eviction bodies and which pods a drain evicts; and a job's status read back from its pods. Pure functions.
  */
 import { createHash } from 'node:crypto';
 import type { V1Eviction, V1Pod } from '@kubernetes/client-node';
@@ -99,9 +99,9 @@ export function replicaPod({ request, replica, namespace, defaultImage }: Replic
   };
 }
 
-/** The Eviction API body for a pod (POST .../pods/<name>/eviction). */
-export function evictionFor(pod: { name: string; namespace: string }): V1Eviction {
-  return { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod.name, namespace: pod.namespace } };
+/** The Eviction API body for a pod (POST .../pods/<name>/eviction), in the version the server serves. */
+export function evictionFor(pod: { name: string; namespace: string }, apiVersion: 'policy/v1' | 'policy/v1beta1'): V1Eviction {
+  return { apiVersion, kind: 'Eviction', metadata: { name: pod.name, namespace: pod.namespace } };
 }
 
 /** A drain evicts what kubectl drain evicts: not DaemonSet pods, not static (mirror) pods, not finished ones. */
@@ -112,6 +112,9 @@ export function isEvictable(pod: V1Pod): boolean {
 }
 
 export const isPodFinished = (pod: V1Pod): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+
+/** Being deleted (stop, suspend, eviction): the kubelet is stopping it; it no longer counts as the job's. */
+export const isPodTerminating = (pod: V1Pod): boolean => pod.metadata?.deletionTimestamp !== undefined && pod.metadata?.deletionTimestamp !== null;
 
 /** How a job's pods ended, once all succeeded or one failed; undefined while it runs. */
 export function jobExitFromPods(pods: readonly V1Pod[]): { exitCode: number; reason: JobExitReason } | undefined {

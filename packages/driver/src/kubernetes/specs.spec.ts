@@ -106,7 +106,7 @@ describe('inventoryNodeFromKubeNode', () => {
     const node = inventoryNodeFromKubeNode(gpuNode())!;
     expect(node).toMatchObject(wantNode);
     expect(node.gpus).toHaveLength(8);
-    expect(node.gpus[7]).toEqual({ index: 7, model: 'H100-80GB', memoryMiB: 81559, nvlinkDomain: 0, migCapable: true, migLayout: [] });
+    expect(node.gpus[7]).toEqual({ index: 7, model: 'H100-80GB', memoryMiB: 81559, nvlinkDomain: 0, migCapable: true, migLayout: [], health: 'healthy' });
   });
 
   it('falls back to the zone and region labels without Topograph', () => {
@@ -313,7 +313,12 @@ describe('replica pods', () => {
   });
 
   it('builds a policy/v1 Eviction for a pod', () => {
-    expect(evictionFor({ name: 'p', namespace: 'ns' })).toEqual({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p', namespace: 'ns' } });
+    expect(evictionFor({ name: 'p', namespace: 'ns' }, 'policy/v1')).toEqual({
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name: 'p', namespace: 'ns' },
+    });
+    expect(evictionFor({ name: 'p', namespace: 'ns' }, 'policy/v1beta1')).toMatchObject({ apiVersion: 'policy/v1beta1' });
   });
 
   it.each([

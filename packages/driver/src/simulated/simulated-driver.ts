@@ -17,7 +17,7 @@ import { SimTimers } from './sim-timers';
 import { gpuLoads, gpuSamples } from './telemetry';
 import type { Topology } from './topology';
 import { SIM_EXIT_CODES, SimWorkloads } from './workloads';
-import { DEFAULT_FAULT_XID, xidEffect } from './xid';
+import { DEFAULT_FAULT_XID, xidEffect } from '../shared/xid';
 
 /** Durations in simulated seconds; 0 completes on the next tick (benchmarks). */
 export interface SimulatedDelays {

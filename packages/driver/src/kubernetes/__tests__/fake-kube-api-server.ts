@@ -4,7 +4,9 @@
  * the cluster the driver waits on: mig-manager (mig.config -> mig.config.state), the GPU
  * Operator's persona swap (workload.config -> allocatable GPU resources) and a kubelet that
  * runs pods (Pending -> Running -> Succeeded after their remaining duration, real seconds).
- * It is not a Kubernetes API server: no validation, watches, auth or resource versions.
+ * It is not a Kubernetes API server: no validation or auth; resource versions are one counter,
+ * watches (nodes, pods, events) replay its recent history, and there is no 410. The real API
+ * server tests (*.real.spec.ts) cover what this fake cannot.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -76,6 +78,9 @@ export class FakeKubeApiServer {
   private readonly server: Server;
   private readonly timers = new Set<NodeJS.Timeout>();
   private podCounter = 0;
+  private version = 0;
+  private readonly history: { kind: WatchKind; type: string; object: Json }[] = [];
+  private readonly watchers = new Set<{ kind: WatchKind; matches: (o: Json) => boolean; res: ServerResponse }>();
 
   constructor(private readonly options: FakeKubeApiOptions = {}) {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -88,17 +93,46 @@ export class FakeKubeApiServer {
 
   async close(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
+    for (const watcher of this.watchers) watcher.res.end();
+    this.watchers.clear();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
   addNode(node: Json): void {
     this.nodes.set(node.metadata.name, node);
+    this.touch('nodes', 'ADDED', node);
   }
 
   /** Flips a node's Ready condition, as the node lifecycle controller would. */
   setNodeReady(name: string, ready: boolean): void {
-    this.nodes.get(name)!.status.conditions = [{ type: 'Ready', status: ready ? 'True' : 'False' }];
+    const node = this.nodes.get(name)!;
+    node.status.conditions = [{ type: 'Ready', status: ready ? 'True' : 'False' }];
+    this.touch('nodes', 'MODIFIED', node);
+  }
+
+  /** A new resourceVersion for a changed object, told to the watches that match it. */
+  private touch(kind: WatchKind, type: string, object: Json): void {
+    object.metadata.resourceVersion = String(++this.version);
+    const event = { kind, type, object: JSON.parse(JSON.stringify(object)) as Json };
+    this.history.push(event);
+    if (this.history.length > 1000) this.history.shift();
+    for (const watcher of this.watchers) {
+      if (watcher.kind === kind && watcher.matches(object)) watcher.res.write(`${JSON.stringify({ type, object: event.object })}\n`);
+    }
+  }
+
+  private watch(kind: WatchKind, matches: (o: Json) => boolean, url: URL, res: ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const from = Number(url.searchParams.get('resourceVersion') ?? 0);
+    for (const event of this.history) {
+      if (event.kind === kind && Number(event.object.metadata.resourceVersion) > from && matches(event.object)) {
+        res.write(`${JSON.stringify({ type: event.type, object: event.object })}\n`);
+      }
+    }
+    const watcher = { kind, matches, res };
+    this.watchers.add(watcher);
+    res.on('close', () => this.watchers.delete(watcher));
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -117,8 +151,22 @@ export class FakeKubeApiServer {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
       return void res.end(this.dcgmMetricsText);
     }
+    const watching = url.searchParams.get('watch') === 'true';
+    if (route === 'GET /api/v1') {
+      return send(200, {
+        kind: 'APIResourceList',
+        groupVersion: 'v1',
+        resources: [{ name: 'pods/eviction', group: 'policy', version: 'v1', kind: 'Eviction', namespaced: true, singularName: '', verbs: ['create'] }],
+      });
+    }
+    if (route === 'GET /api/v1/events') {
+      if (watching) return this.watch('events', () => true, url, res);
+      return send(200, list('EventList', [], this.version));
+    }
     if (route === 'GET /api/v1/nodes') {
-      return send(200, list('NodeList', [...this.nodes.values()].filter(bySelector(url.searchParams.get('labelSelector')))));
+      const selected = bySelector(url.searchParams.get('labelSelector'));
+      if (watching) return this.watch('nodes', selected, url, res);
+      return send(200, list('NodeList', [...this.nodes.values()].filter(selected), this.version));
     }
     if ((match = /^(GET|PATCH) \/api\/v1\/nodes\/([^/]+)$/.exec(route))) {
       const node = this.nodes.get(match[2]);
@@ -127,32 +175,44 @@ export class FakeKubeApiServer {
       if (req.headers['content-type'] !== 'application/merge-patch+json') {
         return send(415, status(415, 'UnsupportedMediaType', `fake supports merge patches only, got ${req.headers['content-type']}`));
       }
+      const precondition = body?.metadata?.resourceVersion;
+      if (precondition !== undefined && precondition !== node.metadata.resourceVersion) {
+        return send(409, status(409, 'Conflict', `Operation cannot be fulfilled on nodes "${match[2]}": the object has been modified`));
+      }
       const before = { ...node.metadata.labels };
       const patched = mergePatch(node, body ?? {});
       this.nodes.set(match[2], patched);
+      this.touch('nodes', 'MODIFIED', patched);
       this.reactToNodeLabels(match[2], before, patched.metadata.labels ?? {});
       return send(200, patched);
     }
     if (route === 'GET /api/v1/pods') {
-      const onNode = /^spec\.nodeName=(.+)$/.exec(url.searchParams.get('fieldSelector') ?? '')?.[1];
+      const fieldSelector = url.searchParams.get('fieldSelector') ?? '';
+      const onNode = /^spec\.nodeName=(.+)$/.exec(fieldSelector)?.[1];
+      const activeOnly = fieldSelector.includes('status.phase!=Succeeded');
+      const active = (p: Json) => !activeOnly || (p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
       return send(
         200,
         list(
           'PodList',
-          [...this.pods.values()].filter((p) => !onNode || p.spec?.nodeName === onNode),
+          [...this.pods.values()].filter((p) => (!onNode || p.spec?.nodeName === onNode) && active(p)),
+          this.version,
         ),
       );
     }
     if ((match = /^(GET|POST) \/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(route))) {
       const namespace = match[2];
       if (match[1] === 'GET') {
-        const inNamespace = [...this.pods.values()].filter((p) => p.metadata.namespace === namespace);
-        return send(200, list('PodList', inNamespace.filter(bySelector(url.searchParams.get('labelSelector')))));
+        const selected = bySelector(url.searchParams.get('labelSelector'));
+        const matches = (p: Json) => p.metadata.namespace === namespace && selected(p);
+        if (watching) return this.watch('pods', matches, url, res);
+        return send(200, list('PodList', [...this.pods.values()].filter(matches), this.version));
       }
       const key = `${namespace}/${body!.metadata.name}`;
       if (this.pods.has(key)) return send(409, status(409, 'AlreadyExists', `pods "${body!.metadata.name}" already exists`));
       const pod = { ...body, metadata: { ...body!.metadata, namespace, uid: `pod-uid-${++this.podCounter}` }, status: { phase: 'Pending' } };
       this.pods.set(key, pod);
+      this.touch('pods', 'ADDED', pod);
       this.runPod(key);
       return send(201, pod);
     }
@@ -161,21 +221,32 @@ export class FakeKubeApiServer {
       const pod = this.pods.get(key);
       if (!pod) return notFound(`pods "${match[2]}"`);
       this.pods.delete(key);
+      this.touch('pods', 'DELETED', pod);
       return send(200, pod);
     }
     if ((match = /^POST \/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/eviction$/.exec(route))) {
       const key = `${match[1]}/${match[2]}`;
-      if (!this.pods.delete(key)) return notFound(`pods "${match[2]}"`);
+      const pod = this.pods.get(key);
+      if (!pod) return notFound(`pods "${match[2]}"`);
+      this.pods.delete(key);
+      this.touch('pods', 'DELETED', pod);
       return send(201, status(201, '', 'evicted'));
     }
     if ((match = /^(GET|PUT) \/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(route))) {
       const key = `${match[2]}/${match[3]}`;
       if (match[1] === 'GET') return this.configMaps.has(key) ? send(200, this.configMaps.get(key)!) : notFound(`configmaps "${match[3]}"`);
+      if (body!.metadata.resourceVersion !== this.configMaps.get(key)?.metadata.resourceVersion) {
+        return send(409, status(409, 'Conflict', `Operation cannot be fulfilled on configmaps "${match[3]}": the object has been modified`));
+      }
+      body!.metadata.resourceVersion = String(++this.version);
       this.configMaps.set(key, body!);
       return send(200, body!);
     }
     if ((match = /^POST \/api\/v1\/namespaces\/([^/]+)\/configmaps$/.exec(route))) {
-      this.configMaps.set(`${match[1]}/${body!.metadata.name}`, body!);
+      const key = `${match[1]}/${body!.metadata.name}`;
+      if (this.configMaps.has(key)) return send(409, status(409, 'AlreadyExists', `configmaps "${body!.metadata.name}" already exists`));
+      body!.metadata.resourceVersion = String(++this.version);
+      this.configMaps.set(key, body!);
       return send(201, body!);
     }
     return send(404, status(404, 'NotFound', `the fake API server does not serve ${route}`));
@@ -195,9 +266,12 @@ export class FakeKubeApiServer {
       const gpus = node.metadata.labels['nvidia.com/gpu.count'];
       delete node.status.allocatable['nvidia.com/gpu'];
       delete node.status.allocatable['nvidia.com/GH100_H100_SXM5_80GB'];
+      this.touch('nodes', 'MODIFIED', node);
       this.later(this.options.personaSwitchDelayMs ?? 20, () => {
         const resource = workload === 'vm-passthrough' ? 'nvidia.com/GH100_H100_SXM5_80GB' : 'nvidia.com/gpu';
-        this.nodes.get(name)!.status.allocatable[resource] = gpus;
+        const swapped = this.nodes.get(name)!;
+        swapped.status.allocatable[resource] = gpus;
+        this.touch('nodes', 'MODIFIED', swapped);
       });
     }
   }
@@ -209,6 +283,7 @@ export class FakeKubeApiServer {
       if (!pod) return;
       const startedAt = new Date().toISOString();
       pod.status = { phase: 'Running', startTime: startedAt, containerStatuses: [{ name: 'workload', state: { running: { startedAt } } }] };
+      this.touch('pods', 'MODIFIED', pod);
       const annotations = pod.metadata.annotations ?? {};
       if (annotations['gantry.io/duration-seconds'] === undefined) return;
       const remaining = Number(annotations['gantry.io/duration-seconds']) - Number(annotations['gantry.io/progress-seconds'] ?? 0);
@@ -221,13 +296,16 @@ export class FakeKubeApiServer {
           startTime: startedAt,
           containerStatuses: [{ name: 'workload', state: { terminated: { exitCode: 0, startedAt, finishedAt } } }],
         };
+        this.touch('pods', 'MODIFIED', pod);
       });
     });
   }
 
   private setLabel(name: string, key: string, value: string): void {
     const node = this.nodes.get(name);
-    if (node) node.metadata.labels[key] = value;
+    if (!node) return;
+    node.metadata.labels[key] = value;
+    this.touch('nodes', 'MODIFIED', node);
   }
 
   private later(ms: number, fn: () => void): void {
@@ -244,8 +322,10 @@ function status(code: number, reason: string, message: string): Json {
   return { kind: 'Status', apiVersion: 'v1', status: code < 400 ? 'Success' : 'Failure', code, reason, message };
 }
 
-function list(kind: string, items: Json[]): Json {
-  return { kind, apiVersion: 'v1', metadata: {}, items };
+type WatchKind = 'nodes' | 'pods' | 'events';
+
+function list(kind: string, items: Json[], version = 0): Json {
+  return { kind, apiVersion: 'v1', metadata: { resourceVersion: String(version) }, items };
 }
 
 /** `a=b,c` selectors: equality and existence, nothing more. */
