@@ -19,7 +19,7 @@ import { NodeRegistrar, type RegistrationReport } from './cluster/node-registrar
 import { controlApiHandler } from './control/control-api';
 import { listen, type RunningServer } from './control/http-server';
 import { HealthReporter } from './health/health-reporter';
-import { closeConnectionPool, kubeClients, loadKubeConfig, withConnectionPool } from './kube/client';
+import { closeConnectionPool, httpStatusOf, kubeClients, loadKubeConfig, withConnectionPool } from './kube/client';
 import { Informer } from './kube/informer';
 import { WorkQueue } from './kube/work-queue';
 import { Kubelet } from './kubelet/kubelet';
@@ -154,6 +154,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
 
   try {
+    // The GPU Operator's namespace, where mig-manager's config file lives.
+    await ensureNamespace(clients, namespace);
     const registration = await registrar.register();
     // Adopted nodes: capacity and Ready as the hardware state the previous run left says.
     await queue.all(
@@ -211,6 +213,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   } catch (err) {
     await stopAll();
     throw err;
+  }
+}
+
+async function ensureNamespace(clients: ReturnType<typeof kubeClients>, name: string): Promise<void> {
+  try {
+    await clients.core.createNamespace({ body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  } catch (err) {
+    if (httpStatusOf(err) !== 409) throw err;
   }
 }
 

@@ -51,7 +51,8 @@ export function pciBusId(gpuIndex: number): string {
 
 /** The kernel's NVRM line a syslog monitor parses, e.g. `NVRM: Xid (PCI:0000:18:00): 79, pid=0, GPU has fallen off the bus.` */
 export function nvrmXidLine(gpu: EmulatedGpu, xid: number): string {
-  return `NVRM: Xid (PCI:${pciBusId(gpu.index).slice(4, 11)}): ${xid}, pid=0, ${xidName(xid)}.`;
+  const pci = pciBusId(gpu.index).slice(4, -2).toLowerCase();
+  return `NVRM: Xid (PCI:${pci}): ${xid}, pid=0, ${xidName(xid)}.`;
 }
 
 export function xidCondition(node: EmulatedNode, now: Date): V1NodeCondition {

@@ -3,7 +3,8 @@
  *
  *   Pending      --startSeconds-->            Running (admission: the devices must be free)
  *   Running      --remaining duration-->      Succeeded (exit 0)
- *   deletion     --min(grace, sigterm)-->     checkpoint saved, exit 143, object removed
+ *   deletion     --sigtermSeconds-->          checkpoint saved, exit 143, object removed
+ *                (grace period shorter:       SIGKILL at its end, exit 137, no checkpoint)
  *   fatal Xid on its GPU                      Failed (exit 1)
  *   node down                                 Failed, reason NodeLost (exit 137)
  *
@@ -45,7 +46,7 @@ export interface KubeletOptions {
 }
 
 /** Exit codes, as the simulated driver's (SIM_EXIT_CODES): SIGTERM, SIGKILL, CUDA error. */
-export const EXIT_CODES = { sigterm: 143, nodeLost: 137, gpuFault: 1 } as const;
+export const EXIT_CODES = { sigterm: 143, sigkill: 137, nodeLost: 137, gpuFault: 1 } as const;
 
 interface TrackedPod {
   uid: string;
@@ -208,20 +209,23 @@ export class Kubelet {
   }
 
   /**
-   * Graceful deletion: SIGTERM; the workload saves its checkpoint and exits within the grace
-   * period; the kubelet records the exit and removes the object (DELETE with grace 0).
+   * Graceful deletion: SIGTERM; the workload saves its checkpoint (sigtermSeconds) and exits 143.
+   * When the grace period is shorter, SIGKILL ends it first (exit 137, no checkpoint). Then the
+   * kubelet removes the object (DELETE with grace 0, preconditioned on the uid).
    */
   private terminate(tracked: TrackedPod, pod: V1Pod, node: EmulatedNode): void {
     if (tracked.terminating) return;
     tracked.terminating = true;
     clearTimeout(tracked.timer);
-    const grace = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    const graceMs = (pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
     const running = podPhase(pod) === 'Running' && !node.down;
-    const delayMs = running ? Math.min(grace, this.options.sigtermSeconds) * 1000 : 0;
-    tracked.timer = setTimeout(() => void this.finishTermination(tracked, running, node), delayMs);
+    const saveMs = this.options.sigtermSeconds * 1000;
+    const checkpoints = running && saveMs <= graceMs;
+    const delayMs = !running ? 0 : checkpoints ? saveMs : graceMs;
+    tracked.timer = setTimeout(() => void this.finishTermination(tracked, running, checkpoints, node), delayMs);
   }
 
-  private async finishTermination(tracked: TrackedPod, wasRunning: boolean, node: EmulatedNode): Promise<void> {
+  private async finishTermination(tracked: TrackedPod, wasRunning: boolean, checkpoints: boolean, node: EmulatedNode): Promise<void> {
     if (this.stopped) return;
     const pod = this.podByUid(tracked.uid);
     if (!pod) return;
@@ -229,10 +233,14 @@ export class Kubelet {
     try {
       if (wasRunning && !isFinished(pod)) {
         const now = new Date();
-        const saved = savedCheckpoint(pod, progressSeconds(pod, tracked.startedAt ?? runningSince(pod), now), now);
-        const annotations = { [kubernetesSpecs.GANTRY_ANNOTATIONS.checkpointSaved]: saved };
-        await queue.run(() => clients.core.patchNamespacedPod({ name: tracked.name, namespace: tracked.namespace, body: { metadata: { annotations } } }, clients.mergePatch));
-        const status = terminatedStatus(pod, internalIp(node.name), tracked.startedAt ?? runningSince(pod), now, { exitCode: EXIT_CODES.sigterm, reason: 'Error' });
+        const startedAt = tracked.startedAt ?? runningSince(pod);
+        if (checkpoints) {
+          const saved = savedCheckpoint(pod, progressSeconds(pod, startedAt, now), now);
+          const annotations = { [kubernetesSpecs.GANTRY_ANNOTATIONS.checkpointSaved]: saved };
+          await queue.run(() => clients.core.patchNamespacedPod({ name: tracked.name, namespace: tracked.namespace, body: { metadata: { annotations } } }, clients.mergePatch));
+        }
+        const end: Termination = checkpoints ? { exitCode: EXIT_CODES.sigterm, reason: 'Error' } : { exitCode: EXIT_CODES.sigkill, reason: 'Error', message: 'killed at the end of the grace period' };
+        const status = terminatedStatus(pod, internalIp(node.name), startedAt, now, end);
         await queue.run(() => clients.core.patchNamespacedPodStatus({ name: tracked.name, namespace: tracked.namespace, body: { status } }, clients.mergePatch));
       }
       this.devices.release(tracked.nodeName, tracked.uid);

@@ -79,7 +79,10 @@ function countsPerGpu(
   return { ok: true, perGpu };
 }
 
-/** Largest instances first (MIG rule 5), each at the first legal start whose slots are free. */
+/**
+ * Placements for profile counts: largest instances first (MIG rule 5), each at the lowest legal
+ * start that leaves room for the rest (a small backtracking search: at most 7 instances).
+ */
 export function placeLargestFirst(model: string, counts: Record<string, number>): { ok: true; layout: MigSliceSpec[] } | { ok: false; reason: string } {
   const wanted: { profile: string; size: number; starts: readonly number[] }[] = [];
   for (const [name, count] of Object.entries(counts)) {
@@ -87,14 +90,26 @@ export function placeLargestFirst(model: string, counts: Record<string, number>)
     if (!profile) return { ok: false, reason: `${model} has no MIG profile "${name}"` };
     for (let i = 0; i < count; i++) wanted.push({ profile: name, size: profile.memorySlots, starts: profile.starts });
   }
+  if (wanted.length > MIG_MEMORY_SLOTS) return { ok: false, reason: `${wanted.length} instances do not fit in ${MIG_MEMORY_SLOTS} memory slots` };
   wanted.sort((a, b) => b.size - a.size);
   const used = new Array<boolean>(MIG_MEMORY_SLOTS).fill(false);
   const layout: MigSliceSpec[] = [];
-  for (const slice of wanted) {
-    const start = slice.starts.find((s) => s + slice.size <= MIG_MEMORY_SLOTS && used.slice(s, s + slice.size).every((u) => !u));
-    if (start === undefined) return { ok: false, reason: `no free legal placement for ${slice.profile} after ${layout.map((s) => `${s.profile}@${s.start}`).join(', ') || 'nothing'}` };
-    for (let i = start; i < start + slice.size; i++) used[i] = true;
-    layout.push({ profile: slice.profile, start });
+  const place = (i: number): boolean => {
+    if (i === wanted.length) return true;
+    const slice = wanted[i];
+    for (const start of slice.starts) {
+      if (start + slice.size > MIG_MEMORY_SLOTS || used.slice(start, start + slice.size).some(Boolean)) continue;
+      used.fill(true, start, start + slice.size);
+      layout.push({ profile: slice.profile, start });
+      if (place(i + 1)) return true;
+      layout.pop();
+      used.fill(false, start, start + slice.size);
+    }
+    return false;
+  };
+  if (!place(0)) {
+    const asked = Object.entries(counts).map(([p, n]) => `${n} x ${p}`).join(', ');
+    return { ok: false, reason: `no placement of ${asked} fits the ${MIG_MEMORY_SLOTS} memory slots of a ${model}` };
   }
   return { ok: true, layout: layout.sort((a, b) => a.start - b.start) };
 }
