@@ -41,7 +41,9 @@ async function runPodOn(jobId: string, nodeName: string, gpuIndex: number): Prom
   const body = replicaPod({ request: { jobId, kind: 'training', replicas: [replica] }, replica, namespace: 'gantry', defaultImage: 'busybox' });
   await cluster!.core.createNamespacedPod({ namespace: 'gantry', body });
   const name = body.metadata!.name!;
-  await eventually(`${name} running`, async () => ((await cluster!.core.readNamespacedPod({ namespace: 'gantry', name })).status?.phase === 'Running' ? true : undefined));
+  await eventually(`${name} running`, async () =>
+    (await cluster!.core.readNamespacedPod({ namespace: 'gantry', name })).status?.phase === 'Running' ? true : undefined,
+  );
   return name;
 }
 

@@ -57,10 +57,14 @@ describe('kubelet', () => {
   it('runs a bound pod Pending -> Running -> Succeeded after its duration', async () => {
     const created = await cluster!.core.createNamespacedPod({ namespace: NS, body: pod('phases', 'gpu-node-0', [0], 1.5) });
     expect(created.status?.phase).toBe('Pending');
-    const running = await eventually('Running', async () => ((await read('gantry-phases-r0')).status?.phase === 'Running' ? await read('gantry-phases-r0') : undefined));
+    const running = await eventually('Running', async () =>
+      (await read('gantry-phases-r0')).status?.phase === 'Running' ? await read('gantry-phases-r0') : undefined,
+    );
     expect(running.status?.containerStatuses?.[0]?.state?.running?.startedAt).toBeDefined();
     expect(running.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
-    const done = await eventually('Succeeded', async () => ((await read('gantry-phases-r0')).status?.phase === 'Succeeded' ? await read('gantry-phases-r0') : undefined));
+    const done = await eventually('Succeeded', async () =>
+      (await read('gantry-phases-r0')).status?.phase === 'Succeeded' ? await read('gantry-phases-r0') : undefined,
+    );
     const terminated = done.status!.containerStatuses![0].state!.terminated!;
     expect(terminated.exitCode).toBe(0);
     const ranMs = new Date(terminated.finishedAt!).getTime() - new Date(terminated.startedAt!).getTime();
@@ -78,7 +82,9 @@ describe('kubelet', () => {
     await cluster!.core.createNamespacedPod({ namespace: NS, body: pod('big-a', 'gpu-node-1', [0, 1, 2, 3, 4, 5]) });
     await eventually('big-a running', async () => ((await read('gantry-big-a-r0')).status?.phase === 'Running' ? true : undefined));
     await cluster!.core.createNamespacedPod({ namespace: NS, body: pod('big-b', 'gpu-node-1', [6, 7, 0]) });
-    const refused = await eventually('big-b refused', async () => ((await read('gantry-big-b-r0')).status?.phase === 'Failed' ? await read('gantry-big-b-r0') : undefined));
+    const refused = await eventually('big-b refused', async () =>
+      (await read('gantry-big-b-r0')).status?.phase === 'Failed' ? await read('gantry-big-b-r0') : undefined,
+    );
     expect(refused.status?.reason).toBe('UnexpectedAdmissionError');
     expect(refused.status?.message).toContain('nvidia.com/gpu. Requested: 3, Available: 2');
   });
@@ -129,7 +135,12 @@ describe('kubelet', () => {
   it('runs the driver’s jobs: start, running progress, exit reported by status()', async () => {
     const driver = new KubernetesDriver({ kubeconfigPath: cluster!.controlPlane.kubeconfigPath, pollSeconds: 0.1 });
     try {
-      await driver.start({ jobId: 'driver-job', kind: 'training', durationSeconds: 1, replicas: [{ replica: 0, nodeName: 'gpu-node-0', gpus: [{ index: 6 }, { index: 7 }] }] });
+      await driver.start({
+        jobId: 'driver-job',
+        kind: 'training',
+        durationSeconds: 1,
+        replicas: [{ replica: 0, nodeName: 'gpu-node-0', gpus: [{ index: 6 }, { index: 7 }] }],
+      });
       await eventually('running', async () => ((await driver.status('driver-job')).starting === undefined ? true : undefined));
       const exited = await eventually('exited', async () => {
         const status = await driver.status('driver-job');

@@ -100,7 +100,9 @@ describe('dcgm-exporter metrics', () => {
     expect(busy.memoryUsedMiB).toBeGreaterThan(60_000);
     expect(busy.powerW).toBeGreaterThan(600);
     expect(idle).toMatchObject({ smPct: 0, memoryUsedMiB: 0, powerW: 70 });
-    expect(text).toMatch(/DCGM_FI_DEV_GPU_UTIL\{gpu="2",UUID="GPU-[0-9a-f-]+",.*modelName="NVIDIA H100 80GB HBM3",Hostname="gpu-node-0".*pod="gantry-metrics-job-r0"\}/);
+    expect(text).toMatch(
+      /DCGM_FI_DEV_GPU_UTIL\{gpu="2",UUID="GPU-[0-9a-f-]+",.*modelName="NVIDIA H100 80GB HBM3",Hostname="gpu-node-0".*pod="gantry-metrics-job-r0"\}/,
+    );
   });
 });
 

@@ -16,7 +16,12 @@ let driver: KubernetesDriver | undefined;
 beforeAll(async () => {
   cluster = await startCluster();
   emulator = await emulatorOn(cluster, { topology: smallTopology(3, 8) });
-  driver = new KubernetesDriver({ kubeconfigPath: cluster.controlPlane.kubeconfigPath, pollSeconds: 0.1, migApplyTimeoutSeconds: 20, personaTimeoutSeconds: 20 });
+  driver = new KubernetesDriver({
+    kubeconfigPath: cluster.controlPlane.kubeconfigPath,
+    pollSeconds: 0.1,
+    migApplyTimeoutSeconds: 20,
+    personaTimeoutSeconds: 20,
+  });
   await ensureNamespace(cluster.core, 'gantry');
 });
 
@@ -59,9 +64,17 @@ describe('mig-manager', () => {
   });
 
   it('applies a stock config named on the label (all-balanced)', async () => {
-    await cluster!.core.patchNode({ name: 'gpu-node-2', body: { metadata: { labels: { [GPU_LABELS.migConfig]: 'all-balanced' } } } }, cluster!.clients.mergePatch);
+    await cluster!.core.patchNode(
+      { name: 'gpu-node-2', body: { metadata: { labels: { [GPU_LABELS.migConfig]: 'all-balanced' } } } },
+      cluster!.clients.mergePatch,
+    );
     await eventually('success', async () => ((await labelsOf('gpu-node-2'))[GPU_LABELS.migConfigState] === 'success' ? true : undefined));
-    expect(await capacityOf('gpu-node-2')).toMatchObject({ 'nvidia.com/gpu': '0', 'nvidia.com/mig-1g.10gb': '16', 'nvidia.com/mig-2g.20gb': '8', 'nvidia.com/mig-3g.40gb': '8' });
+    expect(await capacityOf('gpu-node-2')).toMatchObject({
+      'nvidia.com/gpu': '0',
+      'nvidia.com/mig-1g.10gb': '16',
+      'nvidia.com/mig-2g.20gb': '8',
+      'nvidia.com/mig-3g.40gb': '8',
+    });
   });
 
   it.each([
@@ -80,7 +93,10 @@ describe('mig-manager', () => {
       }
     }
     const before = await capacityOf('gpu-node-1');
-    await cluster!.core.patchNode({ name: 'gpu-node-1', body: { metadata: { labels: { [GPU_LABELS.migConfig]: config, [GPU_LABELS.migConfigState]: null } } } }, cluster!.clients.mergePatch);
+    await cluster!.core.patchNode(
+      { name: 'gpu-node-1', body: { metadata: { labels: { [GPU_LABELS.migConfig]: config, [GPU_LABELS.migConfigState]: null } } } },
+      cluster!.clients.mergePatch,
+    );
     await eventually('failed', async () => ((await labelsOf('gpu-node-1'))[GPU_LABELS.migConfigState] === 'failed' ? true : undefined));
     expect(await capacityOf('gpu-node-1')).toEqual(before);
   });
@@ -89,7 +105,9 @@ describe('mig-manager', () => {
     const replica = { replica: 0, nodeName: 'gpu-node-0', gpus: [{ index: 3 }] };
     const body = replicaPod({ request: { jobId: 'busy', kind: 'training', replicas: [replica] }, replica, namespace: 'gantry', defaultImage: 'busybox' });
     await cluster!.core.createNamespacedPod({ namespace: 'gantry', body });
-    await eventually('running', async () => ((await cluster!.core.readNamespacedPod({ namespace: 'gantry', name: 'gantry-busy-r0' })).status?.phase === 'Running' ? true : undefined));
+    await eventually('running', async () =>
+      (await cluster!.core.readNamespacedPod({ namespace: 'gantry', name: 'gantry-busy-r0' })).status?.phase === 'Running' ? true : undefined,
+    );
     await expect(driver!.applyMigLayout('gpu-node-0', 3, [{ profile: '7g.80gb', start: 0 }])).rejects.toThrow(/failed/);
     expect(emulator!.nodes.get('gpu-node-0')!.gpus[3].migLayout).toEqual([]);
   });

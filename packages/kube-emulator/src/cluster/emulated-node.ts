@@ -40,26 +40,26 @@ export interface EmulatedNode {
 export function emulatedNodesOf(topology: Topology): EmulatedNode[] {
   return topologyNodes(topology).map(({ node, leaf, spine }) => {
     const emulated: EmulatedNode = {
-    name: node.name,
-    leaf,
-    spine,
-    cpuMilli: node.cpuMilli,
-    memoryMiB: node.memoryMiB,
-    labels: { ...node.labels },
-    gpus: node.gpus.map((gpu, index) => ({
-      index,
-      model: gpu.model,
-      memoryMiB: gpu.memoryMiB,
-      uuid: gpuUuid(node.name, index),
-      migLayout: (gpu.migLayout ?? []).map((s) => ({ ...s })),
-      healthy: true,
-      lastXid: 0,
-    })),
-    persona: node.persona ?? 'container',
-    down: false,
-    nicDown: false,
-    appliedMigConfig: '',
-    switchingPersona: false,
+      name: node.name,
+      leaf,
+      spine,
+      cpuMilli: node.cpuMilli,
+      memoryMiB: node.memoryMiB,
+      labels: { ...node.labels },
+      gpus: node.gpus.map((gpu, index) => ({
+        index,
+        model: gpu.model,
+        memoryMiB: gpu.memoryMiB,
+        uuid: gpuUuid(node.name, index),
+        migLayout: (gpu.migLayout ?? []).map((s) => ({ ...s })),
+        healthy: true,
+        lastXid: 0,
+      })),
+      persona: node.persona ?? 'container',
+      down: false,
+      nicDown: false,
+      appliedMigConfig: '',
+      switchingPersona: false,
     };
     if (emulated.gpus[0] && isMigCapable(emulated.gpus[0].model)) {
       emulated.appliedMigConfig = kubernetesSpecs.migConfigName(Object.fromEntries(emulated.gpus.map((g) => [g.index, g.migLayout])));

@@ -11,7 +11,10 @@ describe('gpuResources', () => {
       'a MIG GPU and an unhealthy one',
       () => {
         const n = fresh();
-        n.gpus[0].migLayout = [{ profile: '3g.40gb', start: 0 }, { profile: '3g.40gb', start: 4 }];
+        n.gpus[0].migLayout = [
+          { profile: '3g.40gb', start: 0 },
+          { profile: '3g.40gb', start: 4 },
+        ];
         n.gpus[1].healthy = false;
         return n;
       },
@@ -35,7 +38,10 @@ describe('gpuResources', () => {
   });
 
   it('keeps a resource the node advertised before at 0', () => {
-    expect(gpuResources(fresh(), { sharedReplicasPerGpu: 0 }, ['nvidia.com/mig-1g.10gb']).capacity).toEqual({ 'nvidia.com/mig-1g.10gb': '0', 'nvidia.com/gpu': '4' });
+    expect(gpuResources(fresh(), { sharedReplicasPerGpu: 0 }, ['nvidia.com/mig-1g.10gb']).capacity).toEqual({
+      'nvidia.com/mig-1g.10gb': '0',
+      'nvidia.com/gpu': '4',
+    });
   });
 });
 

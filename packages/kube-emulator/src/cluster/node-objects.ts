@@ -196,5 +196,5 @@ export function microTime(date: Date): string {
 export function internalIp(nodeName: string): string {
   let h = 2166136261;
   for (let i = 0; i < nodeName.length; i++) h = Math.imul(h ^ nodeName.charCodeAt(i), 16777619) >>> 0;
-  return `10.${(h >>> 16) & 255}.${(h >>> 8) & 255}.${(h & 255) || 1}`;
+  return `10.${(h >>> 16) & 255}.${(h >>> 8) & 255}.${h & 255 || 1}`;
 }

@@ -9,7 +9,17 @@ import { httpStatusOf, type KubeClients } from '../kube/client';
 import type { WorkQueue } from '../kube/work-queue';
 import { adoptNodeState, advertisedResources } from './adopt-node';
 import type { EmulatedNode } from './emulated-node';
-import { EMULATED_NODE_LABEL, EMULATED_NODES_SELECTOR, NODE_LEASE_NAMESPACE, microTime, nodeCapacity, nodeLease, nodeObject, readyCondition, type NodeObjectOptions } from './node-objects';
+import {
+  EMULATED_NODE_LABEL,
+  EMULATED_NODES_SELECTOR,
+  NODE_LEASE_NAMESPACE,
+  microTime,
+  nodeCapacity,
+  nodeLease,
+  nodeObject,
+  readyCondition,
+  type NodeObjectOptions,
+} from './node-objects';
 
 export interface NodeRegistrarOptions extends NodeObjectOptions {
   clients: KubeClients;

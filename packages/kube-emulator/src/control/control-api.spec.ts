@@ -2,8 +2,14 @@ import { parseFault } from './control-api';
 
 describe('parseFault', () => {
   it.each([
-    [{ nodeName: 'n', kind: 'xid', gpuIndex: 2, xid: 48 }, { nodeName: 'n', kind: 'xid', gpuIndex: 2, xid: 48 }],
-    [{ nodeName: 'n', kind: 'recover' }, { nodeName: 'n', kind: 'recover' }],
+    [
+      { nodeName: 'n', kind: 'xid', gpuIndex: 2, xid: 48 },
+      { nodeName: 'n', kind: 'xid', gpuIndex: 2, xid: 48 },
+    ],
+    [
+      { nodeName: 'n', kind: 'recover' },
+      { nodeName: 'n', kind: 'recover' },
+    ],
   ])('takes %j', (body, want) => {
     expect(parseFault(body)).toEqual({ ok: true, fault: want });
   });

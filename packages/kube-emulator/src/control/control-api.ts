@@ -69,7 +69,8 @@ export function controlApiHandler(deps: ControlApiDeps) {
       }
       const fault = parseFault(parsed);
       if (!fault.ok) return sendJson(res, 400, { error: { code: 'validation_failed', message: fault.message } });
-      if (!deps.nodes.has(fault.fault.nodeName)) return sendJson(res, 404, { error: { code: 'not_found', message: `no emulated node named ${fault.fault.nodeName}` } });
+      if (!deps.nodes.has(fault.fault.nodeName))
+        return sendJson(res, 404, { error: { code: 'not_found', message: `no emulated node named ${fault.fault.nodeName}` } });
       try {
         await deps.injectFault(fault.fault);
       } catch (err) {

@@ -58,7 +58,14 @@ export function nvrmXidLine(gpu: EmulatedGpu, xid: number): string {
 export function xidCondition(node: EmulatedNode, now: Date): V1NodeCondition {
   const unhealthy = node.gpus.filter((g) => !g.healthy);
   if (unhealthy.length === 0) {
-    return { type: XID_CONDITION, status: 'False', reason: `${XID_CONDITION}IsHealthy`, message: 'No Health Failures', lastHeartbeatTime: now, lastTransitionTime: now };
+    return {
+      type: XID_CONDITION,
+      status: 'False',
+      reason: `${XID_CONDITION}IsHealthy`,
+      message: 'No Health Failures',
+      lastHeartbeatTime: now,
+      lastTransitionTime: now,
+    };
   }
   const message = unhealthy.map((g) => `ErrorCode:${g.lastXid} GPU:${g.index} UUID:${g.uuid} PCI:${pciBusId(g.index)} ${nvrmXidLine(g, g.lastXid)}`).join('; ');
   return { type: XID_CONDITION, status: 'True', reason: `${XID_CONDITION}IsNotHealthy`, message, lastHeartbeatTime: now, lastTransitionTime: now };

@@ -109,7 +109,14 @@ export class HealthReporter {
       await this.event(node, 'Normal', 'NodeReady', `Node ${node.name} status is now: NodeReady`, 'kubelet');
     }
     if (nicWasDown) await this.event(node, 'Normal', 'NicLinkUp', 'NIC links are up', 'nic-health-monitor');
-    if (hadUnhealthy) await this.event(node, 'Normal', 'GpuRecovered', `GPU health restored on ${gpuIndex === undefined ? 'every GPU' : `GPU ${gpuIndex}`}`, 'syslog-health-monitor');
+    if (hadUnhealthy)
+      await this.event(
+        node,
+        'Normal',
+        'GpuRecovered',
+        `GPU health restored on ${gpuIndex === undefined ? 'every GPU' : `GPU ${gpuIndex}`}`,
+        'syslog-health-monitor',
+      );
   }
 
   private async reportConditions(node: EmulatedNode, conditions: object[]): Promise<void> {

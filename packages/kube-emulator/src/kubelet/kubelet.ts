@@ -120,7 +120,12 @@ export class Kubelet {
   /** The node went away under its pods. */
   loseNode(nodeName: string): void {
     for (const tracked of [...this.pods.values()].filter((p) => p.nodeName === nodeName)) {
-      this.end(tracked.uid, { exitCode: EXIT_CODES.nodeLost, reason: 'Error', podReason: 'NodeLost', message: `Node ${nodeName} which was running pod is unresponsive` });
+      this.end(tracked.uid, {
+        exitCode: EXIT_CODES.nodeLost,
+        reason: 'Error',
+        podReason: 'NodeLost',
+        message: `Node ${nodeName} which was running pod is unresponsive`,
+      });
     }
   }
 
@@ -237,15 +242,26 @@ export class Kubelet {
         if (checkpoints) {
           const saved = savedCheckpoint(pod, progressSeconds(pod, startedAt, now), now);
           const annotations = { [kubernetesSpecs.GANTRY_ANNOTATIONS.checkpointSaved]: saved };
-          await queue.run(() => clients.core.patchNamespacedPod({ name: tracked.name, namespace: tracked.namespace, body: { metadata: { annotations } } }, clients.mergePatch));
+          await queue.run(() =>
+            clients.core.patchNamespacedPod({ name: tracked.name, namespace: tracked.namespace, body: { metadata: { annotations } } }, clients.mergePatch),
+          );
         }
-        const end: Termination = checkpoints ? { exitCode: EXIT_CODES.sigterm, reason: 'Error' } : { exitCode: EXIT_CODES.sigkill, reason: 'Error', message: 'killed at the end of the grace period' };
+        const end: Termination = checkpoints
+          ? { exitCode: EXIT_CODES.sigterm, reason: 'Error' }
+          : { exitCode: EXIT_CODES.sigkill, reason: 'Error', message: 'killed at the end of the grace period' };
         const status = terminatedStatus(pod, internalIp(node.name), startedAt, now, end);
-        await queue.run(() => clients.core.patchNamespacedPodStatus({ name: tracked.name, namespace: tracked.namespace, body: { status } }, clients.mergePatch));
+        await queue.run(() =>
+          clients.core.patchNamespacedPodStatus({ name: tracked.name, namespace: tracked.namespace, body: { status } }, clients.mergePatch),
+        );
       }
       this.devices.release(tracked.nodeName, tracked.uid);
       await queue.run(() =>
-        clients.core.deleteNamespacedPod({ name: tracked.name, namespace: tracked.namespace, gracePeriodSeconds: 0, body: { preconditions: { uid: tracked.uid } } }),
+        clients.core.deleteNamespacedPod({
+          name: tracked.name,
+          namespace: tracked.namespace,
+          gracePeriodSeconds: 0,
+          body: { preconditions: { uid: tracked.uid } },
+        }),
       );
     } catch (err) {
       const status = httpStatusOf(err);

@@ -52,7 +52,8 @@ export function gpuLoads(node: EmulatedNode, users: readonly GpuUser[], sharedRe
       if (!gpu) continue;
       for (const [resource, amount] of Object.entries(user.resources)) {
         if (resource === kubernetesSpecs.GPU_RESOURCE) add(index, 1, 1, user);
-        else if (resource === kubernetesSpecs.SHARED_GPU_RESOURCE) add(index, amount / Math.max(1, sharedReplicasPerGpu), amount / Math.max(1, sharedReplicasPerGpu), user);
+        else if (resource === kubernetesSpecs.SHARED_GPU_RESOURCE)
+          add(index, amount / Math.max(1, sharedReplicasPerGpu), amount / Math.max(1, sharedReplicasPerGpu), user);
         else if (resource.startsWith('nvidia.com/mig-')) {
           const profile = findMigProfile(gpu.model, resource.slice('nvidia.com/mig-'.length));
           if (profile) add(index, (migSliceFraction(profile.name, gpu.model) ?? 0) * amount, (profile.memorySlots / 8) * amount, user);

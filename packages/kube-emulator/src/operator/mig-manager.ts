@@ -52,7 +52,7 @@ export class MigManager {
     if (running) clearTimeout(running.timer);
     const timer = setTimeout(() => void this.apply(node, config), this.options.applySeconds * 1000);
     this.inFlight.set(node.name, { config, timer });
-    if (labels[GPU_LABELS.migConfigState] !== 'pending') this.setState(node.name, 'pending');
+    if (labels[GPU_LABELS.migConfigState] !== 'pending') void this.setState(node.name, 'pending');
   }
 
   stop(): void {

@@ -26,11 +26,25 @@ describe('placeLargestFirst', () => {
 
 describe('planMigConfig', () => {
   it('uses the placements of gantry.io/mig-layouts when the annotation stands for the config', () => {
-    const layouts = { 1: [{ profile: '3g.40gb', start: 4 }, { profile: '1g.10gb', start: 0 }] };
+    const layouts = {
+      1: [
+        { profile: '3g.40gb', start: 4 },
+        { profile: '1g.10gb', start: 0 },
+      ],
+    };
     const name = kubernetesSpecs.migConfigName(layouts);
     const file = kubernetesSpecs.withMigPartedConfig(undefined, name, kubernetesSpecs.migPartedDevices(layouts, 2));
     const plan = planMigConfig(node(), name, file, layouts);
-    expect(plan).toEqual({ ok: true, layouts: { 0: [], 1: [{ profile: '3g.40gb', start: 4 }, { profile: '1g.10gb', start: 0 }] } });
+    expect(plan).toEqual({
+      ok: true,
+      layouts: {
+        0: [],
+        1: [
+          { profile: '3g.40gb', start: 4 },
+          { profile: '1g.10gb', start: 0 },
+        ],
+      },
+    });
   });
 
   it('fails when a config asks for more than the geometry allows on a GPU', () => {
@@ -40,7 +54,10 @@ describe('planMigConfig', () => {
   });
 
   it('knows the stock configs and refuses unknown ones', () => {
-    expect(planMigConfig(node(), 'all-1g.10gb', undefined, undefined)).toMatchObject({ ok: true, layouts: { 0: expect.arrayContaining([{ profile: '1g.10gb', start: 6 }]) } });
+    expect(planMigConfig(node(), 'all-1g.10gb', undefined, undefined)).toMatchObject({
+      ok: true,
+      layouts: { 0: expect.arrayContaining([{ profile: '1g.10gb', start: 6 }]) },
+    });
     expect(planMigConfig(node(), 'all-disabled', undefined, undefined)).toEqual({ ok: true, layouts: { 0: [], 1: [] } });
     expect(planMigConfig(node(), 'somebody-elses', undefined, undefined).ok).toBe(false);
   });

@@ -108,7 +108,9 @@ export function placeLargestFirst(model: string, counts: Record<string, number>)
     return false;
   };
   if (!place(0)) {
-    const asked = Object.entries(counts).map(([p, n]) => `${n} x ${p}`).join(', ');
+    const asked = Object.entries(counts)
+      .map(([p, n]) => `${n} x ${p}`)
+      .join(', ');
     return { ok: false, reason: `no placement of ${asked} fits the ${MIG_MEMORY_SLOTS} memory slots of a ${model}` };
   }
   return { ok: true, layout: layout.sort((a, b) => a.start - b.start) };
