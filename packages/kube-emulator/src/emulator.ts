@@ -158,9 +158,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     await ensureNamespace(clients, namespace);
     const registration = await registrar.register();
     // Adopted nodes: capacity and Ready as the hardware state the previous run left says.
-    await queue.all(
-      [...nodes.values()].filter((n) => registration.adopted > 0 && !n.down),
-      (n) => registrar.publishStatus(n).catch((err) => onError(`publishing node ${n.name}`, err)),
+    await Promise.all(
+      registration.adoptedNodes
+        .map((name) => nodes.get(name)!)
+        .filter((n) => !n.down)
+        .map((n) => registrar.publishStatus(n).catch((err) => onError(`publishing node ${n.name}`, err))),
     );
     await kubelet.start();
     await nodeInformer.start();

@@ -35,6 +35,8 @@ export interface RegistrationReport {
   created: number;
   adopted: number;
   ms: number;
+  /** Names of the nodes a previous run (or someone else) had registered. */
+  adoptedNodes: string[];
 }
 
 export class NodeRegistrar {
@@ -56,13 +58,13 @@ export class NodeRegistrar {
     const existing = new Map<string, V1Node>();
     for (const node of (await core.listNode({ labelSelector: EMULATED_NODES_SELECTOR })).items) existing.set(node.metadata!.name!, node);
     let created = 0;
-    let adopted = 0;
+    const adoptedNodes: string[] = [];
     await this.options.queue.all([...this.nodes.values()], async (node) => {
       const found = existing.get(node.name);
       if (found) {
         adoptNodeState(node, found);
         this.remember(node.name, found);
-        adopted++;
+        adoptedNodes.push(node.name);
         return;
       }
       try {
@@ -76,12 +78,12 @@ export class NodeRegistrar {
         this.remember(node.name, other);
         const body = { metadata: { labels: { [EMULATED_NODE_LABEL]: 'true' } } };
         await core.patchNode({ name: node.name, body }, this.options.clients.mergePatch); // not through the queue: this task holds a slot
-        adopted++;
+        adoptedNodes.push(node.name);
       }
     });
     await this.ensureLeaseNamespace();
     await this.options.queue.all([...this.nodes.values()], (node) => this.createLease(node));
-    return { created, adopted, ms: Date.now() - started };
+    return { created, adopted: adoptedNodes.length, ms: Date.now() - started, adoptedNodes };
   }
 
   /** Starts lease renewals and Ready heartbeats; adopted nodes get their status published once. */

@@ -30,7 +30,7 @@ export interface ControlPlane {
 export interface StartControlPlaneOptions {
   /** Default: $KUBE_APISERVER_BIN, else /opt/kube-control-plane/bin/kube-apiserver. */
   apiserverBin?: string;
-  /** Time allowed for start.sh (etcd + kube-apiserver ready). Default 90 s. */
+  /** Time allowed for start.sh (etcd + kube-apiserver ready). Default 45 s (inside Jest's 60 s hook limit). */
   startTimeoutMs?: number;
 }
 
@@ -50,7 +50,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
   try {
     await run(join(scripts, 'start.sh'), [dir], {
       env: { ...process.env, KUBE_APISERVER_BIN: bin, KUBE_ETCD_PORT: String(etcdPort), KUBE_API_PORT: String(apiPort) },
-      timeoutMs: options.startTimeoutMs ?? 90_000,
+      timeoutMs: options.startTimeoutMs ?? 45_000,
     });
   } catch (err) {
     handle.pids = recordedPids(dir);
@@ -179,6 +179,7 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 
 async function stopHandle(handle: { pids: number[]; dir: string; ports: number[] }): Promise<void> {
   try {
+    handle.pids = [...new Set([...handle.pids, ...recordedPids(handle.dir)])];
     handle.pids.forEach((pid) => signal(pid, 'SIGTERM'));
     const deadline = Date.now() + 5_000;
     while (handle.pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -195,7 +196,7 @@ async function stopHandle(handle: { pids: number[]; dir: string; ports: number[]
 // A test process that ends without stop() (a crash, forceExit) still takes its control planes down.
 process.once('exit', () => {
   for (const handle of open) {
-    handle.pids.forEach((pid) => signal(pid, 'SIGKILL'));
+    [...handle.pids, ...recordedPids(handle.dir)].forEach((pid) => signal(pid, 'SIGKILL'));
     try {
       rmSync(handle.dir, { recursive: true, force: true });
     } catch {
