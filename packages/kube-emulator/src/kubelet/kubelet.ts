@@ -259,8 +259,8 @@ export class Kubelet {
         clients.core.deleteNamespacedPod({
           name: tracked.name,
           namespace: tracked.namespace,
-          gracePeriodSeconds: 0,
-          body: { preconditions: { uid: tracked.uid } },
+          // with a body, the API server reads the options from it and ignores the query string
+          body: { gracePeriodSeconds: 0, preconditions: { uid: tracked.uid } },
         }),
       );
     } catch (err) {
