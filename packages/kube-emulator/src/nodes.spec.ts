@@ -46,6 +46,8 @@ describe('node registration', () => {
     expect(node.status?.capacity).toMatchObject(wantResources);
     expect(node.status?.allocatable).toMatchObject(wantResources);
     expect(node.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    // the API server's admission tainted it not-ready on create; Ready lifts it
+    expect(node.spec?.taints ?? []).toEqual([]);
   });
 
   it('renews each node Lease in kube-node-lease and posts Ready heartbeats', async () => {

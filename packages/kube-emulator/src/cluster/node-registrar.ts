@@ -69,6 +69,10 @@ export class NodeRegistrar {
       }
       try {
         this.remember(node.name, await core.createNode({ body: nodeObject(node, this.options, new Date()) }));
+        // The API server's admission taints a new Node not-ready; the node lifecycle controller
+        // lifts it once the node reports Ready, which it does from the start. (Directly, not
+        // through the queue: this task holds a slot.)
+        await core.patchNode({ name: node.name, body: { spec: { taints: null } } }, this.options.clients.mergePatch);
         created++;
       } catch (err) {
         if (httpStatusOf(err) !== 409) throw err;

@@ -15,6 +15,11 @@ export const TAINTS = {
   gpuXid: 'nvidia.com/gpu-xid',
   networkUnavailable: 'node.kubernetes.io/network-unavailable',
   unreachable: 'node.kubernetes.io/unreachable',
+  /**
+   * Put on every new Node by the API server's TaintNodesByCondition admission; the node lifecycle
+   * controller (played here) removes it once the node is Ready.
+   */
+  notReady: 'node.kubernetes.io/not-ready',
 } as const;
 
 /** Gantry-readable copies of what the Event's message says, on the Event's annotations. */

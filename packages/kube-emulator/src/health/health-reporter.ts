@@ -130,7 +130,7 @@ export class HealthReporter {
   }
 
   /** Replaces the emulator's fault taints, keeping everyone else's; retries on a write conflict. */
-  private async syncTaints(node: EmulatedNode): Promise<void> {
+  async syncTaints(node: EmulatedNode): Promise<void> {
     const { core, mergePatch } = this.options.clients;
     for (let attempt = 0; ; attempt++) {
       const current = await this.options.queue.run(() => core.readNode({ name: node.name }));
