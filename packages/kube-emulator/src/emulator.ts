@@ -164,9 +164,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         .filter((n) => !n.down)
         .map((n) => registrar.publishStatus(n).catch((err) => onError(`publishing node ${n.name}`, err))),
     );
-    await Promise.all(
-      registration.adoptedNodes.map((name) => health.syncTaints(nodes.get(name)!).catch((err) => onError(`tainting node ${name}`, err))),
-    );
+    await Promise.all(registration.adoptedNodes.map((name) => health.syncTaints(nodes.get(name)!).catch((err) => onError(`tainting node ${name}`, err))));
     await kubelet.start();
     await nodeInformer.start();
     registrar.startHeartbeats();

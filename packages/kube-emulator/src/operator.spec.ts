@@ -15,7 +15,8 @@ let driver: KubernetesDriver | undefined;
 
 beforeAll(async () => {
   cluster = await startCluster();
-  emulator = await emulatorOn(cluster, { topology: smallTopology(3, 8) });
+  // a persona switch long enough (2 s) for the test to see the node without GPU resources meanwhile
+  emulator = await emulatorOn(cluster, { topology: smallTopology(3, 8), delays: { migApplySeconds: 0.3, personaSwitchSeconds: 2 } });
   driver = new KubernetesDriver({
     kubeconfigPath: cluster.controlPlane.kubeconfigPath,
     pollSeconds: 0.1,
@@ -65,7 +66,7 @@ describe('mig-manager', () => {
 
   it('applies a stock config named on the label (all-balanced)', async () => {
     await cluster!.core.patchNode(
-      { name: 'gpu-node-2', body: { metadata: { labels: { [GPU_LABELS.migConfig]: 'all-balanced' } } } },
+      { name: 'gpu-node-2', body: { metadata: { labels: { [GPU_LABELS.migConfig]: 'all-balanced', [GPU_LABELS.migConfigState]: null } } } },
       cluster!.clients.mergePatch,
     );
     await eventually('success', async () => ((await labelsOf('gpu-node-2'))[GPU_LABELS.migConfigState] === 'success' ? true : undefined));

@@ -27,9 +27,10 @@ describe('scale', () => {
     const started = Date.now();
     emulator = await emulatorOn(cluster!, { topology, leaseRenewSeconds: 10, nodeStatusSeconds: 60 });
     const tookMs = Date.now() - started;
-    process.stdout.write(`registered 1000 nodes in ${tookMs} ms (registration ${emulator.registration.ms} ms)\n`);
-    expect(emulator.registration.created).toBe(1000);
-    expect(tookMs).toBeLessThan(10_000);
+    const { ms, settledMs, created } = emulator.registration;
+    process.stdout.write(`1000 nodes registered in ${ms} ms; taints lifted and leases created at ${settledMs} ms; emulator up in ${tookMs} ms\n`);
+    expect(created).toBe(1000);
+    expect(ms).toBeLessThan(10_000);
     const nodes = await cluster!.core.listNode({ labelSelector: EMULATED_NODES_SELECTOR });
     expect(nodes.items).toHaveLength(1000);
     expect(nodes.items.every((n) => n.status?.capacity?.['nvidia.com/gpu'] === '8')).toBe(true);

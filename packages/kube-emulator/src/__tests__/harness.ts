@@ -26,11 +26,11 @@ export async function startCluster(): Promise<Cluster> {
 export function emulatorOn(cluster: Cluster, options: EmulatorOptions = {}): Promise<Emulator> {
   return startEmulator({
     kubeconfigPath: cluster.controlPlane.kubeconfigPath,
-    delays: { startSeconds: 0.2, sigtermSeconds: 0.5, migApplySeconds: 0.3, personaSwitchSeconds: 0.5 },
     leaseRenewSeconds: 1,
     nodeStatusSeconds: 2,
     log: () => undefined,
     ...options,
+    delays: { startSeconds: 0.2, sigtermSeconds: 0.5, migApplySeconds: 0.3, personaSwitchSeconds: 0.5, ...options.delays },
   });
 }
 
