@@ -110,7 +110,15 @@ describe('dcgm-exporter metrics', () => {
 
 describe('restart', () => {
   it('adopts the nodes, their MIG state and running pods: nothing duplicated, nothing reset', async () => {
+    await cluster!.core.patchNode(
+      { name: 'gpu-node-1', body: { metadata: { labels: { [GPU_LABELS.migConfig]: 'all-1g.10gb', [GPU_LABELS.migConfigState]: null } } } },
+      cluster!.clients.mergePatch,
+    );
+    await eventually('MIG applied', async () =>
+      (await cluster!.core.readNode({ name: 'gpu-node-1' })).metadata?.labels?.[GPU_LABELS.migConfigState] === 'success' ? true : undefined,
+    );
     const before = await cluster!.core.readNode({ name: 'gpu-node-1' });
+    expect(before.status?.capacity?.['nvidia.com/mig-1g.10gb']).toBe('56');
     await emulator!.stop();
     emulator = undefined;
     restarted = await emulatorOn(cluster!, { topology: smallTopology(2, 8) });
@@ -119,6 +127,10 @@ describe('restart', () => {
     expect(nodes).toHaveLength(2);
     const after = await cluster!.core.readNode({ name: 'gpu-node-1' });
     expect(after.metadata?.uid).toBe(before.metadata?.uid);
+    // the MIG layout in force is adopted, not re-applied or reset to the topology's
+    expect(after.metadata?.labels?.[GPU_LABELS.migConfigState]).toBe('success');
+    expect(after.status?.capacity).toMatchObject({ 'nvidia.com/mig-1g.10gb': '56', 'nvidia.com/gpu': '0' });
+    expect(restarted.nodes.get('gpu-node-1')!.gpus.every((g) => g.migLayout.length === 7)).toBe(true);
     // the pod started by the first emulator is still running, and the new one holds its GPU
     const pod = await cluster!.core.readNamespacedPod({ namespace: 'gantry', name: 'gantry-metrics-job-r0' });
     expect(pod.status?.phase).toBe('Running');

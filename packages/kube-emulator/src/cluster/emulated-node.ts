@@ -3,6 +3,7 @@
  * would know that the API server does not (GPU health, MIG layouts actually applied, the
  * persona actually running, whether the node and its NIC are up).
  */
+import { createHash } from 'node:crypto';
 import { isMigCapable, kubernetesSpecs, topologyNodes, type MigSliceSpec, type Persona, type Topology } from '@gantry/driver';
 
 export interface EmulatedGpu {
@@ -70,13 +71,6 @@ export function emulatedNodesOf(topology: Topology): EmulatedNode[] {
 
 /** `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, the same for a node name and index on every run. */
 export function gpuUuid(nodeName: string, index: number): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193 ^ index;
-  const text = `${nodeName}/${index}`;
-  for (let i = 0; i < text.length; i++) {
-    h1 = Math.imul(h1 ^ text.charCodeAt(i), 0x01000193) >>> 0;
-    h2 = Math.imul(h2 ^ text.charCodeAt(i), 0x5bd1e995) >>> 0;
-  }
-  const hex = (h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0')).repeat(2);
+  const hex = createHash('sha1').update(`${nodeName}/${index}`).digest('hex');
   return `GPU-${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
