@@ -36,6 +36,11 @@ export const GANTRY_ANNOTATIONS = {
   durationSeconds: 'gantry.io/duration-seconds',
   progressSeconds: 'gantry.io/progress-seconds',
   checkpoint: 'gantry.io/checkpoint',
+  /**
+   * Written on the pod by the workload when SIGTERM asks it to stop (a suspend or a drain), before
+   * it exits: JSON `{ "checkpoint": "<reference>", "progressSeconds": n, "at": "<RFC 3339>" }`.
+   */
+  checkpointSaved: 'gantry.io/checkpoint-saved',
 } as const;
 
 /** Extended resources advertised by the NVIDIA device plugin (MIG strategy `mixed`). */

@@ -1,0 +1,141 @@
+/**
+ * Against a real kube-apiserver: faults injected through the control API reach Kubernetes as a
+ * health monitor reports them (conditions, taints, Events), act on the pods and the allocatable
+ * GPUs, and recovery clears them.
+ */
+import { KubernetesDriver, kubernetesSpecs } from '@gantry/driver';
+import type { V1Node } from '@kubernetes/client-node';
+import type { Emulator } from './emulator';
+import { emulatorOn, ensureNamespace, eventually, smallTopology, startCluster, teardown, type Cluster } from './__tests__/harness';
+import { NODE_LEASE_NAMESPACE } from './cluster/node-objects';
+import { EVENT_ANNOTATIONS, TAINTS, XID_CONDITION } from './health/fault-reports';
+
+const { replicaPod } = kubernetesSpecs;
+
+let cluster: Cluster | undefined;
+let emulator: Emulator | undefined;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  emulator = await emulatorOn(cluster, { topology: smallTopology(2, 8) });
+  await ensureNamespace(cluster.core, 'gantry');
+});
+
+afterAll(() => teardown([emulator], cluster));
+
+const node = (name: string) => cluster!.core.readNode({ name });
+const condition = (n: V1Node, type: string) => n.status?.conditions?.find((c) => c.type === type);
+const taintKeys = (n: V1Node) => (n.spec?.taints ?? []).map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).sort();
+
+async function postFault(body: unknown): Promise<Response> {
+  return fetch(`${emulator!.controlUrl}/v1/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+async function nodeEvents(nodeName: string, reason: string) {
+  const events = await cluster!.core.listNamespacedEvent({ namespace: 'default', fieldSelector: `involvedObject.name=${nodeName},reason=${reason}` });
+  return events.items;
+}
+
+async function runPodOn(jobId: string, nodeName: string, gpuIndex: number): Promise<string> {
+  const replica = { replica: 0, nodeName, gpus: [{ index: gpuIndex }] };
+  const body = replicaPod({ request: { jobId, kind: 'training', replicas: [replica] }, replica, namespace: 'gantry', defaultImage: 'busybox' });
+  await cluster!.core.createNamespacedPod({ namespace: 'gantry', body });
+  const name = body.metadata!.name!;
+  await eventually(`${name} running`, async () =>
+    (await cluster!.core.readNamespacedPod({ namespace: 'gantry', name })).status?.phase === 'Running' ? true : undefined,
+  );
+  return name;
+}
+
+describe('faults', () => {
+  it('a fatal Xid: condition, taint, Event with the Xid and GPU, allocatable drops, the pod on that GPU fails; recovery clears it', async () => {
+    const victim = await runPodOn('xid-victim', 'gpu-node-0', 3);
+    const bystander = await runPodOn('xid-bystander', 'gpu-node-0', 4);
+    expect((await postFault({ nodeName: 'gpu-node-0', kind: 'xid', gpuIndex: 3, xid: 79 })).status).toBe(204);
+
+    const sick = await node('gpu-node-0');
+    expect(condition(sick, XID_CONDITION)).toMatchObject({ status: 'True', reason: 'SysLogsXIDErrorIsNotHealthy' });
+    expect(condition(sick, XID_CONDITION)!.message).toContain('ErrorCode:79 GPU:3');
+    expect(taintKeys(sick)).toEqual([`${TAINTS.gpuXid}=79:NoSchedule`]);
+    expect(sick.status?.allocatable?.['nvidia.com/gpu']).toBe('7');
+    expect(sick.status?.capacity?.['nvidia.com/gpu']).toBe('8');
+    const [event] = await nodeEvents('gpu-node-0', XID_CONDITION);
+    expect(event).toMatchObject({ type: 'Warning', involvedObject: { kind: 'Node', name: 'gpu-node-0' } });
+    expect(event.message).toMatch(/^Xid 79 on GPU 3 .*GPU has fallen off the bus.*NVRM: Xid \(PCI:0000:5d:00\): 79/);
+    expect(event.metadata?.annotations).toMatchObject({ [EVENT_ANNOTATIONS.xid]: '79', [EVENT_ANNOTATIONS.gpuIndex]: '3' });
+    const failed = await eventually('the pod on GPU 3 failed', async () => {
+      const pod = await cluster!.core.readNamespacedPod({ namespace: 'gantry', name: victim });
+      return pod.status?.phase === 'Failed' ? pod : undefined;
+    });
+    expect(failed.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(1);
+    expect((await cluster!.core.readNamespacedPod({ namespace: 'gantry', name: bystander })).status?.phase).toBe('Running');
+
+    expect((await postFault({ nodeName: 'gpu-node-0', kind: 'recover' })).status).toBe(204);
+    const well = await node('gpu-node-0');
+    expect(condition(well, XID_CONDITION)).toMatchObject({ status: 'False', reason: 'SysLogsXIDErrorIsHealthy' });
+    expect(taintKeys(well)).toEqual([]);
+    expect(well.status?.allocatable?.['nvidia.com/gpu']).toBe('8');
+  });
+
+  it('an application Xid (13) is an Event only: the GPU stays healthy and untainted', async () => {
+    expect((await postFault({ nodeName: 'gpu-node-1', kind: 'xid', gpuIndex: 0, xid: 13 })).status).toBe(204);
+    const n = await node('gpu-node-1');
+    expect(condition(n, XID_CONDITION)).toBeUndefined();
+    expect(taintKeys(n)).toEqual([]);
+    expect(n.status?.allocatable?.['nvidia.com/gpu']).toBe('8');
+    expect((await nodeEvents('gpu-node-1', XID_CONDITION))[0].message).toContain('Xid 13 on GPU 0');
+  });
+
+  it('a NIC down: NetworkUnavailable, its taint and an Event; recovery clears them', async () => {
+    await postFault({ nodeName: 'gpu-node-1', kind: 'nic-down' });
+    const down = await node('gpu-node-1');
+    expect(condition(down, 'NetworkUnavailable')).toMatchObject({ status: 'True', reason: 'NicLinkDown' });
+    expect(taintKeys(down)).toEqual([`${TAINTS.networkUnavailable}:NoSchedule`]);
+    expect(await nodeEvents('gpu-node-1', 'NicLinkDown')).toHaveLength(1);
+    await postFault({ nodeName: 'gpu-node-1', kind: 'recover' });
+    const up = await node('gpu-node-1');
+    expect(condition(up, 'NetworkUnavailable')?.status).toBe('False');
+    expect(taintKeys(up)).toEqual([]);
+  });
+
+  it('a node down: heartbeats stop, Ready=Unknown, unreachable taints, its pods lost; recovery brings it back', async () => {
+    const pod = await runPodOn('lost', 'gpu-node-1', 2);
+    const driver = new KubernetesDriver({ kubeconfigPath: cluster!.controlPlane.kubeconfigPath });
+    try {
+      await emulator!.injectFault({ nodeName: 'gpu-node-1', kind: 'node-down' });
+      const down = await node('gpu-node-1');
+      expect(condition(down, 'Ready')).toMatchObject({ status: 'Unknown', reason: 'NodeStatusUnknown' });
+      expect(taintKeys(down)).toEqual([`${TAINTS.unreachable}:NoExecute`, `${TAINTS.unreachable}:NoSchedule`]);
+      const lost = await eventually('the pod lost', async () => {
+        const p = await cluster!.core.readNamespacedPod({ namespace: 'gantry', name: pod });
+        return p.status?.phase === 'Failed' ? p : undefined;
+      });
+      expect(lost.status?.reason).toBe('NodeLost');
+      expect((await driver.discover()).nodes.find((n) => n.name === 'gpu-node-1')?.ready).toBe(false);
+      const lease = await cluster!.clients.coordination.readNamespacedLease({ name: 'gpu-node-1', namespace: NODE_LEASE_NAMESPACE });
+      await new Promise((r) => setTimeout(r, 2500)); // more than two renewal periods (1 s here)
+      const still = await cluster!.clients.coordination.readNamespacedLease({ name: 'gpu-node-1', namespace: NODE_LEASE_NAMESPACE });
+      expect(still.spec?.renewTime).toEqual(lease.spec?.renewTime);
+
+      await emulator!.injectFault({ nodeName: 'gpu-node-1', kind: 'recover' });
+      const up = await node('gpu-node-1');
+      expect(condition(up, 'Ready')?.status).toBe('True');
+      expect(taintKeys(up)).toEqual([]);
+      expect((await driver.discover()).nodes.find((n) => n.name === 'gpu-node-1')?.ready).toBe(true);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it.each([
+    ['an unknown kind', { nodeName: 'gpu-node-0', kind: 'meteor' }, 400],
+    ['an xid without a GPU', { nodeName: 'gpu-node-0', kind: 'xid' }, 400],
+    ['an unknown field', { nodeName: 'gpu-node-0', kind: 'recover', force: true }, 400],
+    ['a GPU the node does not have', { nodeName: 'gpu-node-0', kind: 'xid', gpuIndex: 8 }, 400],
+    ['an unknown node', { nodeName: 'nope', kind: 'recover' }, 404],
+  ])('the control API refuses %s', async (_what, body, wantStatus) => {
+    const res = await postFault(body);
+    expect(res.status).toBe(wantStatus);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBeTruthy();
+  });
+});
