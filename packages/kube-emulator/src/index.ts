@@ -4,5 +4,3 @@ export { EMULATED_NODE_LABEL, EMULATED_NODES_SELECTOR } from './cluster/node-obj
 export { UNHEALTHY_GPUS_ANNOTATION } from './cluster/adopt-node';
 export { XID_CONDITION, NIC_CONDITION, TAINTS as FAULT_TAINTS, EVENT_ANNOTATIONS as FAULT_EVENT_ANNOTATIONS } from './health/fault-reports';
 export { EXIT_CODES } from './kubelet/kubelet';
-// Test support: a real etcd + kube-apiserver for other packages' tests.
-export { startControlPlane, DEFAULT_KUBE_APISERVER_BIN, type ControlPlane, type StartControlPlaneOptions } from './test-support/control-plane';
