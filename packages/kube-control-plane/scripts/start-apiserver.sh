@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Starts kube-apiserver for the control plane in DIR (made by start.sh: its etcd, port, token and
-# service account key) and waits until /readyz answers (60 s at most). start.sh calls it; called
-# again after `stop.sh DIR apiserver` it restarts the API server on the same etcd and port.
-#   env: KUBE_APISERVER_BIN
+# service account key) and waits until /readyz answers. start.sh calls it; called again after
+# `stop.sh DIR apiserver` it restarts the API server on the same etcd and port.
+#   env: KUBE_APISERVER_BIN, KUBE_READY_TIMEOUT_SECONDS (120: about 4 s on an idle machine, a minute
+#        and more on 2 cores busy with other work)
 set -euo pipefail
 BIN=${KUBE_APISERVER_BIN:-/opt/kube-control-plane/bin/kube-apiserver}
 D=${1:?usage: start-apiserver.sh DIR}
@@ -19,10 +20,11 @@ token=$(cut -d, -f1 "$D/tokens.csv")
   >> "$D/apiserver.log" 2>&1 &
 pid=$!
 echo $pid > "$D/apiserver.pid"
-for _ in $(seq 1 600); do
+deadline=$((SECONDS + ${KUBE_READY_TIMEOUT_SECONDS:-120}))
+while [ "$SECONDS" -lt "$deadline" ]; do
   kill -0 "$pid" 2>/dev/null || { echo "kube-apiserver exited; see $D/apiserver.log" >&2; exit 1; }
   curl -sfk -H "Authorization: Bearer $token" "https://127.0.0.1:$AP/readyz" >/dev/null 2>&1 && exit 0
   sleep 0.1
 done
-echo "kube-apiserver not ready after 60 s; see $D/apiserver.log" >&2
+echo "kube-apiserver not ready after ${KUBE_READY_TIMEOUT_SECONDS:-120} s; see $D/apiserver.log" >&2
 exit 1

@@ -18,7 +18,8 @@ echo $! > "$D/etcd.pid"
 openssl genrsa -out "$D/certs/sa.key" 2048 2>/dev/null
 token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 echo "$token,admin,admin,system:masters" > "$D/tokens.csv"
-for _ in $(seq 1 150); do curl -sf "http://127.0.0.1:$EP/health" >/dev/null && break; sleep 0.1; done
+deadline=$((SECONDS + 30))
+until curl -sf "http://127.0.0.1:$EP/health" >/dev/null || [ "$SECONDS" -ge "$deadline" ]; do sleep 0.1; done
 curl -sf "http://127.0.0.1:$EP/health" >/dev/null || { echo "etcd not healthy; see $D/etcd.log" >&2; exit 1; }
 bash "$here/start-apiserver.sh" "$D"
 cat > "$D/kubeconfig" <<K
