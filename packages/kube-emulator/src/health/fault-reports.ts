@@ -72,7 +72,7 @@ export function recommendedAction(xid: number): string {
  * `ErrorCode:79 GPU:3 PCI:0000:5d:00 GPU_UUID:GPU-... kernel:NVRM: Xid (PCI:0000:5d:00): 79, pid=0, GPU has fallen off the bus. Recommended Action=RESTART_BM;`
  */
 export function xidReport(gpu: EmulatedGpu, xid: number): string {
-  const pci = pciBusId(gpu.index).slice(4);
+  const pci = pciBusId(gpu.index).slice(4, -2).toLowerCase();
   return xidMessage(xid, gpu.index, `PCI:${pci} GPU_UUID:${gpu.uuid} kernel:${nvrmXidLine(gpu, xid)} Recommended Action=${recommendedAction(xid)};`);
 }
 
