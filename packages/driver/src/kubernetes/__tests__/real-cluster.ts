@@ -5,9 +5,9 @@
  * The driver under test talks with that token, never as cluster-admin.
  */
 import { startControlPlane, type ControlPlane } from '@gantry/kube-control-plane';
-import type { CoreV1Api, KubeConfig, KubernetesObjectApi, V1Node } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { loadClientNode } from '../kube-api';
-import { fakeGpuNode } from './fake-kube-api-server';
+import { gpuNodeObject } from './gpu-node';
 import { objectsOf } from './manifests';
 
 export const WORKLOAD_NAMESPACE = 'gantry';
@@ -45,7 +45,7 @@ export async function startRealCluster(options: { nodes?: string[] } = {}): Prom
     });
     const driverConfig = kubeConfigOf(cp, tokenRequest.status!.token);
     const addGpuNode = async (name: string, extra: { labels?: Record<string, string> } = {}) => {
-      const node = fakeGpuNode({ name, labels: extra.labels }) as V1Node;
+      const node = gpuNodeObject({ name, labels: extra.labels });
       const { status, ...withoutStatus } = node;
       await core.createNode({ body: withoutStatus });
       const allocatable = status!.allocatable!;
