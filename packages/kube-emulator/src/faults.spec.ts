@@ -57,7 +57,9 @@ describe('faults', () => {
 
     const sick = await node('gpu-node-0');
     expect(condition(sick, XID_CONDITION)).toMatchObject({ status: 'True', reason: 'SysLogsXIDErrorIsNotHealthy' });
-    expect(condition(sick, XID_CONDITION)!.message).toMatch(/^ErrorCode:79 GPU:3 PCI:0000:5d:00 GPU_UUID:GPU-\S+ kernel:NVRM: Xid \(PCI:0000:5d:00\): 79, .*Recommended Action=RESTART_BM;$/);
+    expect(condition(sick, XID_CONDITION)!.message).toMatch(
+      /^ErrorCode:79 GPU:3 PCI:0000:5d:00 GPU_UUID:GPU-\S+ kernel:NVRM: Xid \(PCI:0000:5d:00\): 79, .*Recommended Action=RESTART_BM;$/,
+    );
     // What the driver reads from it (its own parser): GPU 3, Xid 79.
     expect(nodeHealthOf(sick)).toEqual({ ready: true, networkUp: true, xids: [{ gpuIndex: 3, xid: 79 }] });
     expect(taintKeys(sick)).toEqual([]);

@@ -8,7 +8,6 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { DriverEvent } from '../types';
 import { isPodFinished, jobExitFromPods, NODE_LOST_EXIT_CODE } from './pods';
 
-
 export class JobExitTracker {
   /** Pod uids whose run has been reported. */
   private readonly reported = new Set<string>();

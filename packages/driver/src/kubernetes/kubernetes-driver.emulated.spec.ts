@@ -55,7 +55,11 @@ describe('KubernetesDriver on a real API server + the kube-emulator', () => {
     async () => {
       await cluster.admin.core.createNode({ body: { metadata: { name: 'cpu-only', labels: { 'kubernetes.io/hostname': 'cpu-only' } } } });
       const names = (await driverFor(undefined).discover()).nodes.map((n) => n.name).sort();
-      expect(names).toEqual(Object.values(SLOT).map((i) => cluster.slotNode(i)).sort());
+      expect(names).toEqual(
+        Object.values(SLOT)
+          .map((i) => cluster.slotNode(i))
+          .sort(),
+      );
       const [node] = (await driverFor(SLOT.discover).discover()).nodes;
       expect(node).toMatchObject({ name: cluster.slotNode(SLOT.discover), leaf: 'leaf-t', spine: 'spine-t', ready: true, networkUp: true });
       expect(node.gpus).toHaveLength(8);
@@ -148,7 +152,10 @@ describe('KubernetesDriver on a real API server + the kube-emulator', () => {
       const ownerReferences = [{ kind: 'DaemonSet', name: 'nvidia-dcgm-exporter', apiVersion: 'apps/v1', uid: '6a1c0f1e-0000-4000-8000-000000000001' }];
       await cluster.admin.core.createNamespacedPod({
         namespace: GPU_OPERATOR_NAMESPACE,
-        body: { metadata: { name: 'nvidia-dcgm-exporter-x', ownerReferences }, spec: { nodeName: name, containers: [{ name: 'exporter', image: 'dcgm-exporter' }] } },
+        body: {
+          metadata: { name: 'nvidia-dcgm-exporter-x', ownerReferences },
+          spec: { nodeName: name, containers: [{ name: 'exporter', image: 'dcgm-exporter' }] },
+        },
       });
       const driver = driverFor(SLOT.drain);
       const events: DriverEvent[] = [];

@@ -17,7 +17,7 @@ import { readyCondition, startRealCluster, GPU_OPERATOR_NAMESPACE, WORKLOAD_NAME
 import { TestKubelet } from './__tests__/test-kubelet';
 import { pause, waitFor } from './__tests__/wait-for';
 
-const HOOK_MS = 120_000;
+const HOOK_MS = 240_000; // a control plane: up to 100 s on a busy machine, and the RBAC objects
 const TEST_MS = 60_000;
 
 let cluster: RealCluster;

@@ -2,7 +2,9 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { GANTRY_ANNOTATIONS } from '../shared/labels';
 import { fallbackCheckpoint, jobCheckpoint, savedCheckpointOf } from './saved-checkpoint';
 
-const pod = (annotation?: string): V1Pod => ({ metadata: { annotations: annotation === undefined ? {} : { [GANTRY_ANNOTATIONS.checkpointSaved]: annotation } } });
+const pod = (annotation?: string): V1Pod => ({
+  metadata: { annotations: annotation === undefined ? {} : { [GANTRY_ANNOTATIONS.checkpointSaved]: annotation } },
+});
 
 describe('saved checkpoints', () => {
   it('reads the workload-written annotation', () => {

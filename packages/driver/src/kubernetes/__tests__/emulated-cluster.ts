@@ -6,7 +6,7 @@
  * driver a node of its own (`nodeLabelSelector`) on the one shared cluster: starting a control
  * plane takes seconds (a minute on a busy machine), a driver takes none.
  */
-import type { Topology } from '../../simulated/topology';
+import type { Topology } from '../../index';
 import { startEmulatorProcess, type EmulatorProcess } from './emulator-process';
 import { startRealCluster, WORKLOAD_NAMESPACE, type RealCluster } from './real-cluster';
 import { waitFor } from './wait-for';

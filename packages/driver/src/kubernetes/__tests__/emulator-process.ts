@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Topology } from '../../simulated/topology';
+import type { Topology } from '../../index';
 import type { FaultInjection } from '../../types';
 
 export const EMULATOR_CLI = resolve(__dirname, '..', '..', '..', '..', 'kube-emulator', 'dist', 'cli.js');
@@ -49,7 +49,10 @@ export async function startEmulatorProcess(options: EmulatorProcessOptions): Pro
   const stop = () => stopChild(child).finally(() => rmSync(dir, { recursive: true, force: true }));
   try {
     const urls = await new Promise<{ controlUrl: string; metricsUrl: string }>((resolveUrls, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the emulator was not ready in ${options.readyTimeoutMs ?? 90_000} ms`)), options.readyTimeoutMs ?? 90_000);
+      const timer = setTimeout(
+        () => reject(new Error(`the emulator was not ready in ${options.readyTimeoutMs ?? 90_000} ms`)),
+        options.readyTimeoutMs ?? 90_000,
+      );
       child.once('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
       child.stderr!.on('data', (chunk: Buffer) => {
         output = (output + chunk.toString()).slice(-20_000);
@@ -64,7 +67,11 @@ export async function startEmulatorProcess(options: EmulatorProcessOptions): Pro
     return {
       ...urls,
       injectFault: async (fault) => {
-        const res = await fetch(`${urls.controlUrl}/v1/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });
+        const res = await fetch(`${urls.controlUrl}/v1/faults`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(fault),
+        });
         if (res.status !== 204) throw new Error(`the emulator refused ${JSON.stringify(fault)}: ${res.status} ${await res.text()}`);
       },
       stop,
