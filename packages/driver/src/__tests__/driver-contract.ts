@@ -1,6 +1,7 @@
 /**
  * The ClusterDriver contract: one suite, run against every driver that can run here (the
- * simulated driver, and the Kubernetes driver against a fake API server). A driver passes when
+ * simulated driver, the remote driver, and the Kubernetes driver against a real kube-apiserver
+ * made to look like a GPU cluster by the kube-emulator). A driver passes when
  * Gantry's worker could not tell which one it talks to.
  */
 import type { MigClassId } from '../shared/mig-geometry';
