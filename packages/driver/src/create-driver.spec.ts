@@ -5,9 +5,12 @@ import { createDriver, type DriverConfig } from './create-driver';
 import { formatTopologyJson } from './simulated/topology-file';
 import { generateTopology } from './simulated/generate-topology';
 import type { ClusterDriver } from './types';
+import { warmUpClientNode, WARM_UP_TIMEOUT_MS } from './kubernetes/__tests__/warm-up';
 
 const dir = mkdtempSync(join(tmpdir(), 'gantry-driver-'));
 let driver: ClusterDriver | undefined;
+// The Kubernetes case loads @kubernetes/client-node: more than 15 s on a busy machine, so here.
+beforeAll(warmUpClientNode, WARM_UP_TIMEOUT_MS);
 afterEach(async () => {
   await driver?.close();
   driver = undefined;

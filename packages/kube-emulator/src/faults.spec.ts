@@ -3,12 +3,14 @@
  * health monitor reports them (conditions, taints, Events), act on the pods and the allocatable
  * GPUs, and recovery clears them.
  */
-import { KubernetesDriver, kubernetesSpecs } from '@gantry/driver';
+import { KubernetesDriver, kubernetesHealthSignals, kubernetesSpecs } from '@gantry/driver';
 import type { V1Node } from '@kubernetes/client-node';
 import type { Emulator } from './emulator';
 import { emulatorOn, ensureNamespace, eventually, smallTopology, startCluster, teardown, type Cluster } from './__tests__/harness';
 import { NODE_LEASE_NAMESPACE } from './cluster/node-objects';
-import { EVENT_ANNOTATIONS, TAINTS, XID_CONDITION } from './health/fault-reports';
+import { NIC_CONDITION, TAINTS, XID_CONDITION, XID_EVENT_REASON } from './health/fault-reports';
+
+const { nodeHealthOf, xidsOfEvent } = kubernetesHealthSignals;
 
 const { replicaPod } = kubernetesSpecs;
 
@@ -48,21 +50,23 @@ async function runPodOn(jobId: string, nodeName: string, gpuIndex: number): Prom
 }
 
 describe('faults', () => {
-  it('a fatal Xid: condition, taint, Event with the Xid and GPU, allocatable drops, the pod on that GPU fails; recovery clears it', async () => {
+  it('a fatal Xid: a SysLogsXIDError condition the driver reads (no Event, no taint), allocatable drops, the pod on that GPU fails; recovery clears it', async () => {
     const victim = await runPodOn('xid-victim', 'gpu-node-0', 3);
     const bystander = await runPodOn('xid-bystander', 'gpu-node-0', 4);
     expect((await postFault({ nodeName: 'gpu-node-0', kind: 'xid', gpuIndex: 3, xid: 79 })).status).toBe(204);
 
     const sick = await node('gpu-node-0');
     expect(condition(sick, XID_CONDITION)).toMatchObject({ status: 'True', reason: 'SysLogsXIDErrorIsNotHealthy' });
-    expect(condition(sick, XID_CONDITION)!.message).toContain('ErrorCode:79 GPU:3');
-    expect(taintKeys(sick)).toEqual([`${TAINTS.gpuXid}=79:NoSchedule`]);
+    expect(condition(sick, XID_CONDITION)!.message).toMatch(
+      /^ErrorCode:79 GPU:3 PCI:0000:5d:00 GPU_UUID:GPU-\S+ kernel:NVRM: Xid \(PCI:0000:5d:00\): 79, .*Recommended Action=RESTART_BM;$/,
+    );
+    // What the driver reads from it (its own parser): GPU 3, Xid 79.
+    expect(nodeHealthOf(sick)).toEqual({ ready: true, networkUp: true, xids: [{ gpuIndex: 3, xid: 79 }] });
+    expect(taintKeys(sick)).toEqual([]);
     expect(sick.status?.allocatable?.['nvidia.com/gpu']).toBe('7');
     expect(sick.status?.capacity?.['nvidia.com/gpu']).toBe('8');
-    const [event] = await nodeEvents('gpu-node-0', XID_CONDITION);
-    expect(event).toMatchObject({ type: 'Warning', involvedObject: { kind: 'Node', name: 'gpu-node-0' } });
-    expect(event.message).toMatch(/^Xid 79 on GPU 3 .*GPU has fallen off the bus.*NVRM: Xid \(PCI:0000:5d:00\): 79/);
-    expect(event.metadata?.annotations).toMatchObject({ [EVENT_ANNOTATIONS.xid]: '79', [EVENT_ANNOTATIONS.gpuIndex]: '3' });
+    // A fatal Xid is a condition, not an Event too (the driver would count it twice).
+    expect(await nodeEvents('gpu-node-0', XID_EVENT_REASON)).toEqual([]);
     const failed = await eventually('the pod on GPU 3 failed', async () => {
       const pod = await cluster!.core.readNamespacedPod({ namespace: 'gantry', name: victim });
       return pod.status?.phase === 'Failed' ? pod : undefined;
@@ -73,7 +77,7 @@ describe('faults', () => {
     expect((await postFault({ nodeName: 'gpu-node-0', kind: 'recover' })).status).toBe(204);
     const well = await node('gpu-node-0');
     expect(condition(well, XID_CONDITION)).toMatchObject({ status: 'False', reason: 'SysLogsXIDErrorIsHealthy' });
-    expect(taintKeys(well)).toEqual([]);
+    expect(nodeHealthOf(well).xids).toEqual([]);
     expect(well.status?.allocatable?.['nvidia.com/gpu']).toBe('8');
   });
 
@@ -83,19 +87,22 @@ describe('faults', () => {
     expect(condition(n, XID_CONDITION)).toBeUndefined();
     expect(taintKeys(n)).toEqual([]);
     expect(n.status?.allocatable?.['nvidia.com/gpu']).toBe('8');
-    expect((await nodeEvents('gpu-node-1', XID_CONDITION))[0].message).toContain('Xid 13 on GPU 0');
+    const [event] = await nodeEvents('gpu-node-1', XID_EVENT_REASON);
+    expect(event).toMatchObject({ type: 'Warning', involvedObject: { kind: 'Node', name: 'gpu-node-1' } });
+    expect(event.message).toMatch(/^ErrorCode:13 GPU:0 .*Graphics Engine Exception.*Recommended Action=NONE;$/);
+    expect(xidsOfEvent(event)).toEqual([{ gpuIndex: 0, xid: 13 }]);
   });
 
-  it('a NIC down: NetworkUnavailable, its taint and an Event; recovery clears them', async () => {
+  it('a NIC down: InfiniBandStateCheck=True, read by the driver as network down; recovery clears it', async () => {
     await postFault({ nodeName: 'gpu-node-1', kind: 'nic-down' });
     const down = await node('gpu-node-1');
-    expect(condition(down, 'NetworkUnavailable')).toMatchObject({ status: 'True', reason: 'NicLinkDown' });
-    expect(taintKeys(down)).toEqual([`${TAINTS.networkUnavailable}:NoSchedule`]);
-    expect(await nodeEvents('gpu-node-1', 'NicLinkDown')).toHaveLength(1);
+    expect(condition(down, NIC_CONDITION)).toMatchObject({ status: 'True', reason: 'InfiniBandStateCheckIsNotHealthy' });
+    expect(nodeHealthOf(down)).toMatchObject({ ready: true, networkUp: false });
+    expect(taintKeys(down)).toEqual([]);
     await postFault({ nodeName: 'gpu-node-1', kind: 'recover' });
     const up = await node('gpu-node-1');
-    expect(condition(up, 'NetworkUnavailable')?.status).toBe('False');
-    expect(taintKeys(up)).toEqual([]);
+    expect(condition(up, NIC_CONDITION)?.status).toBe('False');
+    expect(nodeHealthOf(up).networkUp).toBe(true);
   });
 
   it('a node down: heartbeats stop, Ready=Unknown, unreachable taints, its pods lost; recovery brings it back', async () => {
@@ -106,6 +113,7 @@ describe('faults', () => {
       const down = await node('gpu-node-1');
       expect(condition(down, 'Ready')).toMatchObject({ status: 'Unknown', reason: 'NodeStatusUnknown' });
       expect(taintKeys(down)).toEqual([`${TAINTS.unreachable}:NoExecute`, `${TAINTS.unreachable}:NoSchedule`]);
+      expect(nodeHealthOf(down).ready).toBe(false);
       const lost = await eventually('the pod lost', async () => {
         const p = await cluster!.core.readNamespacedPod({ namespace: 'gantry', name: pod });
         return p.status?.phase === 'Failed' ? p : undefined;

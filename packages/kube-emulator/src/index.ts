@@ -2,7 +2,5 @@ export { startEmulator, DEFAULT_EMULATOR_DELAYS, type Emulator, type EmulatorOpt
 export type { EmulatedNode, EmulatedGpu } from './cluster/emulated-node';
 export { EMULATED_NODE_LABEL, EMULATED_NODES_SELECTOR } from './cluster/node-objects';
 export { UNHEALTHY_GPUS_ANNOTATION } from './cluster/adopt-node';
-export { XID_CONDITION, NIC_CONDITION, TAINTS as FAULT_TAINTS, EVENT_ANNOTATIONS as FAULT_EVENT_ANNOTATIONS } from './health/fault-reports';
+export { XID_CONDITION, XID_EVENT_REASON, NIC_CONDITION, TAINTS as FAULT_TAINTS } from './health/fault-reports';
 export { EXIT_CODES } from './kubelet/kubelet';
-// Test support: a real etcd + kube-apiserver for other packages' tests.
-export { startControlPlane, DEFAULT_KUBE_APISERVER_BIN, type ControlPlane, type StartControlPlaneOptions } from './test-support/control-plane';

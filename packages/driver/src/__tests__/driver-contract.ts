@@ -1,6 +1,7 @@
 /**
  * The ClusterDriver contract: one suite, run against every driver that can run here (the
- * simulated driver, and the Kubernetes driver against a fake API server). A driver passes when
+ * simulated driver, the remote driver, and the Kubernetes driver against a real kube-apiserver
+ * made to look like a GPU cluster by the kube-emulator). A driver passes when
  * Gantry's worker could not tell which one it talks to.
  */
 import type { MigClassId } from '../shared/mig-geometry';
@@ -11,6 +12,13 @@ export interface DriverContractSubject {
   driver: ClusterDriver;
   /** Seconds of job progress the driver makes per real second (the simulated driver's speed). */
   progressPerSecond: number;
+  /**
+   * Real seconds a short job runs. Default 0.3; a driver whose jobs run on a (emulated) kubelet in
+   * real time needs longer, so that a suspend lands while the job runs.
+   */
+  shortJobRealSeconds?: number;
+  /** How long the suite waits for anything. Default 5 s. */
+  waitMs?: number;
   close(): Promise<void>;
 }
 
@@ -30,9 +38,11 @@ export type DriverContractCase =
 export interface DriverContractOptions {
   /** Cases this driver cannot run here, each with the reason. */
   skip?: Partial<Record<DriverContractCase, string>>;
+  /** Jest timeout of each case and its hooks. Default: the package's testTimeout. */
+  timeoutMs?: number;
 }
 
-/** Real seconds a short job runs, and how long the suite waits for anything. */
+/** Real seconds a short job runs, and how long the suite waits for anything (defaults). */
 const SHORT_JOB_REAL_SECONDS = 0.3;
 const LONG_JOB_REAL_SECONDS = 60;
 const WAIT_MS = 5_000;
@@ -49,18 +59,20 @@ export function describeDriverContract(name: string, makeSubject: () => Promise<
       driver = subject.driver;
       const inventory = await driver.discover();
       node = inventory.nodes.find((n) => n.gpus.length >= 2 && n.gpus[0].migCapable)!;
-    });
+    }, options.timeoutMs);
     afterEach(async () => {
       await driver.close();
       await subject.close();
-    });
+    }, options.timeoutMs);
 
     const contractCase = (id: DriverContractCase, title: string, body: () => Promise<void>) => {
       const skipped = options.skip?.[id];
       if (skipped) it.skip(`${title} (skipped: ${skipped})`, body);
-      else it(title, body);
+      else it(title, body, options.timeoutMs);
     };
     const seconds = (real: number) => real * subject.progressPerSecond;
+    const short = () => subject.shortJobRealSeconds ?? SHORT_JOB_REAL_SECONDS;
+    const waitFor = (condition: () => boolean | Promise<boolean>) => waitUntil(condition, subject.waitMs ?? WAIT_MS);
     const job = (real: number | undefined, extra: Partial<StartRequest> = {}): StartRequest => ({
       jobId: `contract-${++jobSeq}`,
       kind: 'batch',
@@ -87,7 +99,7 @@ export function describeDriverContract(name: string, makeSubject: () => Promise<
 
     contractCase('job lifecycle', 'runs a short job to a job-exited event with exit code 0', async () => {
       const { events } = recordEvents();
-      const request = job(SHORT_JOB_REAL_SECONDS);
+      const request = job(short());
       await driver.start(request);
       expect((await driver.status(request.jobId)).state).toBe('running');
 
@@ -119,7 +131,7 @@ export function describeDriverContract(name: string, makeSubject: () => Promise<
 
     contractCase('suspend and resume', 'suspends with its progress and, started from it, continues and finishes', async () => {
       const { events } = recordEvents();
-      const request = job(SHORT_JOB_REAL_SECONDS * 3);
+      const request = job(short() * 3);
       await driver.start(request);
       await waitFor(async () => (await driver.status(request.jobId)).progressSeconds >= seconds(0.05));
 
@@ -184,7 +196,7 @@ export function describeDriverContract(name: string, makeSubject: () => Promise<
       const stays = recordEvents();
       const leaves = recordEvents();
       leaves.unsubscribe();
-      const request = job(SHORT_JOB_REAL_SECONDS);
+      const request = job(short());
       await driver.start(request);
 
       await waitFor(() => stays.events.some((e) => e.type === 'job-exited'));
@@ -193,11 +205,11 @@ export function describeDriverContract(name: string, makeSubject: () => Promise<
   });
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = WAIT_MS): Promise<void> {
+async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

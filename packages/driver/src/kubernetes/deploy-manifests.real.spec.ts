@@ -7,7 +7,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { loadKustomization } from './__tests__/manifests';
 import { startRealCluster, type RealCluster } from './__tests__/real-cluster';
 
-const HOOK_MS = 120_000;
+const HOOK_MS = 240_000; // a control plane: up to 100 s on a busy machine, and the RBAC objects
 
 let cluster: RealCluster;
 

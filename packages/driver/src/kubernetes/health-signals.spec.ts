@@ -22,6 +22,14 @@ describe('health signals', () => {
         { gpuIndex: 2, xid: 63 },
       ],
     },
+    {
+      name: 'two GPUs, one entry each',
+      message: 'ErrorCode:79 GPU:3 PCI:0000:5d:00 Recommended Action=RESTART_BM; ErrorCode:48 GPU:5 PCI:0000:ab:00 Recommended Action=RESET_GPU;',
+      want: [
+        { gpuIndex: 3, xid: 79 },
+        { gpuIndex: 5, xid: 48 },
+      ],
+    },
     { name: 'no GPU index: nothing to quarantine', message: 'ErrorCode:79 GPU_UUID:GPU-abc', want: [] },
     { name: 'no code', message: 'GPU:1 something', want: [] },
     { name: 'the builder', message: xidMessage(94, 5), want: [{ gpuIndex: 5, xid: 94 }] },

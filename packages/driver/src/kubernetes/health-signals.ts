@@ -108,14 +108,20 @@ export function xidsOfEvent(event: EventLike): GpuXid[] {
 }
 
 /**
- * `ErrorCode:79 GPU:3 ...` -> [{ gpuIndex: 3, xid: 79 }]. Every code is paired with every GPU
- * index the message names; a message that names no GPU index yields nothing (the driver cannot
- * tell which GPU to quarantine, and says so in a warning).
+ * `ErrorCode:79 GPU:3 ...` -> [{ gpuIndex: 3, xid: 79 }]. A message may hold several entries,
+ * each ended by `;` (NVSentinel joins the entities of one check that way: `ErrorCode:79 GPU:3
+ * ... Recommended Action=RESTART_BM; ErrorCode:48 GPU:5 ...;`); within an entry every code is
+ * paired with every GPU index it names. An entry that names no GPU index yields nothing (the
+ * driver cannot tell which GPU to quarantine).
  */
 export function parseXidMessage(message: string): GpuXid[] {
-  const codes = [...message.matchAll(/\bErrorCode\s*[:=]\s*(\d+)/gi)].map((m) => Number(m[1]));
-  const gpus = gpuIndexesOf(message);
-  return uniqueXids(codes.flatMap((xid) => gpus.map((gpuIndex) => ({ gpuIndex, xid }))));
+  return uniqueXids(
+    message.split(';').flatMap((entry) => {
+      const codes = [...entry.matchAll(/\bErrorCode\s*[:=]\s*(\d+)/gi)].map((m) => Number(m[1]));
+      const gpus = gpuIndexesOf(entry);
+      return codes.flatMap((xid) => gpus.map((gpuIndex) => ({ gpuIndex, xid })));
+    }),
+  );
 }
 
 /** Formats an Xid signal message the way `parseXidMessage` reads it (for health sources and tests). */

@@ -6,10 +6,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import type { DriverEvent } from '../types';
-import { isPodFinished, jobExitFromPods } from './pods';
-
-/** Exit code reported for the jobs of a lost node (SIGKILL), as the simulated driver does. */
-export const NODE_LOST_EXIT_CODE = 137;
+import { isPodFinished, jobExitFromPods, NODE_LOST_EXIT_CODE } from './pods';
 
 export class JobExitTracker {
   /** Pod uids whose run has been reported. */

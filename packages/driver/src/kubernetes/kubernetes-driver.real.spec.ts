@@ -17,7 +17,7 @@ import { readyCondition, startRealCluster, GPU_OPERATOR_NAMESPACE, WORKLOAD_NAME
 import { TestKubelet } from './__tests__/test-kubelet';
 import { pause, waitFor } from './__tests__/wait-for';
 
-const HOOK_MS = 120_000;
+const HOOK_MS = 240_000; // a control plane: up to 100 s on a busy machine, and the RBAC objects
 const TEST_MS = 60_000;
 
 let cluster: RealCluster;
@@ -104,6 +104,55 @@ describe('KubernetesDriver on a real API server, as the gantry-driver ServiceAcc
       await driver.start(job('fits', 'inv-a', 2));
       await waitFor('the pod to run', async () => (await podPhase('fits')) === 'Running');
       await expect(driver.start(job('one-more', 'inv-a', 1))).rejects.toThrow(/8 in use/);
+    },
+    TEST_MS,
+  );
+
+  it(
+    'suspends with the checkpoint the workload saved on SIGTERM, else with its own reference',
+    async () => {
+      await cluster.addGpuNode('ckpt-a');
+      kubelet.checkpointOnSigterm = (pod) =>
+        pod.metadata?.labels?.['gantry.io/job-id'] === 'saves' ? { checkpoint: 's3://ckpt/saves/step-4200', progressSeconds: 42 } : undefined;
+      kubelet.holdTerminating = 300; // the workload writes, then takes a moment to exit
+      try {
+        await driver.start({ ...job('saves', 'ckpt-a', 1), durationSeconds: 600 });
+        await driver.start({
+          ...job('saves-nothing', 'ckpt-a', 1),
+          replicas: [{ replica: 0, nodeName: 'ckpt-a', gpus: [{ index: 1 }] }],
+          durationSeconds: 600,
+        });
+        await waitFor('both running', async () => (await podPhase('saves')) === 'Running' && (await podPhase('saves-nothing')) === 'Running');
+
+        expect(await driver.suspend('saves')).toEqual({ checkpoint: 's3://ckpt/saves/step-4200', progressSeconds: 42 });
+        const fallback = await driver.suspend('saves-nothing');
+        expect(fallback.checkpoint).toMatch(/^k8s-checkpoint:\/\/gantry\/saves-nothing\/\d+\.\d{3}$/);
+        expect(fallback.progressSeconds).toBeGreaterThanOrEqual(0);
+      } finally {
+        kubelet.checkpointOnSigterm = undefined;
+        kubelet.holdTerminating = 0;
+      }
+    },
+    TEST_MS,
+  );
+
+  it(
+    'starts a job on GPUs a stopped job still holds once its pod is gone, instead of refusing',
+    async () => {
+      await cluster.addGpuNode('reuse-a');
+      await driver.start(job('first', 'reuse-a', 8));
+      await waitFor('the first job to run', async () => (await podPhase('first')) === 'Running');
+      kubelet.holdTerminating = 1_000;
+      try {
+        await driver.stop('first');
+        expect((await driver.status('first')).state).toBe('unknown'); // a pod being deleted is not the job's
+        await driver.start(job('second', 'reuse-a', 8));
+        await expect(podPhase('first')).rejects.toMatchObject({ code: 404 });
+        await waitFor('the second job to run', async () => (await podPhase('second')) === 'Running');
+      } finally {
+        kubelet.holdTerminating = 0;
+      }
+      await driver.stop('second');
     },
     TEST_MS,
   );

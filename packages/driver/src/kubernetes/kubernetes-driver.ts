@@ -20,6 +20,7 @@ import { cordonPatch, migApplyProgress, migConfigPatch, personaPatch, personaRea
 import { pollUntil, type PollOutcome } from './poll-until';
 import { gpuResourceLimits, isEvictable, isPodFinished, isPodTerminating, jobSelector, replicaPod, workloadStatusFromPods } from './pods';
 import { retryOnConflict } from './retry';
+import { fallbackCheckpoint, jobCheckpoint, watchSavedCheckpoints } from './saved-checkpoint';
 
 /** Where mig-manager reads its configs (ClusterPolicy `migManager.config.name`). */
 export interface MigPartedConfigMapRef {
@@ -50,6 +51,12 @@ export interface KubernetesDriverOptions {
   migApplyTimeoutSeconds?: number;
   personaTimeoutSeconds?: number;
   drainTimeoutSeconds?: number;
+  /**
+   * How long suspend waits for the workload to save its checkpoint (`gantry.io/checkpoint-saved`
+   * on its pod) after SIGTERM. Default 45 s (the pod's 30 s grace period, and some). Without it in
+   * time, suspend returns a reference made from the measured progress.
+   */
+  checkpointTimeoutSeconds?: number;
   /** A dcgm-exporter (or Prometheus federation) `/metrics` URL; metrics() is empty without it. */
   dcgmMetricsUrl?: string;
   clock?: Clock;
@@ -63,6 +70,7 @@ export const KUBERNETES_DRIVER_DEFAULTS = {
   migApplyTimeoutSeconds: 900,
   personaTimeoutSeconds: 900,
   drainTimeoutSeconds: 300,
+  checkpointTimeoutSeconds: 45,
 } as const;
 
 interface ResolvedSettings {
@@ -73,6 +81,7 @@ interface ResolvedSettings {
   migApplyTimeoutSeconds: number;
   personaTimeoutSeconds: number;
   drainTimeoutSeconds: number;
+  checkpointTimeoutSeconds: number;
 }
 
 /** Exit code reported for pods a drain evicted (SIGTERM). */
@@ -103,6 +112,7 @@ export class KubernetesDriver implements ClusterDriver {
       migApplyTimeoutSeconds: options.migApplyTimeoutSeconds ?? defaults.migApplyTimeoutSeconds,
       personaTimeoutSeconds: options.personaTimeoutSeconds ?? defaults.personaTimeoutSeconds,
       drainTimeoutSeconds: options.drainTimeoutSeconds ?? defaults.drainTimeoutSeconds,
+      checkpointTimeoutSeconds: options.checkpointTimeoutSeconds ?? defaults.checkpointTimeoutSeconds,
     };
   }
 
@@ -218,18 +228,27 @@ export class KubernetesDriver implements ClusterDriver {
   }
 
   /**
-   * Records the progress, then deletes the pods: the workload gets SIGTERM and its grace period
-   * to write its checkpoint. The returned reference names job and progress; the workload finds
-   * it again in GANTRY_CHECKPOINT when started from it.
+   * Deletes the job's pods: the workload gets SIGTERM and its grace period to save its checkpoint,
+   * which it writes on its pod (`gantry.io/checkpoint-saved`, saved-checkpoint.ts); suspend waits
+   * for it (bounded by checkpointTimeoutSeconds). A workload that saves none leaves a reference
+   * made from the progress measured before the deletion (job and progress; the workload finds it
+   * in GANTRY_CHECKPOINT when started from it).
    */
   async suspend(jobId: string): Promise<{ checkpoint: string; progressSeconds: number }> {
     const pods = await this.jobPods(jobId);
     const status = workloadStatusFromPods(pods, this.clock.now());
     if (status.state !== 'running') throw new Error(`job ${jobId} is not running`);
-    await this.deletePods(pods);
+    const uids = pods.map((p) => p.metadata?.uid).filter((uid): uid is string => uid !== undefined);
+    const watch = await watchSavedCheckpoints(this.api, this.settings.namespace, jobId, uids);
+    try {
+      await this.deletePods(pods);
+      const saved = jobCheckpoint(await watch.settled(this.settings.checkpointTimeoutSeconds * 1000));
+      if (saved) return saved;
+    } finally {
+      await watch.stop();
+    }
     const progressSeconds = status.progressSeconds;
-    const checkpoint = `k8s-checkpoint://${this.settings.namespace}/${jobId}/${progressSeconds.toFixed(3)}`;
-    return { checkpoint, progressSeconds };
+    return { checkpoint: fallbackCheckpoint(this.settings.namespace, jobId, progressSeconds), progressSeconds };
   }
 
   async status(jobId: string): Promise<WorkloadStatus> {
@@ -296,19 +315,37 @@ export class KubernetesDriver implements ClusterDriver {
     );
   }
 
-  /** Throws when a replica's GPUs do not fit on its node beside the unfinished pods bound there. */
+  /**
+   * Throws when a replica's GPUs do not fit on its node beside the unfinished pods bound there.
+   * Pods being deleted (a job stopped or suspended just before) will give their GPUs back once
+   * their containers stop, but the kubelet counts them until then and would refuse the new pod:
+   * when only they are in the way, this waits until they are gone (bounded by drainTimeoutSeconds).
+   */
   private async assertFits(jobId: string, replicas: StartRequest['replicas']): Promise<void> {
     const byNode = new Map<string, StartRequest['replicas']>();
     for (const r of replicas) byNode.set(r.nodeName, [...(byNode.get(r.nodeName) ?? []), r]);
     for (const [nodeName, onNode] of byNode) {
-      const [node, pods] = await Promise.all([this.api.readNode(nodeName), this.api.listPodsOnNode(nodeName)]);
-      const others = pods.filter((p) => p.metadata?.labels?.[GANTRY_LABELS.jobId] !== jobId);
       const wanted: Record<string, number> = {};
       for (const r of onNode) {
         for (const [resource, amount] of Object.entries(gpuResourceLimits(r.gpus))) wanted[resource] = (wanted[resource] ?? 0) + Number(amount);
       }
-      const shortfall = capacityShortfall(node, others, wanted);
-      if (shortfall) throw new Error(`job ${jobId} does not fit on node ${nodeName}: ${shortfall}`);
+      const check = async () => {
+        const [node, pods] = await Promise.all([this.api.readNode(nodeName), this.api.listPodsOnNode(nodeName)]);
+        const others = pods.filter((p) => p.metadata?.labels?.[GANTRY_LABELS.jobId] !== jobId);
+        const staying = others.filter((p) => !isPodTerminating(p));
+        return { node, shortfall: capacityShortfall(node, others, wanted), lasting: capacityShortfall(node, staying, wanted) };
+      };
+      const first = await check();
+      if (first.lasting) throw new Error(`job ${jobId} does not fit on node ${nodeName}: ${first.lasting}`);
+      if (!first.shortfall) continue;
+      await pollUntil(
+        async () => {
+          const now = await check();
+          if (now.lasting) return { failed: now.lasting };
+          return now.shortfall ? 'waiting' : { done: undefined };
+        },
+        this.pollOptions(`terminating pods on node ${nodeName} to free the GPUs job ${jobId} needs`, this.settings.drainTimeoutSeconds),
+      );
     }
   }
 

@@ -116,14 +116,28 @@ export const isPodFinished = (pod: V1Pod): boolean => pod.status?.phase === 'Suc
 /** Being deleted (stop, suspend, eviction): the kubelet is stopping it; it no longer counts as the job's. */
 export const isPodTerminating = (pod: V1Pod): boolean => pod.metadata?.deletionTimestamp !== undefined && pod.metadata?.deletionTimestamp !== null;
 
+/** Exit code reported for the jobs of a lost node (SIGKILL), as the simulated driver does. */
+export const NODE_LOST_EXIT_CODE = 137;
+
+/**
+ * A failed pod's `status.reason`: `Evicted` (the kubelet's eviction, a drain), `NodeLost` (the
+ * node lifecycle controller gave up on its node), anything else a failure of the workload.
+ */
+export function exitReasonOf(podReason: string | undefined): JobExitReason {
+  if (podReason === 'Evicted') return 'evicted';
+  if (podReason === 'NodeLost') return 'node-lost';
+  return 'failed';
+}
+
 /** How a job's pods ended, once all succeeded or one failed; undefined while it runs. */
 export function jobExitFromPods(pods: readonly V1Pod[]): { exitCode: number; reason: JobExitReason } | undefined {
   if (pods.length === 0) return undefined;
   const failed = pods.find((p) => p.status?.phase === 'Failed');
   if (failed) {
     const exitCode = failed.status?.containerStatuses?.find((c) => c.state?.terminated)?.state?.terminated?.exitCode;
-    const reason: JobExitReason = failed.status?.reason === 'Evicted' ? 'evicted' : 'failed';
-    return { exitCode: exitCode === undefined || exitCode === 0 ? 1 : exitCode, reason };
+    const reason = exitReasonOf(failed.status?.reason);
+    const fallback = reason === 'node-lost' ? NODE_LOST_EXIT_CODE : 1;
+    return { exitCode: exitCode === undefined || exitCode === 0 ? fallback : exitCode, reason };
   }
   return pods.every((p) => p.status?.phase === 'Succeeded') ? { exitCode: 0, reason: 'completed' } : undefined;
 }

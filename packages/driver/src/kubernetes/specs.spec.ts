@@ -389,8 +389,10 @@ describe('workloadStatusFromPods', () => {
     expect(workloadStatusFromPods(pods as V1Pod[], NOW)).toEqual(wantStatus);
   });
 
-  it('tells an eviction from a failure', () => {
+  it('tells an eviction and a lost node from a failure', () => {
     expect(jobExitFromPods([terminated('Failed', 143, 'Evicted')])).toEqual({ exitCode: 143, reason: 'evicted' });
+    expect(jobExitFromPods([terminated('Failed', 137, 'NodeLost')])).toEqual({ exitCode: 137, reason: 'node-lost' });
+    expect(jobExitFromPods([{ status: { phase: 'Failed', reason: 'NodeLost' } }])).toEqual({ exitCode: 137, reason: 'node-lost' });
     expect(jobExitFromPods([terminated('Failed', 0)])).toEqual({ exitCode: 1, reason: 'failed' });
   });
 });

@@ -14,7 +14,7 @@ import { TestKubelet } from './__tests__/test-kubelet';
 import { pause, waitFor } from './__tests__/wait-for';
 import { loadClientNode } from './kube-api';
 
-const HOOK_MS = 120_000;
+const HOOK_MS = 240_000; // a control plane: up to 100 s on a busy machine, and the RBAC objects
 const mergePatch = () => loadClientNode().setHeaderOptions('Content-Type', 'application/merge-patch+json');
 const TEST_MS = 90_000;
 

@@ -4,10 +4,10 @@
  * bounded, whatever the test did.
  */
 import type { Topology } from '@gantry/driver';
+import { startControlPlane, type ControlPlane } from '@gantry/kube-control-plane';
 import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../emulator';
 import { closeConnectionPool, kubeClients, loadKubeConfig, type KubeClients } from '../kube/client';
-import { startControlPlane, type ControlPlane } from '../test-support/control-plane';
 
 export interface Cluster {
   controlPlane: ControlPlane;

@@ -5,6 +5,7 @@
  */
 import { kubernetesSpecs } from '@gantry/driver';
 import type { V1Node } from '@kubernetes/client-node';
+import { NIC_CONDITION } from '../health/fault-reports';
 import type { EmulatedNode } from './emulated-node';
 
 const { GPU_LABELS, personaFromLabels, migLayoutsOfNode } = kubernetesSpecs;
@@ -35,7 +36,7 @@ export function adoptNodeState(node: EmulatedNode, existing: V1Node): void {
   for (const gpu of node.gpus) gpu.healthy = !unhealthy.has(gpu.index);
   const conditions = existing.status?.conditions ?? [];
   node.down = conditions.some((c) => c.type === 'Ready' && c.status !== 'True');
-  node.nicDown = conditions.some((c) => c.type === 'NetworkUnavailable' && c.status === 'True');
+  node.nicDown = conditions.some((c) => c.type === NIC_CONDITION && c.status === 'True');
 }
 
 /** Extended resources the node advertises now (kept at "0" when they go away). */

@@ -1,29 +1,41 @@
 /**
  * How health faults reach Kubernetes, the way NVIDIA NVSentinel's monitors and the node
- * lifecycle controller report them (docs/kube-emulator.md): node conditions say why a node is
- * bad, taints say that it is, core/v1 Events record each occurrence. Pure functions.
+ * lifecycle controller report them (docs/kube-emulator.md), with the names and the message format
+ * the Kubernetes driver accepts (its health-signals.ts, imported here: one list of names): a fatal
+ * Xid and a NIC down are node conditions, a non-fatal Xid is a core/v1 Event, a node down is
+ * Ready=Unknown with the lifecycle controller's taints. Pure functions.
  */
+import { kubernetesHealthSignals } from '@gantry/driver';
 import type { CoreV1Event, V1NodeCondition, V1Taint } from '@kubernetes/client-node';
 import type { EmulatedGpu, EmulatedNode } from '../cluster/emulated-node';
 
-/** NVSentinel's syslog-health-monitor check for Xids. */
-export const XID_CONDITION = 'SysLogsXIDError';
-export const NIC_CONDITION = 'NetworkUnavailable';
+const { XID_CONDITION_TYPES, NIC_DOWN_CONDITION_TYPES, XID_EVENT_REASONS, NODE_DOWN_TAINT_KEYS, NODE_DOWN_TAINT_EFFECT, xidMessage } = kubernetesHealthSignals;
+
+/** One name the driver accepts (health-signals.ts is the single list), checked at load. */
+function accepted(list: readonly string[], name: string): string {
+  if (!list.includes(name)) throw new Error(`the driver no longer accepts ${name} (health-signals.ts): update the emulator`);
+  return name;
+}
+
+/** NVSentinel's syslog-health-monitor check for Xids: a fatal Xid sets this condition on the node. */
+export const XID_CONDITION = accepted(XID_CONDITION_TYPES, 'SysLogsXIDError');
+/** The reason of the Event a non-fatal (application) Xid is reported with, NVSentinel's check name. */
+export const XID_EVENT_REASON = accepted(XID_EVENT_REASONS, 'SysLogsXIDError');
+/** NVSentinel's NIC health check of the InfiniBand ports (the GPU fabric). */
+export const NIC_CONDITION = accepted(NIC_DOWN_CONDITION_TYPES, 'InfiniBandStateCheck');
 
 export const TAINTS = {
-  /** A critical Xid left a GPU unhealthy (value: the Xid). */
-  gpuXid: 'nvidia.com/gpu-xid',
-  networkUnavailable: 'node.kubernetes.io/network-unavailable',
-  unreachable: 'node.kubernetes.io/unreachable',
+  /** The node lifecycle controller's taints for a node that stopped reporting (NoSchedule, and NoExecute for eviction). */
+  unreachable: accepted(NODE_DOWN_TAINT_KEYS, 'node.kubernetes.io/unreachable'),
   /**
    * Put on every new Node by the API server's TaintNodesByCondition admission; the node lifecycle
    * controller (played here) removes it once the node is Ready.
    */
-  notReady: 'node.kubernetes.io/not-ready',
+  notReady: accepted(NODE_DOWN_TAINT_KEYS, 'node.kubernetes.io/not-ready'),
 } as const;
 
-/** Gantry-readable copies of what the Event's message says, on the Event's annotations. */
-export const EVENT_ANNOTATIONS = { xid: 'gantry.io/xid', gpuIndex: 'gantry.io/gpu-index', gpuUuid: 'gantry.io/gpu-uuid' } as const;
+/** Taint keys an older emulator put on nodes; removed when it syncs a node's taints. */
+const RETIRED_TAINT_KEYS = ['nvidia.com/gpu-xid', 'node.kubernetes.io/network-unavailable'];
 
 /** NVIDIA's Xid catalog names for the Xids of docs/reference/gpu.md section 3. */
 const XID_NAMES: Record<number, string> = {
@@ -46,6 +58,23 @@ const XID_NAMES: Record<number, string> = {
 };
 
 export const xidName = (xid: number): string => XID_NAMES[xid] ?? 'Unknown Xid';
+
+/** The resolution bucket of NVIDIA's Xid catalog that NVSentinel appends (`Recommended Action=...`). */
+export function recommendedAction(xid: number): string {
+  if ([13, 31, 43, 45, 68, 109].includes(xid)) return 'NONE';
+  if (xid === 79) return 'RESTART_BM';
+  if ([48, 63, 64, 74, 92, 94, 95, 119, 120].includes(xid)) return 'RESET_GPU';
+  return 'CONTACT_SUPPORT';
+}
+
+/**
+ * One Xid as NVSentinel's syslog monitor reports it, in the driver's format (`xidMessage`):
+ * `ErrorCode:79 GPU:3 PCI:0000:5d:00 GPU_UUID:GPU-... kernel:NVRM: Xid (PCI:0000:5d:00): 79, pid=0, GPU has fallen off the bus. Recommended Action=RESTART_BM;`
+ */
+export function xidReport(gpu: EmulatedGpu, xid: number): string {
+  const pci = pciBusId(gpu.index).slice(4, -2).toLowerCase();
+  return xidMessage(xid, gpu.index, `PCI:${pci} GPU_UUID:${gpu.uuid} kernel:${nvrmXidLine(gpu, xid)} Recommended Action=${recommendedAction(xid)};`);
+}
 
 /** The GPU's PCI bus id as the kernel prints it (8 GPUs of an HGX board on buses 18, 2a, 3a...). */
 export function pciBusId(gpuIndex: number): string {
@@ -72,29 +101,33 @@ export function xidCondition(node: EmulatedNode, now: Date): V1NodeCondition {
       lastTransitionTime: now,
     };
   }
-  const message = unhealthy.map((g) => `ErrorCode:${g.lastXid} GPU:${g.index} UUID:${g.uuid} PCI:${pciBusId(g.index)} ${nvrmXidLine(g, g.lastXid)}`).join('; ');
+  const message = unhealthy.map((g) => xidReport(g, g.lastXid)).join(' ');
   return { type: XID_CONDITION, status: 'True', reason: `${XID_CONDITION}IsNotHealthy`, message, lastHeartbeatTime: now, lastTransitionTime: now };
 }
 
 export function nicCondition(node: EmulatedNode, now: Date): V1NodeCondition {
+  const base = { type: NIC_CONDITION, lastHeartbeatTime: now, lastTransitionTime: now };
   return node.nicDown
-    ? { type: NIC_CONDITION, status: 'True', reason: 'NicLinkDown', message: 'NIC mlx5_0 (ib0) link is down', lastHeartbeatTime: now, lastTransitionTime: now }
-    : { type: NIC_CONDITION, status: 'False', reason: 'NicLinkUp', message: 'NIC links are up', lastHeartbeatTime: now, lastTransitionTime: now };
+    ? { ...base, status: 'True', reason: `${NIC_CONDITION}IsNotHealthy`, message: 'Port mlx5_0:1 (ib0) state DOWN, physical state Disabled;' }
+    : { ...base, status: 'False', reason: `${NIC_CONDITION}IsHealthy`, message: 'No Health Failures' };
 }
 
-/** The taints the node's faults call for (the emulator owns only these keys). */
+/**
+ * The taints the node's faults call for (the emulator owns only these keys): a node down gets the
+ * node lifecycle controller's `unreachable` taints. GPU and NIC faults are conditions only:
+ * quarantine (cordon, drain) is Gantry's answer to them, not the monitor's.
+ */
 export function faultTaints(node: EmulatedNode): V1Taint[] {
-  const taints: V1Taint[] = [];
-  const unhealthy = node.gpus.filter((g) => !g.healthy);
-  if (unhealthy.length > 0) taints.push({ key: TAINTS.gpuXid, value: String(unhealthy[unhealthy.length - 1].lastXid), effect: 'NoSchedule' });
-  if (node.nicDown) taints.push({ key: TAINTS.networkUnavailable, effect: 'NoSchedule' });
-  if (node.down) taints.push({ key: TAINTS.unreachable, effect: 'NoSchedule' }, { key: TAINTS.unreachable, effect: 'NoExecute' });
-  return taints;
+  if (!node.down) return [];
+  return [
+    { key: TAINTS.unreachable, effect: 'NoSchedule' },
+    { key: TAINTS.unreachable, effect: NODE_DOWN_TAINT_EFFECT },
+  ];
 }
 
 /** `current` with the emulator's fault taints replaced by `wanted` (other taints kept). */
 export function mergeTaints(current: readonly V1Taint[], wanted: readonly V1Taint[]): V1Taint[] {
-  const ours = new Set<string>(Object.values(TAINTS));
+  const ours = new Set<string>([...Object.values(TAINTS), ...RETIRED_TAINT_KEYS]);
   return [...current.filter((t) => !ours.has(t.key)), ...wanted.map((t) => ({ ...t }))];
 }
 
@@ -105,7 +138,6 @@ export interface NodeEventInput {
   reason: string;
   message: string;
   component: string;
-  annotations?: Record<string, string>;
   now: Date;
 }
 
@@ -115,7 +147,7 @@ export function nodeEvent(input: NodeEventInput): CoreV1Event {
   return {
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { generateName: `${node.name}.`, namespace: 'default', annotations: input.annotations },
+    metadata: { generateName: `${node.name}.`, namespace: 'default' },
     involvedObject: { apiVersion: 'v1', kind: 'Node', name: node.name, uid: input.nodeUid ?? node.name },
     reason: input.reason,
     message: input.message,
@@ -129,15 +161,11 @@ export function nodeEvent(input: NodeEventInput): CoreV1Event {
   };
 }
 
-export function xidEvent(node: EmulatedNode, gpu: EmulatedGpu, xid: number, critical: boolean, now: Date, nodeUid?: string): CoreV1Event {
-  return nodeEvent({
-    node,
-    nodeUid,
-    type: 'Warning',
-    reason: XID_CONDITION,
-    component: 'syslog-health-monitor',
-    message: `Xid ${xid} on GPU ${gpu.index} (UUID ${gpu.uuid}, PCI ${pciBusId(gpu.index)}): ${xidName(xid)}${critical ? '' : ' (application error: the GPU stays healthy)'}. ${nvrmXidLine(gpu, xid)}`,
-    annotations: { [EVENT_ANNOTATIONS.xid]: String(xid), [EVENT_ANNOTATIONS.gpuIndex]: String(gpu.index), [EVENT_ANNOTATIONS.gpuUuid]: gpu.uuid },
-    now,
-  });
+/**
+ * A non-fatal (application) Xid, as NVSentinel's platform connector posts one: a Warning Event
+ * about the node whose reason is the check's name and whose message the driver reads. (A fatal
+ * Xid is a node condition instead: xidCondition.)
+ */
+export function xidEvent(node: EmulatedNode, gpu: EmulatedGpu, xid: number, now: Date, nodeUid?: string): CoreV1Event {
+  return nodeEvent({ node, nodeUid, type: 'Warning', reason: XID_EVENT_REASON, component: 'syslog-health-monitor', message: xidReport(gpu, xid), now });
 }

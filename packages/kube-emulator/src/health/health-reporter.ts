@@ -2,10 +2,10 @@
  * Injected faults and recoveries, applied to the emulated hardware and reported to Kubernetes
  * the way NVSentinel and the node lifecycle controller would (fault-reports.ts):
  *
- *   xid        GPU unhealthy unless an application Xid (allocatable drops), condition
- *              SysLogsXIDError=True, taint nvidia.com/gpu-xid, Warning Event; a process-fatal
- *              Xid also fails the pods on that GPU
- *   nic-down   condition NetworkUnavailable=True, taint node.kubernetes.io/network-unavailable, Event
+ *   xid        a fatal Xid: GPU unhealthy (allocatable drops), condition SysLogsXIDError=True;
+ *              a process-fatal Xid also fails the pods on that GPU. An application Xid: a
+ *              Warning Event SysLogsXIDError only (the GPU stays healthy)
+ *   nic-down   condition InfiniBandStateCheck=True
  *   node-down  heartbeats stop, Ready=Unknown, taints node.kubernetes.io/unreachable, its pods fail (NodeLost)
  *   recover    the node, its NIC and its GPUs (or only gpuIndex) come back; conditions go False, taints go
  */
@@ -52,8 +52,6 @@ export class HealthReporter {
       case 'nic-down':
         node.nicDown = true;
         await this.reportConditions(node, [nicCondition(node, new Date())]);
-        await this.syncTaints(node);
-        await this.event(node, 'Warning', 'NicLinkDown', 'NIC mlx5_0 (ib0) link is down', 'nic-health-monitor');
         return;
       case 'node-down':
         if (node.down) return;
@@ -73,29 +71,24 @@ export class HealthReporter {
     const gpu = node.gpus[gpuIndex];
     if (!gpu) throw new FaultError(`node ${node.name} has no GPU ${gpuIndex} (it has ${node.gpus.length})`);
     const effect = xidEffect(xid);
-    await this.options.queue.run(() =>
-      this.options.clients.core.createNamespacedEvent({
-        namespace: 'default',
-        body: xidEvent(node, gpu, xid, effect.gpuUnhealthy, new Date(), this.options.latest(node.name)?.metadata?.uid),
-      }),
-    );
+    if (!effect.gpuUnhealthy) {
+      const body = xidEvent(node, gpu, xid, new Date(), this.options.latest(node.name)?.metadata?.uid);
+      await this.options.queue.run(() => this.options.clients.core.createNamespacedEvent({ namespace: 'default', body }));
+    }
     if (effect.killsProcesses) this.options.kubelet.killPodsOnGpu(node.name, gpu.index, `CUDA error: Xid ${xid} (${xidName(xid)}) on GPU ${gpu.index}`);
     if (!effect.gpuUnhealthy) return;
     gpu.healthy = false;
     gpu.lastXid = xid;
     await this.recordUnhealthyGpus(node);
     await this.reportConditions(node, [xidCondition(node, new Date())]);
-    await this.syncTaints(node);
     await this.options.registrar.publishStatus(node);
   }
 
   private async recover(node: EmulatedNode, gpuIndex: number | undefined): Promise<void> {
     const gpus = gpuIndex === undefined ? node.gpus : node.gpus.filter((g) => g.index === gpuIndex);
     if (gpuIndex !== undefined && gpus.length === 0) throw new FaultError(`node ${node.name} has no GPU ${gpuIndex}`);
-    const hadUnhealthy = gpus.some((g) => !g.healthy);
     for (const gpu of gpus) gpu.healthy = true;
     const wasDown = node.down;
-    const nicWasDown = node.nicDown;
     node.down = false;
     node.nicDown = false;
     const now = new Date();
@@ -108,15 +101,6 @@ export class HealthReporter {
       this.options.kubelet.nodeBack(node.name);
       await this.event(node, 'Normal', 'NodeReady', `Node ${node.name} status is now: NodeReady`, 'kubelet');
     }
-    if (nicWasDown) await this.event(node, 'Normal', 'NicLinkUp', 'NIC links are up', 'nic-health-monitor');
-    if (hadUnhealthy)
-      await this.event(
-        node,
-        'Normal',
-        'GpuRecovered',
-        `GPU health restored on ${gpuIndex === undefined ? 'every GPU' : `GPU ${gpuIndex}`}`,
-        'syslog-health-monitor',
-      );
   }
 
   private async reportConditions(node: EmulatedNode, conditions: object[]): Promise<void> {

@@ -4,10 +4,10 @@
  * ServiceAccount from the TokenRequest API, and GPU nodes as GPU feature discovery labels them.
  * The driver under test talks with that token, never as cluster-admin.
  */
-import type { CoreV1Api, KubeConfig, KubernetesObjectApi, V1Node } from '@kubernetes/client-node';
+import { startControlPlane, type ControlPlane } from '@gantry/kube-control-plane';
+import type { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { loadClientNode } from '../kube-api';
-import { startControlPlane, type ControlPlane } from './control-plane';
-import { fakeGpuNode } from './fake-kube-api-server';
+import { gpuNodeObject } from './gpu-node';
 import { objectsOf } from './manifests';
 
 export const WORKLOAD_NAMESPACE = 'gantry';
@@ -27,7 +27,7 @@ export async function startRealCluster(options: { nodes?: string[] } = {}): Prom
   const cp = await startControlPlane();
   try {
     const k8s = loadClientNode();
-    const config = cp.kubeConfig();
+    const config = kubeConfigOf(cp);
     const core = config.makeApiClient(k8s.CoreV1Api);
     const objects = k8s.KubernetesObjectApi.makeApiClient(config);
     for (const object of objectsOf('namespace.yaml')) await objects.create(object);
@@ -43,9 +43,9 @@ export async function startRealCluster(options: { nodes?: string[] } = {}): Prom
       namespace: WORKLOAD_NAMESPACE,
       body: { spec: { audiences: [], expirationSeconds: 3600 } },
     });
-    const driverConfig = cp.kubeConfig(tokenRequest.status!.token);
+    const driverConfig = kubeConfigOf(cp, tokenRequest.status!.token);
     const addGpuNode = async (name: string, extra: { labels?: Record<string, string> } = {}) => {
-      const node = fakeGpuNode({ name, labels: extra.labels }) as V1Node;
+      const node = gpuNodeObject({ name, labels: extra.labels });
       const { status, ...withoutStatus } = node;
       await core.createNode({ body: withoutStatus });
       const allocatable = status!.allocatable!;
@@ -72,4 +72,11 @@ export function readyCondition(ready: boolean) {
     lastHeartbeatTime: now,
     lastTransitionTime: now,
   };
+}
+
+/** A client-node KubeConfig for the control plane, with `token` (default the admin's). */
+export function kubeConfigOf(cp: ControlPlane, token?: string): KubeConfig {
+  const config = new (loadClientNode().KubeConfig)();
+  config.loadFromOptions(cp.kubeConfigOptions(token));
+  return config;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kept in the repository (from the team's kube-control-plane tooling) so that a clone and CI can
+# Part of @gantry/kube-control-plane (packages/kube-control-plane/scripts) so that a clone and CI can
 # build the control plane the Kubernetes tests run against; .ci/run calls it before the tests.
 # Installs a real Kubernetes control plane for tests on a machine without Docker or internet:
 # etcd from Debian's etcd-server package, and kube-apiserver v1.20.2 built from Debian bookworm's
