@@ -122,7 +122,8 @@ export function jobExitFromPods(pods: readonly V1Pod[]): { exitCode: number; rea
   const failed = pods.find((p) => p.status?.phase === 'Failed');
   if (failed) {
     const exitCode = failed.status?.containerStatuses?.find((c) => c.state?.terminated)?.state?.terminated?.exitCode;
-    const reason: JobExitReason = failed.status?.reason === 'Evicted' ? 'evicted' : 'failed';
+    // NodeLost: the pod's node stopped answering (the node lifecycle controller's reason); the job did not fail by itself.
+    const reason: JobExitReason = failed.status?.reason === 'Evicted' ? 'evicted' : failed.status?.reason === 'NodeLost' ? 'node-lost' : 'failed';
     return { exitCode: exitCode === undefined || exitCode === 0 ? 1 : exitCode, reason };
   }
   return pods.every((p) => p.status?.phase === 'Succeeded') ? { exitCode: 0, reason: 'completed' } : undefined;

@@ -392,6 +392,7 @@ describe('workloadStatusFromPods', () => {
   it('tells an eviction from a failure', () => {
     expect(jobExitFromPods([terminated('Failed', 143, 'Evicted')])).toEqual({ exitCode: 143, reason: 'evicted' });
     expect(jobExitFromPods([terminated('Failed', 0)])).toEqual({ exitCode: 1, reason: 'failed' });
+    expect(jobExitFromPods([terminated('Failed', 137, 'NodeLost')])).toEqual({ exitCode: 137, reason: 'node-lost' });
   });
 });
 
