@@ -60,6 +60,19 @@ kube_cluster_up() {
   log "$("${k[@]}" get nodes -l kube-emulator.gantry.io/node=true --no-headers 2>/dev/null | wc -l) GPU nodes registered; kubectl --kubeconfig $KUBE_ADMIN_KUBECONFIG get nodes"
 }
 
+# A TCP port of this machine nobody listens on now (the kernel's choice).
+free_port() {
+  node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+# Two consecutive free ports (etcd's client and peer ports); prints the first.
+free_port_pair() {
+  node -e '
+    const net = require("net");
+    const tryPort = (p) => new Promise((ok) => { const s = net.createServer().once("error", () => ok(false)).listen(p, "127.0.0.1", () => s.close(() => ok(true))); });
+    (async () => { for (;;) { const p = 20000 + Math.floor(Math.random() * 30000); if ((await tryPort(p)) && (await tryPort(p + 1))) return console.log(p); } })();'
+}
+
 kube_cluster_down() {
   local dir=$1 p pid
   for p in emulator apiserver etcd; do

@@ -125,6 +125,8 @@ export interface AppConfig {
     faultInjection: boolean;
     /** The kube-emulator's control API, with GANTRY_DRIVER=kubernetes on an emulated cluster. */
     kubeEmulatorUrl?: string;
+    /** dcgm-exporter metrics for the Kubernetes driver's telemetry (GANTRY_KUBE_DCGM_URL). */
+    kubeDcgmMetricsUrl?: string;
     simCluster?: string;
     simSpeed: number;
     kubeconfig?: string;
