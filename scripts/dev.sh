@@ -62,7 +62,7 @@ stop() {
   stopping=1
   log "stopping"
   kill "${pids[@]}" 2>/dev/null || true
-  wait 2>/dev/null || true
+  wait "${pids[@]}" 2>/dev/null || true # not the emulator: kube_cluster_down stops it
   if [ -n "$kube_dir" ]; then
     log "stopping the kube-emulator, kube-apiserver and etcd (their state stays in .gantry/kube)"
     kube_cluster_down "$kube_dir"

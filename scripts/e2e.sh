@@ -29,7 +29,7 @@ pids=()
 kube_dir=""
 cleanup() {
   kill "${pids[@]}" 2>/dev/null || true
-  wait 2>/dev/null || true
+  wait "${pids[@]}" 2>/dev/null || true # not the emulator: kube_cluster_down stops it
   [ -n "$kube_dir" ] && { kube_cluster_down "$kube_dir"; cp "$kube_dir"/*.log "$logs/" 2>/dev/null || true; }
   (cd "$ROOT/prisma" && node scripts/database.cjs drop >/dev/null) || true
   rm -rf "$GANTRY_ROOT"
