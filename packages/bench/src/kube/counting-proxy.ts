@@ -34,21 +34,30 @@ export function requestKey(method: string, url: string): string {
         : name
           ? 'GET'
           : 'LIST'
-      : ({ POST: 'CREATE', PUT: 'UPDATE', PATCH: 'PATCH', DELETE: name ? 'DELETE' : 'DELETECOLLECTION' } as Record<string, string>)[method] ?? method;
+      : (({ POST: 'CREATE', PUT: 'UPDATE', PATCH: 'PATCH', DELETE: name ? 'DELETE' : 'DELETECOLLECTION' } as Record<string, string>)[method] ?? method);
   return `${verb} ${resource}${subresource ? `/${subresource}` : ''}`;
 }
 
 export async function startCountingProxy(upstream: string, dir: string): Promise<CountingProxy> {
   const key = join(dir, 'proxy.key');
   const cert = join(dir, 'proxy.crt');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], {
+    stdio: 'ignore',
+  });
   const counts = new Map<string, number>();
   const target = new URL(upstream);
   const server: Server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
     const k = requestKey(req.method ?? 'GET', req.url ?? '/');
     counts.set(k, (counts.get(k) ?? 0) + 1);
     const up = request(
-      { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host }, rejectUnauthorized: false },
+      {
+        hostname: target.hostname,
+        port: target.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: target.host },
+        rejectUnauthorized: false,
+      },
       (upRes) => {
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
         upRes.pipe(res);

@@ -16,7 +16,7 @@ describe('the Kubernetes benchmark', () => {
     expect(requestKey('GET', '/api/v1')).toBe('LIST /api/v1');
   });
 
-  it("adds up apiserver_request_total over every label and nothing else", () => {
+  it('adds up apiserver_request_total over every label and nothing else', () => {
     const text = [
       '# HELP apiserver_request_total [STABLE] Counter of apiserver requests',
       '# TYPE apiserver_request_total counter',
@@ -31,7 +31,9 @@ describe('the Kubernetes benchmark', () => {
   it('lays out 1,000 nodes as 5 spines x 10 leaves x 20 nodes of 8 GPUs, and small clusters in one spine', () => {
     const t = benchTopology(1000);
     expect(t.spines).toHaveLength(5);
-    expect(t.spines.every((s) => s.leaves.length === 10 && s.leaves.every((l) => l.nodes.length === 20 && l.nodes.every((n) => n.gpus.length === 8)))).toBe(true);
+    expect(t.spines.every((s) => s.leaves.length === 10 && s.leaves.every((l) => l.nodes.length === 20 && l.nodes.every((n) => n.gpus.length === 8)))).toBe(
+      true,
+    );
     const small = benchTopology(40);
     expect(small.spines).toHaveLength(1);
     expect(small.spines[0]!.leaves.map((l) => l.nodes.length)).toEqual([20, 20]);

@@ -10,7 +10,11 @@ export interface KubeEndpoint {
 
 export function kubeRequest(api: KubeEndpoint, path: string, options: RequestOptions = {}): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, api.server), { ...options, headers: { authorization: `Bearer ${api.token}`, ...options.headers }, rejectUnauthorized: false }, resolve);
+    const req = request(
+      new URL(path, api.server),
+      { ...options, headers: { authorization: `Bearer ${api.token}`, ...options.headers }, rejectUnauthorized: false },
+      resolve,
+    );
     req.on('error', reject);
     req.end();
   });
@@ -22,6 +26,23 @@ export async function kubeText(api: KubeEndpoint, path: string): Promise<string>
   for await (const chunk of res) body += (chunk as Buffer).toString();
   if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode} ${body.slice(0, 200)}`);
   return body;
+}
+
+/** POST a JSON object; 409 AlreadyExists counts as done. */
+export async function kubeCreate(api: KubeEndpoint, path: string, object: unknown): Promise<void> {
+  const body = JSON.stringify(object);
+  const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+    const req = request(
+      new URL(path, api.server),
+      { method: 'POST', headers: { authorization: `Bearer ${api.token}`, 'content-type': 'application/json' }, rejectUnauthorized: false },
+      resolve,
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+  let text = '';
+  for await (const chunk of res) text += (chunk as Buffer).toString();
+  if (res.statusCode !== 201 && res.statusCode !== 409) throw new Error(`POST ${path}: ${res.statusCode} ${text.slice(0, 200)}`);
 }
 
 export const kubeJson = async <T>(api: KubeEndpoint, path: string): Promise<T> => JSON.parse(await kubeText(api, path)) as T;

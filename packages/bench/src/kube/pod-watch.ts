@@ -51,7 +51,10 @@ export class PodWatch {
     let rv = resourceVersion;
     while (!this.stopped) {
       try {
-        const res = await kubeRequest(this.api, `/api/v1/namespaces/${this.namespace}/pods?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=600`);
+        const res = await kubeRequest(
+          this.api,
+          `/api/v1/namespaces/${this.namespace}/pods?watch=1&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=600`,
+        );
         this.current = res;
         let buffer = '';
         for await (const chunk of res) {
@@ -90,7 +93,11 @@ export class PodWatch {
       this.heldBy.set(name, []); // a MIG slice or a share: GPUs may be shared by design
       return;
     }
-    const indexes = container.env?.find((e) => e.name === 'GANTRY_GPU_INDEXES')?.value?.split(',').filter(Boolean) ?? [];
+    const indexes =
+      container.env
+        ?.find((e) => e.name === 'GANTRY_GPU_INDEXES')
+        ?.value?.split(',')
+        .filter(Boolean) ?? [];
     const slots = indexes.map((i) => `${pod.spec.nodeName}/${i}`);
     for (const slot of slots) {
       const other = this.slots.get(slot);
