@@ -33,5 +33,8 @@ export default defineConfig({
   projects: [
     { name: 'api', testMatch: /api\/.*\.spec\.ts/ },
     { name: 'ui', testMatch: /ui\/.*\.spec\.ts/ },
+    // The system on a real kube-apiserver with the kube-emulator (GANTRY_E2E_DRIVER=kubernetes
+    // scripts/e2e.sh --project kube-api): what the pods and nodes show, plus the driver-neutral API specs.
+    { name: 'kube-api', testMatch: [/kube\/.*\.spec\.ts/, /api\/jobs\.spec\.ts/] },
   ],
 });

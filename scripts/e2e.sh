@@ -2,8 +2,13 @@
 # Starts the whole system (api, worker, console) on the simulated cluster against a database
 # and Redis prefix made for this run, seeds the demo, runs Playwright (api + ui projects),
 # then stops everything and drops the database.
+#
+# GANTRY_E2E_DRIVER=kubernetes: on an emulated GPU cluster on a real kube-apiserver instead
+# (scripts/kube-cluster.sh, on free ports, in a directory of this run), running the kube-api
+# project unless projects are named: GANTRY_E2E_DRIVER=kubernetes scripts/e2e.sh
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+source "$ROOT/scripts/kube-cluster.sh"
 
 run_id="e2e_$$_$RANDOM"
 export DATABASE_URL="${GANTRY_E2E_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/gantry_${run_id}}"
@@ -21,13 +26,28 @@ logs="$ROOT/e2e/test-results/logs"
 mkdir -p "$logs" "$GANTRY_ROOT"
 
 pids=()
+kube_dir=""
 cleanup() {
   kill "${pids[@]}" 2>/dev/null || true
-  wait 2>/dev/null || true
+  wait "${pids[@]}" 2>/dev/null || true # not the emulator: kube_cluster_down stops it
+  [ -n "$kube_dir" ] && { kube_cluster_down "$kube_dir"; cp "$kube_dir"/*.log "$logs/" 2>/dev/null || true; }
   (cd "$ROOT/prisma" && node scripts/database.cjs drop >/dev/null) || true
   rm -rf "$GANTRY_ROOT"
 }
 trap cleanup EXIT
+
+projects=()
+if [ "${GANTRY_E2E_DRIVER:-simulated}" = kubernetes ]; then
+  export GANTRY_DRIVER=kubernetes
+  kube_dir="$GANTRY_ROOT/kube"
+  etcd_port=$(free_port_pair)
+  export KUBE_ETCD_PORT=$etcd_port KUBE_API_PORT=$(free_port) KUBE_EMULATOR_CONTROL_PORT=$(free_port) KUBE_EMULATOR_METRICS_PORT=$(free_port)
+  # mig-manager and persona switches faster than a real GPU Operator's, so the suite stays short
+  export KUBE_EMULATOR_ARGS="${KUBE_EMULATOR_ARGS:---mig-apply-seconds 2 --persona-switch-seconds 5 --start-seconds 0.5}"
+  kube_cluster_up "$kube_dir" >"$logs/kube-cluster.log" 2>&1 || { tail -n 20 "$logs/kube-cluster.log"; die "the Kubernetes cluster did not start"; }
+  export E2E_KUBECONFIG="$KUBE_ADMIN_KUBECONFIG" E2E_KUBE_EMULATOR_URL="$GANTRY_KUBE_EMULATOR_URL"
+  [ $# -eq 0 ] && projects=(--project kube-api)
+fi
 
 migrate >/dev/null
 (cd "$ROOT/prisma" && node dist/seed.js >/dev/null)
@@ -40,4 +60,4 @@ wait_for "http://127.0.0.1:${CONSOLE_PORT}/login" 60 || { tail -n 30 "$logs/cons
 
 export E2E_API_URL="$GANTRY_API_URL" E2E_CONSOLE_URL="http://127.0.0.1:${CONSOLE_PORT}"
 export E2E_KEYS_FILE="$GANTRY_ROOT/.gantry/demo-keys.json" E2E_ADMIN_KEY="$GANTRY_BOOTSTRAP_ADMIN_KEY"
-cd "$ROOT/e2e" && ./node_modules/.bin/playwright test "$@"
+cd "$ROOT/e2e" && ./node_modules/.bin/playwright test "${projects[@]}" "$@"

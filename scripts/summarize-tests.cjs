@@ -13,7 +13,7 @@ for (const f of fs.readdirSync(dir)) {
     passed += r.numPassedTests;
     failed += r.numFailedTests + (r.numRuntimeErrorTestSuites || 0);
     skipped += r.numPendingTests + (r.numTodoTests || 0);
-  } else if (f === 'playwright.json') {
+  } else if (f.startsWith('playwright')) {
     passed += r.stats.expected;
     failed += r.stats.unexpected + (r.stats.flaky || 0);
     skipped += r.stats.skipped;

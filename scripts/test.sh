@@ -49,6 +49,11 @@ rm -rf "$ROOT/e2e/test-results"
 bounded "${GANTRY_LIMIT_E2E:-25m}" "the end-to-end tests" bash "$ROOT/scripts/e2e.sh" || fail "end-to-end tests"
 if [ -f "$ROOT/e2e/test-results/results.json" ]; then cp "$ROOT/e2e/test-results/results.json" "$results/playwright.json"; else fail "end-to-end tests (no report)"; fi
 
+log "end-to-end tests on Kubernetes (kube-apiserver + kube-emulator, Playwright kube-api project)"
+rm -rf "$ROOT/e2e/test-results"
+bounded "${GANTRY_LIMIT_E2E_KUBE:-12m}" "the end-to-end tests on Kubernetes" env GANTRY_E2E_DRIVER=kubernetes bash "$ROOT/scripts/e2e.sh" || fail "end-to-end tests on Kubernetes"
+if [ -f "$ROOT/e2e/test-results/results.json" ]; then cp "$ROOT/e2e/test-results/results.json" "$results/playwright-kube.json"; else fail "end-to-end tests on Kubernetes (no report)"; fi
+
 node "$ROOT/scripts/summarize-tests.cjs" "$results" || fail "test summary"
 if [ ${#failed_stages[@]} -gt 0 ]; then
   printf '\033[1;31m[gantry]\033[0m failed: %s\n' "${failed_stages[@]}" >&2

@@ -20,6 +20,8 @@ export interface DriverConfig {
   kubeconfig?: string;
   /** Namespace of workload pods on Kubernetes; default `gantry`. */
   kubeNamespace?: string;
+  /** dcgm-exporter's /metrics (or a federation of them) for GPU telemetry on Kubernetes; none: no samples. */
+  kubeDcgmMetricsUrl?: string;
   /** Cluster host of the `remote` driver (packages/driver/src/remote/serve.ts). */
   remoteUrl?: string;
 }
@@ -34,7 +36,7 @@ export function createDriver(config: DriverConfig): ClusterDriver {
         delays: config.simDelays,
       });
     case 'kubernetes':
-      return new KubernetesDriver({ kubeconfigPath: config.kubeconfig, namespace: config.kubeNamespace });
+      return new KubernetesDriver({ kubeconfigPath: config.kubeconfig, namespace: config.kubeNamespace, dcgmMetricsUrl: config.kubeDcgmMetricsUrl });
     case 'remote':
       if (!config.remoteUrl) throw new Error('the remote driver needs the URL of its cluster host (GANTRY_DRIVER_URL)');
       return new RemoteDriver({ url: config.remoteUrl });

@@ -17,6 +17,14 @@ const ZEnv = z.object({
   GANTRY_SIM_CLUSTER: z.string().optional(),
   GANTRY_SIM_SPEED: z.coerce.number().positive().max(10_000).default(1),
   GANTRY_KUBECONFIG: z.string().optional(),
+  /**
+   * The kube-emulator's control API (packages/kube-emulator) when GANTRY_DRIVER=kubernetes runs on
+   * an emulated GPU cluster: `POST /v1/sim/faults` injects through it, and incidents reset GPUs
+   * and reboot nodes through it (the emulator plays the hardware and its BMC).
+   */
+  /** dcgm-exporter's /metrics (or a Prometheus federation of every node's) for GPU telemetry with GANTRY_DRIVER=kubernetes. */
+  GANTRY_KUBE_DCGM_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  GANTRY_KUBE_EMULATOR_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
   GANTRY_BOOTSTRAP_ADMIN_KEY: z
     .string()
     .regex(/^gk_[a-z0-9]{4,32}_[A-Za-z0-9]{16,128}$/, 'must look like gk_<prefix>_<secret>')
@@ -113,6 +121,12 @@ export interface AppConfig {
     kind: 'simulated' | 'kubernetes' | 'remote';
     /** True when the cluster is simulated (embedded or served by a cluster host): faults and traffic can be injected. */
     simulated: boolean;
+    /** Faults can be injected: a simulated cluster, or Kubernetes on the kube-emulator (GANTRY_KUBE_EMULATOR_URL). */
+    faultInjection: boolean;
+    /** The kube-emulator's control API, with GANTRY_DRIVER=kubernetes on an emulated cluster. */
+    kubeEmulatorUrl?: string;
+    /** dcgm-exporter metrics for the Kubernetes driver's telemetry (GANTRY_KUBE_DCGM_URL). */
+    kubeDcgmMetricsUrl?: string;
     simCluster?: string;
     simSpeed: number;
     kubeconfig?: string;
@@ -189,6 +203,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     driver: {
       kind: e.GANTRY_DRIVER,
       simulated: e.GANTRY_DRIVER !== 'kubernetes',
+      faultInjection: e.GANTRY_DRIVER !== 'kubernetes' || !!e.GANTRY_KUBE_EMULATOR_URL,
+      kubeEmulatorUrl: e.GANTRY_DRIVER === 'kubernetes' ? e.GANTRY_KUBE_EMULATOR_URL : undefined,
+      kubeDcgmMetricsUrl: e.GANTRY_KUBE_DCGM_URL,
       remoteUrl: e.GANTRY_DRIVER_URL,
       simCluster: e.GANTRY_SIM_CLUSTER,
       simSpeed: e.GANTRY_SIM_SPEED,

@@ -394,6 +394,7 @@ describe('workloadStatusFromPods', () => {
     expect(jobExitFromPods([terminated('Failed', 137, 'NodeLost')])).toEqual({ exitCode: 137, reason: 'node-lost' });
     expect(jobExitFromPods([{ status: { phase: 'Failed', reason: 'NodeLost' } }])).toEqual({ exitCode: 137, reason: 'node-lost' });
     expect(jobExitFromPods([terminated('Failed', 0)])).toEqual({ exitCode: 1, reason: 'failed' });
+    expect(jobExitFromPods([terminated('Failed', 137, 'NodeLost')])).toEqual({ exitCode: 137, reason: 'node-lost' });
   });
 });
 

@@ -214,8 +214,11 @@ export class NodeManagerService {
   }
 
   async injectFault(p: Principal, body: FaultRequest): Promise<FaultAccepted> {
-    if (!this.config.driver.simulated)
-      throw new DomainError('invalid_state', 'faults can only be injected into the simulated cluster (GANTRY_DRIVER=simulated or remote)');
+    if (!this.config.driver.faultInjection)
+      throw new DomainError(
+        'invalid_state',
+        'faults can only be injected into a simulated cluster (GANTRY_DRIVER=simulated or remote) or an emulated one (GANTRY_DRIVER=kubernetes with GANTRY_KUBE_EMULATOR_URL)',
+      );
     const n = await this.node(body.nodeId);
     if (body.gpuIndex !== undefined && !n.gpus.some((g) => g.index === body.gpuIndex)) {
       throw new DomainError('validation_failed', `gpuIndex: node ${n.name} has no GPU ${body.gpuIndex}`, [

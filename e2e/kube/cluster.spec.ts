@@ -1,0 +1,62 @@
+import { expect, test } from '@playwright/test';
+import { client, demoKey, until } from '../support';
+import { emulatorFault, kubeGpuNodes, podsOfJob } from './kube';
+
+const admin = () => client(process.env.E2E_ADMIN_KEY!);
+const research = () => client(demoKey('Max (member)'));
+
+type Incident = Awaited<ReturnType<ReturnType<typeof admin>['incidents']['list']>>['items'][number];
+
+async function resolvedIncident(nodeId: string, kind: string, after: number): Promise<Incident> {
+  return until(async () => {
+    const page = await admin().incidents.list({ nodeId, limit: 20 });
+    return page.items.find((i) => i.kind === kind && Date.parse(i.detectedAt) >= after && i.state === 'resolved');
+  }, 45_000);
+}
+
+test.describe('the cluster on Kubernetes', () => {
+  test("the inventory is the API server's GPU nodes: names, GPUs, leaves", async () => {
+    const kube = await kubeGpuNodes();
+    const nodes = (await admin().nodes.list({ limit: 500 })).items;
+    expect(nodes.map((n) => n.name).sort()).toEqual(kube.map((n) => n.metadata.name).sort());
+    const gpus = kube.reduce((s, n) => s + Number(n.metadata.labels['nvidia.com/gpu.count']), 0);
+    expect(nodes.reduce((s, n) => s + n.gpuCount, 0)).toBe(gpus);
+    const topology = await admin().topology.get();
+    expect(topology.totals.nodes).toBe(kube.length);
+    expect(topology.totals.leaves).toBe(new Set(kube.map((n) => n.metadata.labels['fabric.topograph.run/tier-0'])).size);
+  });
+
+  test("an Xid injected through the API's fault route closes its incident (reset through the emulator)", async () => {
+    const node = (await admin().nodes.list({ limit: 500 })).items.find((n) => n.name === 'a100-s1-l2-n1')!;
+    const at = Date.now() - 1000;
+    await admin().sim.fault({ nodeId: node.id, kind: 'xid', gpuIndex: 2, xid: 79 });
+    const incident = await resolvedIncident(node.id, 'xid', at);
+    expect(incident.gpuIndex).toBe(2);
+    expect(incident.mttrSeconds).not.toBeNull();
+    expect((await admin().nodes.get(node.id)).gpus.find((g) => g.index === 2)!.health).toBe('healthy');
+  });
+
+  test('a node going down (emulator control API) moves its job to another node; the incident closes', async () => {
+    const me = await research().me();
+    const job = await research().jobs.create({ teamId: me.teamId!, name: 'kube-e2e-node-down', kind: 'training', resources: { gpus: 8, gpuModel: 'A100-80GB' }, simulation: { durationSeconds: 600 } });
+    const first = await until(async () => {
+      const j = await research().jobs.get(job.id);
+      return j.state === 'running' ? j : undefined;
+    });
+    const lost = first.placement[0]!.nodeName;
+    const at = Date.now() - 1000;
+    await emulatorFault({ nodeName: lost, kind: 'node-down' });
+    const moved = await until(async () => {
+      const j = await research().jobs.get(job.id);
+      return j.state === 'running' && j.placement[0] && j.placement[0].nodeName !== lost ? j : undefined;
+    }, 45_000);
+    const pods = await until(async () => {
+      const p = await podsOfJob(job.id);
+      return p.length === 1 && p[0]!.status?.phase === 'Running' ? p : undefined;
+    });
+    expect(pods[0]!.spec.nodeName).toBe(moved.placement[0]!.nodeName);
+    const incident = await resolvedIncident(first.placement[0]!.nodeId, 'node-down', at);
+    expect(incident.jobsAffected).toBe(1);
+    await research().jobs.cancel(job.id);
+  });
+});
