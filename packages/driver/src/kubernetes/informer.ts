@@ -14,7 +14,7 @@
  * Objects in the cache are plain JSON as the API server sends them (timestamps are strings).
  */
 import { Backoff, sleep } from './backoff';
-import { httpStatusOf } from './retry';
+import { httpStatusOf, noteApiFailure } from './retry';
 
 export interface KubeObject {
   metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
@@ -141,6 +141,7 @@ export class Informer<T extends KubeObject> {
           this.resolveSynced();
         } catch (err) {
           this.stats.errors++;
+          noteApiFailure(err);
           this.warn(`list failed: ${describe(err)}`);
           await sleep(this.backoff.next(), this.abort.signal);
           continue;
@@ -158,6 +159,7 @@ export class Informer<T extends KubeObject> {
       }
       if (outcome.end === 'error') {
         this.stats.errors++;
+        noteApiFailure(outcome.error);
         this.warn(`watch failed: ${describe(outcome.error)}`);
         await sleep(this.backoff.next(), this.abort.signal);
       } else if (outcome.delivered === 0 && Date.now() - startedAt < 1000) {

@@ -25,6 +25,24 @@ export function isTransient(err: unknown): boolean {
   );
 }
 
+/**
+ * An API server that has just (re)started answers 401/403 for a few seconds while its token and
+ * RBAC caches fill, to requests that are allowed. Such an answer is retried only within this long
+ * after this process last saw the server unreachable or failing (a real refusal is not).
+ */
+export const AUTH_WARMUP_MS = 30_000;
+let lastOutageAt = Number.NEGATIVE_INFINITY;
+
+/** Records that the API server was just unreachable or failing (informers call it on a failed list or watch). */
+export function noteApiFailure(err: unknown): void {
+  if (isTransient(err)) lastOutageAt = Date.now();
+}
+
+function isAuthWarmup(err: unknown, now: number): boolean {
+  const status = httpStatusOf(err);
+  return (status === 401 || status === 403) && now - lastOutageAt < AUTH_WARMUP_MS;
+}
+
 export interface TransientRetryOptions {
   /** Give up after this long (the last error is thrown). */
   timeoutMs: number;
@@ -41,7 +59,10 @@ export async function withTransientRetry<T>(call: () => Promise<T>, options: Tra
     try {
       return await call();
     } catch (err) {
-      if (!isTransient(err) || options.isClosed?.() || Date.now() >= deadline) throw err;
+      const now = Date.now();
+      if (isTransient(err)) noteApiFailure(err);
+      else if (!isAuthWarmup(err, now)) throw err;
+      if (options.isClosed?.() || now >= deadline) throw err;
       await sleep(Math.min(backoff.next(), Math.max(0, deadline - Date.now())));
     }
   }
