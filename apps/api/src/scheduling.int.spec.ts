@@ -173,7 +173,14 @@ describe('placement commits (real Postgres)', () => {
 
   it('adds a new node once when several workers sync the same inventory at once', async () => {
     const cluster = sys.worker.get(ClusterRepository);
-    const gpus = Array.from({ length: 8 }, (_, index) => ({ index, model: 'H100-80GB', memoryMiB: 81920, nvlinkDomain: 0, migCapable: true, migLayout: [] }));
+    const gpus = Array.from({ length: 8 }, (_, index) => ({
+      index,
+      model: 'H100-80GB',
+      memoryMiB: 81920,
+      nvlinkDomain: 0,
+      migCapable: true,
+      migLayout: [] as { profile: string; start: number }[],
+    }));
     const inv = {
       nodes: [0, 1, 2].map((i) => ({
         name: `late-node-${i}`,
@@ -186,8 +193,22 @@ describe('placement commits (real Postgres)', () => {
         gpus,
       })),
     };
+    // GPU 7 of each node comes partitioned: its MIG instances are registered with it
+    const partitioned = {
+      ...gpus[7]!,
+      migLayout: [
+        { profile: '3g.40gb', start: 0 },
+        { profile: '3g.40gb', start: 4 },
+      ],
+    };
+    for (const n of inv.nodes) n.gpus = [...gpus.slice(0, 7), partitioned];
     const results = await Promise.all([cluster.syncInventory(inv), cluster.syncInventory(inv), cluster.syncInventory(inv)]);
     expect(results.reduce((s, r) => s + r.nodesAdded, 0)).toBe(3);
+    expect(results.reduce((s, r) => s + r.gpusAdded, 0)).toBe(24);
     expect(await sys.db.gpu.count({ where: { node: { name: { startsWith: 'late-node-' } } } })).toBe(24);
+    const mig = await sys.db.gpu.findMany({ where: { node: { name: { startsWith: 'late-node-' } }, mode: 'mig' }, include: { instances: true } });
+    expect(mig.map((g) => [g.index, g.instances.map((i) => `${i.profile}@${i.start}`).sort()])).toEqual(
+      Array.from({ length: 3 }, () => [7, ['3g.40gb@0', '3g.40gb@4']]),
+    );
   });
 });

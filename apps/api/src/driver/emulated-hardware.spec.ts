@@ -47,6 +47,9 @@ describe('the hardware of a kube-emulator cluster', () => {
     const kube = parseConfig({ GANTRY_DRIVER: 'kubernetes', GANTRY_KUBE_EMULATOR_URL: 'http://127.0.0.1:9401' });
     expect(kube.driver).toMatchObject({ faultInjection: true, kubeEmulatorUrl: 'http://127.0.0.1:9401' });
     expect(parseConfig({ GANTRY_DRIVER: 'kubernetes' }).driver).toMatchObject({ faultInjection: false, kubeEmulatorUrl: undefined });
-    expect(parseConfig({ GANTRY_DRIVER: 'simulated', GANTRY_KUBE_EMULATOR_URL: 'http://127.0.0.1:9401' }).driver).toMatchObject({ faultInjection: true, kubeEmulatorUrl: undefined });
+    expect(parseConfig({ GANTRY_DRIVER: 'simulated', GANTRY_KUBE_EMULATOR_URL: 'http://127.0.0.1:9401' }).driver).toMatchObject({
+      faultInjection: true,
+      kubeEmulatorUrl: undefined,
+    });
   });
 });
