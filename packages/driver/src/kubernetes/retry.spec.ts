@@ -4,7 +4,7 @@ const refused = () => Object.assign(new Error('connect ECONNREFUSED'), { code: '
 
 async function freshRetry() {
   jest.resetModules();
-  return import('./retry');
+  return import('./retry.js');
 }
 
 describe('withTransientRetry', () => {
