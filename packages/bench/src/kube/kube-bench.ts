@@ -69,8 +69,10 @@ export interface KubeBenchReport {
   driverRequestsPerPlacement: number;
   driverRequestsByKind: Record<string, number>;
   apiserverRequestsPerPlacement: number;
-  /** Jobs accepted but without a Running pod at the deadline (still pending or starting in Gantry). */
+  /** Jobs accepted but without a Running pod at the deadline (pending in Gantry, or a pod not started yet). */
   unplaced: number;
+  /** Pods the driver created that were not Running at the deadline (the emulated kubelets' backlog). */
+  podsCreatedNotRunning: number;
   lost: number;
   doubleBound: number;
   failedPods: number;
@@ -307,18 +309,17 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
     );
     const apiserverRequests = (await apiserverRequestTotal(api)) - counted.apiserver;
     await sleep(1000); // pods seen Running settle in the database too
-    // lost: failed, cancelled or finished without running as asked; unplaced: still waiting at the deadline
+    // lost: failed, cancelled or finished in Gantry instead of running
     const ids = [...created.keys()];
     const lostInGantry = o.through === 'system' ? await db.job.count({ where: { id: { in: ids }, state: { notIn: ['running', 'starting', 'pending'] } } }) : 0;
-    const waiting =
-      o.through === 'system' ? await db.job.findMany({ where: { id: { in: ids }, state: { in: ['pending', 'starting'] } }, select: { id: true } }) : [];
-    const unplaced = waiting.filter((j) => !watch!.runningAt.has(j.id)).length;
     const noPod = created.size - runningTimes.length;
     const memory = (pid: number | undefined) => (pid ? processMemoryMiB(pid) : undefined) ?? { rssMiB: -1, peakMiB: -1 };
     const apiserverMemory = memory(apiserverPid);
     const emulatorMemory = memory(emulator.pid);
     const workerMemory = memory(workerPid);
-    const lost = Math.max(0, noPod - unplaced) + lostInGantry + (o.jobs - created.size);
+    // a job Gantry placed whose pod the (busy) emulated kubelet has not started yet is unplaced, not lost
+    const unplaced = Math.max(0, noPod - lostInGantry);
+    const lost = lostInGantry + (o.jobs - created.size);
     const placed = runningTimes.length;
     const startsPerSecond = placed / Math.max(0.001, placementSeconds);
     const report: KubeBenchReport = {
@@ -342,6 +343,7 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       driverRequestsByKind: byKind,
       apiserverRequestsPerPlacement: round(apiserverRequests / Math.max(1, placed)),
       unplaced,
+      podsCreatedNotRunning: Math.max(0, (byKind['CREATE pods'] ?? 0) - placed),
       lost,
       doubleBound: watch.doubleBound.length,
       failedPods: watch.failed.size,
