@@ -38,7 +38,13 @@ test.describe('the cluster on Kubernetes', () => {
 
   test('a node going down (emulator control API) moves its job to another node; the incident closes', async () => {
     const me = await research().me();
-    const job = await research().jobs.create({ teamId: me.teamId!, name: 'kube-e2e-node-down', kind: 'training', resources: { gpus: 8, gpuModel: 'A100-80GB' }, simulation: { durationSeconds: 600 } });
+    const job = await research().jobs.create({
+      teamId: me.teamId!,
+      name: 'kube-e2e-node-down',
+      kind: 'training',
+      resources: { gpus: 8, gpuModel: 'A100-80GB' },
+      simulation: { durationSeconds: 600 },
+    });
     const first = await until(async () => {
       const j = await research().jobs.get(job.id);
       return j.state === 'running' ? j : undefined;

@@ -5,7 +5,13 @@ import { podsOnNode } from './kube';
 test('an endpoint at zero cold-starts a replica pod on the first request', async () => {
   const research = client(demoKey('Max (member)'));
   const me = await research.me();
-  const ep = await research.endpoints.create({ teamId: me.teamId!, name: 'kube-e2e-llm', model: 'mistral-7b', resources: { gpus: 1, gpuModel: 'A100-80GB' }, maxReplicas: 2 });
+  const ep = await research.endpoints.create({
+    teamId: me.teamId!,
+    name: 'kube-e2e-llm',
+    model: 'mistral-7b',
+    resources: { gpus: 1, gpuModel: 'A100-80GB' },
+    maxReplicas: 2,
+  });
   expect(ep.state).toBe('scaled-to-zero');
   const r = await research.endpoints.invoke(ep.id, 'hi');
   expect(r.coldStart).toBe(true);

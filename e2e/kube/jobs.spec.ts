@@ -14,7 +14,13 @@ test.describe('jobs on Kubernetes', () => {
 
   test('a job runs as a pod on its placement, succeeds when the pod does, and a cancel deletes the pod', async () => {
     const me = await research().me();
-    const job = await research().jobs.create({ teamId: me.teamId!, name: 'kube-e2e-train', kind: 'training', resources: { gpus: 4, gpuModel: 'H100-80GB' }, simulation: { durationSeconds: 8 } });
+    const job = await research().jobs.create({
+      teamId: me.teamId!,
+      name: 'kube-e2e-train',
+      kind: 'training',
+      resources: { gpus: 4, gpuModel: 'H100-80GB' },
+      simulation: { durationSeconds: 8 },
+    });
     const running = await state('running', job.id);
     const pods = await until(async () => {
       const p = await podsOfJob(job.id);
@@ -25,7 +31,13 @@ test.describe('jobs on Kubernetes', () => {
     const done = await state('succeeded', job.id, 45_000);
     expect(done.events.map((e) => e.type)).toContain('job.succeeded');
 
-    const long = await research().jobs.create({ teamId: me.teamId!, name: 'kube-e2e-cancel', kind: 'batch', resources: { gpus: 1 }, simulation: { durationSeconds: 600 } });
+    const long = await research().jobs.create({
+      teamId: me.teamId!,
+      name: 'kube-e2e-cancel',
+      kind: 'batch',
+      resources: { gpus: 1 },
+      simulation: { durationSeconds: 600 },
+    });
     await state('running', long.id);
     expect(await podsOfJob(long.id)).toHaveLength(1);
     await research().jobs.cancel(long.id);
@@ -61,7 +73,13 @@ test.describe('jobs on Kubernetes', () => {
 
   test('suspend deletes the pod and keeps the progress; resume starts a pod that goes on from there', async () => {
     const me = await research().me();
-    const job = await research().jobs.create({ teamId: me.teamId!, name: 'kube-e2e-suspend', kind: 'training', resources: { gpus: 2, gpuModel: 'H100-80GB' }, simulation: { durationSeconds: 600 } });
+    const job = await research().jobs.create({
+      teamId: me.teamId!,
+      name: 'kube-e2e-suspend',
+      kind: 'training',
+      resources: { gpus: 2, gpuModel: 'H100-80GB' },
+      simulation: { durationSeconds: 600 },
+    });
     await state('running', job.id);
     await new Promise((r) => setTimeout(r, 3000));
     await research().jobs.suspend(job.id);
@@ -79,7 +97,13 @@ test.describe('jobs on Kubernetes', () => {
 
   test('a MIG slice nobody has yet is cut on demand by mig-manager, then the pod asks for it', async () => {
     const me = await research().me();
-    const job = await research().jobs.create({ teamId: me.teamId!, name: 'kube-e2e-mig', kind: 'notebook', resources: { migProfile: '3g.40gb', gpuModel: 'H100-80GB' }, simulation: { durationSeconds: 600 } });
+    const job = await research().jobs.create({
+      teamId: me.teamId!,
+      name: 'kube-e2e-mig',
+      kind: 'notebook',
+      resources: { migProfile: '3g.40gb', gpuModel: 'H100-80GB' },
+      simulation: { durationSeconds: 600 },
+    });
     const running = await state('running', job.id, 45_000);
     const slice = running.placement[0]!.gpus[0]!;
     expect(slice.migProfile).toBe('3g.40gb');

@@ -28,7 +28,9 @@ export function kubeGet<T>(path: string): Promise<T> {
     const req = request(new URL(path, server), { headers: { authorization: `Bearer ${token}` }, rejectUnauthorized: false, timeout: 10_000 }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(body) as T) : reject(new Error(`GET ${path}: ${res.statusCode} ${body.slice(0, 200)}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(JSON.parse(body) as T) : reject(new Error(`GET ${path}: ${res.statusCode} ${body.slice(0, 200)}`)),
+      );
     });
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error(`GET ${path}: timed out`)));
@@ -66,7 +68,12 @@ export async function kubeGpuNodes(): Promise<KubeNode[]> {
 }
 
 /** The kube-emulator's control API: POST /v1/faults (the body of Gantry's FaultInjection). */
-export async function emulatorFault(fault: { nodeName: string; kind: 'xid' | 'nic-down' | 'node-down' | 'recover'; gpuIndex?: number; xid?: number }): Promise<void> {
+export async function emulatorFault(fault: {
+  nodeName: string;
+  kind: 'xid' | 'nic-down' | 'node-down' | 'recover';
+  gpuIndex?: number;
+  xid?: number;
+}): Promise<void> {
   const url = process.env.E2E_KUBE_EMULATOR_URL;
   if (!url) throw new Error('E2E_KUBE_EMULATOR_URL is not set');
   const res = await fetch(`${url}/v1/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });

@@ -3,7 +3,7 @@
  * kube-emulator registering N 8-GPU nodes, and the whole system on it (API + worker with
  * GANTRY_DRIVER=kubernetes) placing `jobs` 1-GPU jobs submitted through the REST API.
  *
- *   pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--concurrency 32] [--start-seconds 0.5] [--through system|driver] [--json]
+ *   pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--concurrency 32] [--start-seconds 0.5] [--through system|driver] [--deadline-seconds 900] [--json]
  *
  * Reported (method in docs/benchmarks-kubernetes.md):
  * - syncSeconds: the driver's discover() of the N nodes (what the worker's inventory sync does),
@@ -43,6 +43,10 @@ export interface KubeBenchOptions {
    * front: the ceiling of the driver, the API server and the emulator without Gantry's queues.
    */
   through: 'system' | 'driver';
+  /** Seconds to wait, after the last submission, for every pod to run; what is not Running then is `unplaced`. */
+  deadlineSeconds: number;
+  /** Ends the wait early (SIGINT/SIGTERM): the report covers what ran, and everything is stopped. */
+  signal?: AbortSignal;
 }
 
 export interface KubeBenchReport {
@@ -65,6 +69,10 @@ export interface KubeBenchReport {
   driverRequestsPerPlacement: number;
   driverRequestsByKind: Record<string, number>;
   apiserverRequestsPerPlacement: number;
+  /** Jobs accepted but without a Running pod at the deadline (pending in Gantry, or a pod not started yet). */
+  unplaced: number;
+  /** Pods the driver created that were not Running at the deadline (the emulated kubelets' backlog). */
+  podsCreatedNotRunning: number;
   lost: number;
   doubleBound: number;
   failedPods: number;
@@ -277,15 +285,16 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
           log(`${running} / ${created.size} pods Running after ${((Date.now() - t0) / 1000).toFixed(0)} s`);
         }
         if (running !== progress.running) progress = { running, at: Date.now() };
+        if (o.signal?.aborted) throw new Error('interrupted');
         // a stall is a result (lost jobs), not a reason to wait for the whole limit
         if (Date.now() - progress.at > 60_000) throw new Error('no pod started for 60 s');
         return running === created.size;
       },
-      15 * 60_000,
+      o.deadlineSeconds * 1000,
       100,
     ).catch((err: unknown) => log(`not every job had a Running pod: ${(err as Error).message} (see ${logDir}/worker.log)`));
     const runningTimes = [...created.keys()].map((id) => watch!.runningAt.get(id)).filter((t): t is number => t !== undefined);
-    const lastRunning = Math.max(...runningTimes);
+    const lastRunning = runningTimes.length ? Math.max(...runningTimes) : Date.now();
     const placementSeconds = (lastRunning - t0) / 1000;
     const latencies = [...created.entries()]
       .filter(([id]) => watch!.runningAt.has(id))
@@ -300,14 +309,17 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
     );
     const apiserverRequests = (await apiserverRequestTotal(api)) - counted.apiserver;
     await sleep(1000); // pods seen Running settle in the database too
-    const notRunning =
-      o.through === 'system' ? await db.job.count({ where: { id: { in: [...created.keys()] }, state: { notIn: ['running', 'starting'] } } }) : 0;
+    // lost: failed, cancelled or finished in Gantry instead of running
+    const ids = [...created.keys()];
+    const lostInGantry = o.through === 'system' ? await db.job.count({ where: { id: { in: ids }, state: { notIn: ['running', 'starting', 'pending'] } } }) : 0;
     const noPod = created.size - runningTimes.length;
     const memory = (pid: number | undefined) => (pid ? processMemoryMiB(pid) : undefined) ?? { rssMiB: -1, peakMiB: -1 };
     const apiserverMemory = memory(apiserverPid);
     const emulatorMemory = memory(emulator.pid);
     const workerMemory = memory(workerPid);
-    const lost = Math.max(noPod, notRunning) + (o.jobs - created.size);
+    // a job Gantry placed whose pod the (busy) emulated kubelet has not started yet is unplaced, not lost
+    const unplaced = Math.max(0, noPod - lostInGantry);
+    const lost = lostInGantry + (o.jobs - created.size);
     const placed = runningTimes.length;
     const startsPerSecond = placed / Math.max(0.001, placementSeconds);
     const report: KubeBenchReport = {
@@ -330,6 +342,8 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       driverRequestsPerPlacement: round(driverRequests / Math.max(1, placed)),
       driverRequestsByKind: byKind,
       apiserverRequestsPerPlacement: round(apiserverRequests / Math.max(1, placed)),
+      unplaced,
+      podsCreatedNotRunning: Math.max(0, (byKind['CREATE pods'] ?? 0) - placed),
       lost,
       doubleBound: watch.doubleBound.length,
       failedPods: watch.failed.size,
@@ -339,7 +353,7 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       emulatorPeakMiB: emulatorMemory.peakMiB,
       workerRssMiB: workerMemory.rssMiB,
       workerPeakMiB: workerMemory.peakMiB,
-      pass: syncSeconds < 10 && startsPerSecond >= 100 && lost === 0 && watch.doubleBound.length === 0,
+      pass: syncSeconds < 10 && startsPerSecond >= 100 && unplaced === 0 && lost === 0 && watch.doubleBound.length === 0,
     };
     for (const d of watch.doubleBound.slice(0, 5)) log(`DOUBLE-BOUND ${d}`);
     for (const [pod, reason] of [...watch.failed.entries()].slice(0, 5)) log(`failed pod ${pod}: ${reason}`);
@@ -373,8 +387,15 @@ export function kubeCommand(opts: Record<string, string>, log: (s: string) => vo
     concurrency: Number(opts.concurrency ?? 32),
     startSeconds: Number(opts['start-seconds'] ?? 0.5),
     through: opts.through === 'driver' ? ('driver' as const) : ('system' as const),
+    deadlineSeconds: Number(opts['deadline-seconds'] ?? 900),
   };
-  runKubeBench(options, log).then(
+  const abort = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      log(`${signal}: reporting what ran, then stopping everything`);
+      abort.abort();
+    });
+  runKubeBench({ ...options, signal: abort.signal }, log).then(
     (r) => {
       process.stdout.write(JSON.stringify(r) + '\n');
       process.exit(0);
