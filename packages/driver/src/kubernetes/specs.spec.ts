@@ -238,6 +238,13 @@ describe('node patches', () => {
       allocatable: { 'nvidia.com/gpu': '8' },
       wantReady: false,
     },
+    {
+      name: 'a VM node whose container GPUs are gone but whose time-sliced shares are not yet',
+      persona: 'vm-passthrough',
+      labels: { 'nvidia.com/gpu.workload.config': 'vm-passthrough' },
+      allocatable: { 'nvidia.com/gpu': '0', 'nvidia.com/gpu.shared': '16' },
+      wantReady: false,
+    },
     { name: 'a node not yet relabelled', persona: 'vm-passthrough', allocatable: { 'nvidia.com/GH100_H100_SXM5_80GB': '8' }, wantReady: false },
   ])('says $name is ready: $wantReady', ({ persona, labels, allocatable, wantReady }) => {
     const node = gpuNode({ 'nvidia.com/gpu.workload.config': 'container', ...labels });
