@@ -107,9 +107,12 @@ test.describe('jobs on Kubernetes', () => {
     const running = await state('running', job.id, 45_000);
     const slice = running.placement[0]!.gpus[0]!;
     expect(slice.migProfile).toBe('3g.40gb');
-    const node = await kubeNode(running.placement[0]!.nodeName);
+    // The node's state label follows its latest config: another GPU's change may be applying; it settles on success.
+    const node = await until(async () => {
+      const n = await kubeNode(running.placement[0]!.nodeName);
+      return n.metadata.labels['nvidia.com/mig.config.state'] === 'success' ? n : undefined;
+    });
     expect(node.metadata.labels['nvidia.com/mig.config']).toMatch(/^gantry-/);
-    expect(node.metadata.labels['nvidia.com/mig.config.state']).toBe('success');
     const pod = await until(async () => {
       const p = (await podsOfJob(job.id))[0];
       return p?.status?.phase === 'Running' ? p : undefined;
