@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, type Tx } from '@gantry/db';
 import type { QuotaEntry } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
-import { scopeSql, scopeWhere, type TenantScope } from '../../common/tenant-scope';
+import { covers, scopeSql, scopeWhere, type TenantScope } from '../../common/tenant-scope';
 
 const dec = (n: number) => new Prisma.Decimal(n.toFixed(3));
 
@@ -84,16 +84,16 @@ export class QuotasRepository {
    * Null when the tenant is outside the scope.
    */
   setTenantTotal(scope: TenantScope, tenantId: string, gpuTotal: number | null, check: (guaranteedSum: number) => void) {
+    // The Tenant row is the scope itself: no read is needed to know whether the caller may touch it.
+    if (!covers(scope, { tenantId })) return Promise.resolve(null);
     return this.prisma.client.$transaction(async (tx: Tx) => {
-      const where = { AND: [{ id: tenantId }, scopeWhere(scope, 'tenant')] };
-      const locked = await tx.tenant.findFirst({ where, select: { id: true } });
-      if (!locked) return null;
-      await tx.$queryRaw`SELECT id FROM "Tenant" WHERE id = ${tenantId} FOR UPDATE`;
+      const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "Tenant" WHERE id = ${tenantId} FOR UPDATE`;
+      if (!locked.length) return null;
       const sum = await tx.quota.aggregate({ where: { team: { tenantId } }, _sum: { guaranteed: true } });
       const guaranteedSum = Number(sum._sum.guaranteed ?? 0);
       check(guaranteedSum);
-      await tx.tenant.updateMany({ where, data: { gpuTotal: gpuTotal === null ? null : dec(gpuTotal) } });
-      return { tenant: (await tx.tenant.findFirst({ where }))!, guaranteedSum };
+      const tenant = await tx.tenant.update({ where: { id: tenantId }, data: { gpuTotal: gpuTotal === null ? null : dec(gpuTotal) } });
+      return { tenant, guaranteedSum };
     });
   }
 
