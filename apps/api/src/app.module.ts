@@ -77,6 +77,8 @@ import { DemandRepository } from './modules/node-manager/demand.repository';
 import { MigManagerService } from './modules/node-manager/mig-manager.service';
 import { PersonaService } from './modules/node-manager/persona.service';
 import { NodeManagerLoop } from './modules/node-manager/node-manager.loop';
+import { MigReconciler } from './modules/node-manager/mig-reconciler.service';
+import { StartRefusals } from './modules/node-manager/start-refusals.service';
 import { FailoverService } from './modules/failover/failover.service';
 import { JobMover } from './modules/node-manager/job-mover.service';
 import { HealthMonitor } from './modules/failover/health.monitor';
@@ -213,6 +215,8 @@ export class WorkerModule {
         JobMover,
         FailoverService,
         MigManagerService,
+        MigReconciler,
+        StartRefusals,
         PersonaService,
         HealthMonitor,
         IntegrityRepository,

@@ -21,6 +21,12 @@ export interface TestSystem {
   worker: INestApplicationContext;
   db: PrismaClient;
   http: () => ReturnType<typeof request>;
+  /**
+   * Stops the API and the worker (as `npm run dev` is stopped) and starts them again on the same
+   * database and Redis prefix: the in-process simulated cluster comes back fresh, as a restarted
+   * simulated driver does. `api`, `worker` and `http` point at the new processes afterwards.
+   */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -161,19 +167,32 @@ export async function startSystem(env: Record<string, string> = {}): Promise<Tes
       ...env,
     });
     const cfg = config;
-    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot({ ...cfg, mode: 'worker' }), { logger: ['error'] });
-    api = await NestFactory.create(HttpModule.forRoot(cfg), { bodyParser: false, logger: ['error'], forceCloseConnections: true });
-    configureHttp(api);
-    await api.init();
+    const boot = async () => {
+      worker = await NestFactory.createApplicationContext(WorkerModule.forRoot({ ...cfg, mode: 'worker' }), { logger: ['error'] });
+      api = await NestFactory.create(HttpModule.forRoot(cfg), { bodyParser: false, logger: ['error'], forceCloseConnections: true });
+      configureHttp(api);
+      await api.init();
+    };
+    await boot();
     db = createPrismaClient(cfg.databaseUrl, { max: 3 });
-    const app = api;
     let closing: Promise<void> | undefined;
     const sys: TestSystem = {
       config: cfg,
-      api: app,
-      worker,
+      api: api!,
+      worker: worker!,
       db,
-      http: () => request(app.getHttpServer()),
+      http: () => request(sys.api.getHttpServer()),
+      async restart() {
+        await teardown('stopping the test system for a restart', [
+          ['closing the API', async () => api?.close()],
+          ['closing the worker', async () => worker?.close()],
+        ]);
+        api = undefined;
+        worker = undefined;
+        await boot();
+        sys.api = api!;
+        sys.worker = worker!;
+      },
       close() {
         openSystems.delete(sys);
         closing ??= free('closing the test system');

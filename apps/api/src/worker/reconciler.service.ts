@@ -5,6 +5,7 @@ import { ClusterRepository } from '../modules/cluster/cluster.repository';
 import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
 import { QueuesService } from '../queues/queues.service';
 import { isFailoverExit } from '../modules/failover/fault-classification';
+import { MigReconciler } from '../modules/node-manager/mig-reconciler.service';
 
 /**
  * Worker boot and safety net: loads the driver's inventory, bridges driver events into the
@@ -24,12 +25,16 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly cluster: ClusterRepository,
     private readonly lifecycle: LifecycleService,
     private readonly queues: QueuesService,
+    private readonly mig: MigReconciler,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const inv = await this.driver.discover();
     const added = await this.cluster.syncInventory(inv);
     this.logger.log(`${this.driver.name} cluster: ${inv.nodes.length} nodes (${added.nodesAdded} new, ${added.gpusAdded} new GPUs)`);
+    // Before any work is started or re-attached: the database's MIG slices become the cluster's
+    // (a restarted simulated cluster has none of them), wanted layouts are applied again.
+    await this.mig.reconcile('worker boot').catch((e: unknown) => this.logger.warn(`MIG reconcile at boot: ${e instanceof Error ? e.message : String(e)}`));
     this.unsubscribe = this.driver.onEvent((e) => {
       // Exits the cluster caused (node lost, GPU fault, eviction) go to failover (HealthMonitor).
       if (e.type === 'job-exited' && !isFailoverExit(e.reason)) {

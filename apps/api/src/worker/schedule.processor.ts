@@ -4,6 +4,7 @@ import { QUEUES } from '../queues/queue-names';
 import type { QueueProcessor } from './processor';
 import { QueuesService } from '../queues/queues.service';
 import { MetricsRecorder } from '../modules/metrics/metrics.recorder';
+import { NodeManagerLoop } from '../modules/node-manager/node-manager.loop';
 
 const MAX_ROUNDS = 20;
 
@@ -17,6 +18,7 @@ export class ScheduleProcessor implements QueueProcessor {
     private readonly scheduling: SchedulingService,
     private readonly queues: QueuesService,
     private readonly metrics: MetricsRecorder,
+    private readonly nodeManager: NodeManagerLoop,
   ) {}
 
   async process(data: unknown): Promise<CycleReport[]> {
@@ -28,6 +30,7 @@ export class ScheduleProcessor implements QueueProcessor {
       const report = await this.scheduling.cycle();
       reports.push(report);
       await this.metrics.recordCycle(report);
+      if (report.migWaiting) this.nodeManager.planSoon();
     } while (++round < MAX_ROUNDS && (await this.queues.takeScheduleRequest()));
     return reports;
   }

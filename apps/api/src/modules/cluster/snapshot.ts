@@ -4,12 +4,12 @@ import type { NodeRow } from './cluster.repository';
 import { personaToApi } from './cluster.presenter';
 
 /** Step 1 of the cycle: the engine's in-memory view of the cluster, from Postgres rows. */
-export function buildSnapshot(nodes: NodeRow[], without?: ReadonlySet<string>): ClusterSnapshot {
-  return { nodes: nodes.map((n) => nodeState(n, without)) };
+export function buildSnapshot(nodes: NodeRow[], without?: ReadonlySet<string>, nowMs = Date.now()): ClusterSnapshot {
+  return { nodes: nodes.map((n) => nodeState(n, without, nowMs)) };
 }
 
 /** `without`: jobs whose allocations are left out ("what if these were preempted"). */
-function nodeState(n: NodeRow, without?: ReadonlySet<string>): NodeState {
+function nodeState(n: NodeRow, without: ReadonlySet<string> | undefined, nowMs: number): NodeState {
   let cpuUsed = 0;
   let memUsed = 0;
   const gpus: GpuState[] = n.gpus.map((gpu) => {
@@ -24,7 +24,8 @@ function nodeState(n: NodeRow, without?: ReadonlySet<string>): NodeState {
       model: g.model,
       nvlinkDomain: g.nvlinkDomain,
       healthy: g.health === 'healthy',
-      schedulable: g.schedulable,
+      // out of placement while a MIG change is applied, or while the cluster's refusal to start work on it is held
+      schedulable: g.schedulable && !(g.startRefusedUntil && g.startRefusedUntil.getTime() > nowMs),
       mode: g.mode,
       allocated: g.mode === 'whole' && g.allocations.length > 0,
       sharedMilliUsed: g.mode === 'shared' ? g.allocations.reduce((s, a) => s + a.milli, 0) : 0,

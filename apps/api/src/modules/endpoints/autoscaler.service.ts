@@ -7,6 +7,7 @@ import { QueuesService } from '../../queues/queues.service';
 import { decide } from './autoscaler';
 import { EndpointReplicasRepository, type LiveEndpoint } from './endpoint-replicas.repository';
 import { EndpointTraffic } from './endpoint-traffic.service';
+import { StartRefusals } from '../node-manager/start-refusals.service';
 
 /** How long a replica may take to load before the worker gives up on it (real seconds). */
 const READY_TIMEOUT_MS = 10 * 60_000;
@@ -37,6 +38,7 @@ export class AutoscalerService {
     private readonly redis: RedisService,
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly refusals: StartRefusals,
   ) {}
 
   async tick(nowMs = Date.now()): Promise<AutoscaleReport> {
@@ -181,6 +183,7 @@ export class AutoscalerService {
       const message = e instanceof Error ? e.message : String(e);
       this.logger.warn(`endpoint replica ${rep.id} could not start: ${message}`);
       await this.traffic.setReasons(rep.endpointId, [{ code: 'start_failed', message: `a replica could not start on ${spec.nodeName}: ${message}` }]);
+      await this.refusals.refused(`endpoint replica ${rep.id}`, allocs.map((a) => a.gpuId), message);
       await this.stop(rep.id);
       return;
     }

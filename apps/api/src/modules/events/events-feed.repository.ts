@@ -17,9 +17,16 @@ export interface FeedEvent {
 export class EventsFeedRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  since(after: Date, limit: number): Promise<FeedEvent[]> {
+  /**
+   * Up to `limit` events after `after` in (createdAt, id) order: a page of the log. `after.id`
+   * continues a page that ended inside one millisecond (keyset paging: no event is skipped or read twice).
+   */
+  since(after: { createdAt: Date; id?: string }, limit: number): Promise<FeedEvent[]> {
+    const where = after.id
+      ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }
+      : { createdAt: { gt: after.createdAt } };
     return this.prisma.client.event.findMany({
-      where: { createdAt: { gt: after } },
+      where,
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: limit,
       select: { id: true, tenantId: true, jobId: true, nodeId: true, type: true, message: true, createdAt: true, job: { select: { teamId: true } } },

@@ -14,6 +14,9 @@ const POLL_MS = 1000;
 /** Events may commit out of creation order: re-read this far back, skip what was sent. */
 const OVERLAP_MS = 5000;
 const LEASE_MS = 5000;
+/** Events read per query; a poll reads pages until the log is caught up (or MAX_PAGES, then the next poll goes on). */
+export const FEED_PAGE = 500;
+const MAX_PAGES = 200;
 
 export function topicOf(type: string): LiveEvent['topic'] {
   const head = type.split('.')[0];
@@ -57,14 +60,22 @@ export class EventsPublisher implements OnApplicationBootstrap, BeforeApplicatio
       const held = (await r.set(lease, this.owner, 'PX', LEASE_MS, 'NX')) === 'OK' || (await r.get(lease)) === this.owner;
       if (!held) return 0;
       await r.pexpire(lease, LEASE_MS);
-      const rows = await this.repo.since(new Date(this.cursor.getTime() - OVERLAP_MS), 500);
+      // Page through everything since the overlap window (a burst of thousands of events in a
+      // second must not pin the feed to its first page: it would never reach newer events).
       let n = 0;
-      for (const e of rows) {
-        if (e.createdAt > this.cursor) this.cursor = e.createdAt;
-        if (this.sent.has(e.id)) continue;
-        this.sent.set(e.id, now);
-        await r.publish(eventsChannel(this.config.queuePrefix), JSON.stringify(toLive(e)));
-        n++;
+      let after: { createdAt: Date; id?: string } = { createdAt: new Date(this.cursor.getTime() - OVERLAP_MS) };
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const rows = await this.repo.since(after, FEED_PAGE);
+        for (const e of rows) {
+          if (e.createdAt > this.cursor) this.cursor = e.createdAt;
+          if (this.sent.has(e.id)) continue;
+          this.sent.set(e.id, now);
+          await r.publish(eventsChannel(this.config.queuePrefix), JSON.stringify(toLive(e)));
+          n++;
+        }
+        if (rows.length < FEED_PAGE) break;
+        const last = rows[rows.length - 1]!;
+        after = { createdAt: last.createdAt, id: last.id };
       }
       for (const [id, t] of this.sent) if (now - t > OVERLAP_MS * 4) this.sent.delete(id);
       return n;

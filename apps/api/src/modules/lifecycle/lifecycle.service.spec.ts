@@ -11,12 +11,12 @@ describe('LifecycleService.start refused by the cluster', () => {
     progressSeconds: 0,
     durationSeconds: 60,
     checkpoint: null,
-    allocations: [{ replica: 0, milli: 1000, migProfile: null, node: { name: 'n1' }, gpu: { index: 0 } }],
+    allocations: [{ replica: 0, gpuId: 'g0', milli: 1000, migProfile: null, node: { name: 'n1' }, gpu: { index: 0 } }],
   };
 
   it.each([
-    ['requeued when the job is still this placement', true, 'resolves', ['stop j1', 'requeueRefused j1 3', 'requestSchedule']],
-    ['left to the queue retry when the job changed meanwhile', false, 'rejects', ['stop j1', 'requeueRefused j1 3']],
+    ['requeued (its GPU held out of placement) when the job is still this placement', true, 'resolves', ['stop j1', 'refused g0', 'requeueRefused j1 3', 'requestSchedule']],
+    ['left to the queue retry when the job changed meanwhile', false, 'rejects', ['stop j1', 'refused g0', 'requeueRefused j1 3']],
   ])('%s', async (_what, requeued, want, wantCalls) => {
     const calls: string[] = [];
     const repo = {
@@ -31,7 +31,8 @@ describe('LifecycleService.start refused by the cluster', () => {
       stop: async (id: string) => void calls.push(`stop ${id}`),
     };
     const queues = { requestSchedule: async () => void calls.push('requestSchedule') };
-    const svc = new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never);
+    const refusals = { refused: async (_what: string, gpuIds: string[]) => void calls.push(`refused ${gpuIds.join(',')}`) };
+    const svc = new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never, refusals as never);
     const run = svc.start('j1');
     if (want === 'resolves') await expect(run).resolves.toBeUndefined();
     else await expect(run).rejects.toThrow('unhealthy');

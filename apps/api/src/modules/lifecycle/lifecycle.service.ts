@@ -6,6 +6,7 @@ import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import { LifecycleRepository } from './lifecycle.repository';
 import { isFailoverExit } from '../failover/fault-classification';
+import { StartRefusals } from '../node-manager/start-refusals.service';
 
 type JobWithAllocations = NonNullable<Awaited<ReturnType<LifecycleRepository['findWithAllocations']>>>;
 
@@ -19,6 +20,7 @@ export class LifecycleService {
     private readonly queues: QueuesService,
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly refusals: StartRefusals,
   ) {}
 
   async start(jobId: string): Promise<void> {
@@ -30,9 +32,11 @@ export class LifecycleService {
       // The cluster refuses this placement (a GPU quarantined, a node down or switching persona,
       // a MIG slice gone since the cycle's snapshot): retrying the same GPUs can never work and
       // would hold them forever. Give them back; the next cycle places the job elsewhere.
+      // Those GPUs leave placement until the cluster is re-inventoried (no tight loop onto the same slot).
       const why = e instanceof Error ? e.message : String(e);
       await this.driver.stop(jobId).catch(() => undefined);
-      if (await this.repo.requeueRefused(job, `the cluster refused the placement (${why}); placing it again`, new Date())) {
+      await this.refusals.refused(`job ${jobId}`, job.allocations.map((a) => a.gpuId), why);
+      if (await this.repo.requeueRefused(job, `the cluster refused the placement (${why}); placing it again elsewhere`, new Date())) {
         this.logger.warn(`job ${jobId}: start refused (${why}); requeued`);
         await this.queues.requestSchedule(`job ${jobId} start refused`);
         return;
@@ -108,7 +112,10 @@ export class LifecycleService {
         if (!full || full.state !== 'running') continue;
         const elapsed = job.runningSince ? ((now.getTime() - job.runningSince.getTime()) / 1000) * this.config.driver.simSpeed : 0;
         this.logger.warn(`re-attaching job ${job.id} the driver did not know (progress ${Math.round(job.progressSeconds + elapsed)} s)`);
-        await this.driver.start(startRequest(full, job.progressSeconds + elapsed));
+        // One job the cluster cannot take back (its MIG slice is being re-applied) must not stop the others.
+        await this.driver.start(startRequest(full, job.progressSeconds + elapsed)).catch((e: unknown) => {
+          this.logger.warn(`job ${job.id}: re-attach refused (${e instanceof Error ? e.message : String(e)}); tried again next round`);
+        });
       }
     }
     if ((await this.repo.countPending()) > 0) await this.queues.requestSchedule('reconcile');

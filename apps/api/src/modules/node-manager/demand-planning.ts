@@ -117,3 +117,35 @@ export function vmDemandOf(rows: (PendingDemandRow & { id: string })[]): VmRepli
       return { jobId: r.id, gpus: res.gpus ?? 1, gpuModel: res.gpuModel, replicas: r.replicas };
     });
 }
+
+/** A GPU whose MIG change is being applied: its target layout and the slice starts that hold work. */
+export interface MigInFlight {
+  model: string;
+  target: { profile: string; start: number }[];
+  busyStarts: ReadonlySet<number>;
+}
+
+/**
+ * Demand left once the changes in flight are counted: each free slice a change is creating
+ * serves one pending slice of its profile, each GPU going back to full size one whole GPU.
+ * Without this, the planner would re-partition another GPU for the same job on every round
+ * while the first change is applied.
+ */
+export function creditInFlight(d: { migDemand: MigDemand[]; wholeDemand: WholeDemand[] }, inFlight: readonly MigInFlight[]): { migDemand: MigDemand[]; wholeDemand: WholeDemand[] } {
+  const migDemand = d.migDemand.map((x) => ({ ...x }));
+  const wholeDemand = d.wholeDemand.map((x) => ({ ...x }));
+  const fits = (models: string[] | undefined, m: string) => !models?.length || models.includes(m);
+  for (const g of inFlight) {
+    if (!g.target.length) {
+      const w = wholeDemand.find((x) => x.count > 0 && fits(x.gpuModels, g.model));
+      if (w) w.count--;
+      continue;
+    }
+    for (const s of g.target) {
+      if (g.busyStarts.has(s.start)) continue;
+      const m = migDemand.find((x) => x.count > 0 && x.profile === s.profile && fits(x.gpuModels, g.model));
+      if (m) m.count--;
+    }
+  }
+  return { migDemand: migDemand.filter((x) => x.count > 0), wholeDemand: wholeDemand.filter((x) => x.count > 0) };
+}

@@ -25,4 +25,20 @@ export class DemandRepository {
       })
       .filter((r) => !r.quotaHeld);
   }
+
+  /**
+   * Endpoint replicas still to place (serving + warm-pool targets above the active replicas),
+   * shaped like pending container jobs: an endpoint at zero whose replica needs a MIG slice
+   * is MIG demand like any job (the MIG planner re-partitions a free GPU for it).
+   */
+  async missingReplicas() {
+    const eps = await this.db.endpoint.findMany({
+      where: { deletedAt: null, OR: [{ desiredReplicas: { gt: 0 } }, { warmPool: { gt: 0 } }] },
+      select: { id: true, resources: true, desiredReplicas: true, warmPool: true, _count: { select: { replicas: { where: { endedAt: null } } } } },
+      take: 5000,
+    });
+    return eps
+      .map((e) => ({ id: `endpoint:${e.id}`, kind: 'inference', replicas: e.desiredReplicas + e.warmPool - e._count.replicas, resources: e.resources }))
+      .filter((e) => e.replicas > 0);
+  }
 }

@@ -100,6 +100,57 @@ export class MigChangesRepository {
     });
   }
 
+  /** Every GPU's MIG layout as the database holds it (compared with the driver's by the MIG reconciler). */
+  gpuLayouts() {
+    return this.db.gpu.findMany({
+      select: {
+        id: true,
+        index: true,
+        model: true,
+        migCapable: true,
+        mode: true,
+        migTarget: true,
+        version: true,
+        node: { select: { name: true, persona: true } },
+        instances: { select: { profile: true, start: true }, orderBy: { start: 'asc' } },
+      },
+    });
+  }
+
+  /**
+   * Stores the cluster's layout as the GPU's slices (what exists) and, when `wanted` is given,
+   * starts re-applying it (the GPU out of scheduling until the MIG manager has applied it).
+   * Skipped (false) when the GPU changed since `version` was read or a change is in flight.
+   */
+  async adoptClusterLayout(
+    d: { gpuId: string; version: number; existing: { profile: string; start: number; size: number }[]; wanted: { profile: string; start: number }[] | null; why: string },
+    now: Date,
+  ): Promise<boolean> {
+    return this.db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT id FROM "Gpu" WHERE id = ${d.gpuId} FOR UPDATE`;
+      const gpu = await tx.gpu.findUniqueOrThrow({ where: { id: d.gpuId } });
+      if (gpu.version !== d.version || gpu.migTarget !== null) return false;
+      await tx.gpuInstance.deleteMany({ where: { gpuId: d.gpuId } });
+      if (d.existing.length) await tx.gpuInstance.createMany({ data: d.existing.map((e) => ({ gpuId: d.gpuId, ...e })) });
+      await tx.gpu.update({
+        where: { id: d.gpuId },
+        data: {
+          mode: d.existing.length ? 'mig' : gpu.mode === 'mig' ? 'whole' : gpu.mode,
+          ...(d.wanted ? { schedulable: false, migTarget: d.wanted as unknown as Prisma.InputJsonValue, migRequestedAt: now } : {}),
+          version: { increment: 1 },
+        },
+      });
+      await this.events.append(tx, {
+        tenantId: null,
+        nodeId: gpu.nodeId,
+        type: 'gpu.mig.drift',
+        message: `GPU ${gpu.index}: MIG layout differs from the cluster's: ${d.why}${d.wanted ? '; GPU out of scheduling until it is applied' : ''}`,
+        data: { gpuId: d.gpuId, existing: d.existing.map(({ profile, start }) => ({ profile, start })), wanted: d.wanted },
+      });
+      return true;
+    });
+  }
+
   /** GPUs with a MIG change in flight (the reconciler re-enqueues them after a restart). */
   gpusWithMigTarget() {
     return this.db.gpu.findMany({ where: { migTarget: { not: Prisma.DbNull } }, select: { id: true, migTarget: true, migRequestedAt: true } });

@@ -7,15 +7,12 @@ import type { QueuePayload } from '../../queues/queue-names';
 import { RetryLater } from '../../queues/retry-later';
 import { NodesRepository } from './nodes.repository';
 import { MigChangesRepository } from './mig-changes.repository';
+import { layoutKey } from './mig-layout-key';
 
 /** A manual change waits this long for its slices to become idle before it is abandoned. */
 export const MIG_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
-export const layoutKey = (layout: readonly { profile: string; start: number }[]) =>
-  layout
-    .map((e) => `${e.profile}@${e.start}`)
-    .sort()
-    .join(',');
+export { layoutKey } from './mig-layout-key';
 
 /**
  * Applies one MIG change (the `mig` queue): the GPU is already out of scheduling (its node is
@@ -61,12 +58,15 @@ export class MigManagerService {
       if (waited > MIG_IDLE_TIMEOUT_MS) return abandon(`slices still busy after ${Math.round(waited / 60000)} min`);
       throw new RetryLater(`GPU ${gpu.index} of ${gpu.node.name}: waiting for ${busy.length} busy slice(s) to finish`);
     }
-    const current = gpu.instances.map((i) => ({ profile: i.profile, start: i.start }));
-    if (layoutKey(current) !== layoutKey(p.layout) || (gpu.mode === 'mig') !== p.layout.length > 0) {
+    // Compared with what the cluster has, not with the database's rows: after a restart of the
+    // cluster (or a change outside Gantry) they differ, and only the driver's layout takes work.
+    const onCluster = async () => (await this.driver.discover()).nodes.find((n) => n.name === gpu.node.name)?.gpus.find((g) => g.index === gpu.index);
+    const before = await onCluster();
+    if (!before || layoutKey(before.migLayout) !== layoutKey(p.layout)) {
       crashPoint('mig.requested');
       await this.driver.applyMigLayout(gpu.node.name, gpu.index, p.layout);
       crashPoint('mig.applied');
-      const seen = (await this.driver.discover()).nodes.find((n) => n.name === gpu.node.name)?.gpus[gpu.index];
+      const seen = await onCluster();
       if (!seen || layoutKey(seen.migLayout) !== layoutKey(p.layout))
         throw new Error(`GPU ${gpu.index} of ${gpu.node.name}: the driver reports another layout after the change`);
     }

@@ -5,7 +5,7 @@ import { QueuesService } from '../../queues/queues.service';
 import { ClusterRepository } from '../cluster/cluster.repository';
 import { personaToApi } from '../cluster/cluster.presenter';
 import { buildSnapshot } from '../cluster/snapshot';
-import { migDemandOf, planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
+import { creditInFlight, migDemandOf, planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
 import { MigManagerService } from './mig-manager.service';
 import { NodesRepository } from './nodes.repository';
 import { IncidentsRepository } from './incidents.repository';
@@ -14,6 +14,7 @@ import { DemandRepository } from './demand.repository';
 
 type NodeRows = Awaited<ReturnType<ClusterRepository['allNodes']>>;
 type PendingRows = Awaited<ReturnType<DemandRepository['unplacedPendingJobs']>>;
+type PendingDemandRows = { kind: string; replicas: number; resources: unknown }[];
 
 /** Hysteresis of both planners, in simulated seconds (10 minutes of cluster time). */
 export const PLAN_HOLD_SIM_SECONDS = 600;
@@ -31,6 +32,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
   private readonly logger = new Logger('node-manager');
   private timer?: NodeJS.Timeout;
   private running = false;
+  private again = false;
 
   constructor(
     private readonly nodes: NodesRepository,
@@ -58,32 +60,60 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
     return (PLAN_HOLD_SIM_SECONDS / this.config.driver.simSpeed) * 1000;
   }
 
+  /**
+   * A scheduling cycle left work waiting for a MIG slice no GPU has free: plan now rather than
+   * at the next tick (a free GPU is re-partitioned at once). Folded into a round that runs.
+   */
+  planSoon(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    void this.tick();
+  }
+
   async tick(now = new Date()): Promise<void> {
     if (this.running) return;
     this.running = true;
     try {
       await this.rederive(now);
-      const pending = await this.demand.unplacedPendingJobs();
+      const [pending, replicas] = await Promise.all([this.demand.unplacedPendingJobs(), this.demand.missingReplicas()]);
       const vm = pending.some((p) => p.kind === 'vm');
       const tried = pending.filter((p) => p.tried);
       const rows = await this.cluster.allNodes();
       // personas: VM demand to serve, or idle VM nodes to give back
       if (vm || rows.some((n) => n.persona === 'vm_passthrough')) await this.planPersonas(rows, pending, now);
-      if (tried.length) await this.planMig(rows, tried, now);
+      if (tried.length || replicas.length) await this.planMig(rows, [...tried, ...replicas], now);
     } catch (e) {
       this.logger.warn(`planning failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       this.running = false;
     }
+    if (this.again) {
+      this.again = false;
+      await this.tick();
+    }
   }
 
-  private async planMig(rows: NodeRows, pending: PendingRows, now: Date): Promise<void> {
-    const { migDemand, wholeDemand } = migDemandOf(pending);
+  private async planMig(rows: NodeRows, pending: PendingDemandRows, now: Date): Promise<void> {
+    const inFlight = rows.flatMap((n) =>
+      n.gpus
+        .filter((g) => g.migTarget !== null)
+        .map((g) => ({
+          model: g.model,
+          target: g.migTarget as { profile: string; start: number }[],
+          busyStarts: new Set(g.allocations.map((a) => a.migStart).filter((s): s is number => s !== null)),
+        })),
+    );
+    const { migDemand, wholeDemand } = creditInFlight(migDemandOf(pending), inFlight);
     if (!migDemand.length && !wholeDemand.length) return;
-    const snapshot = buildSnapshot(rows);
+    const snapshot = buildSnapshot(rows, undefined, now.getTime());
     snapshot.nodes = snapshot.nodes.filter((n) => n.persona !== 'vm-passthrough');
+    // The hold only keeps the planner from churning GPUs that run work: an idle GPU changed a
+    // minute ago is as free to re-partition as any other (a request for a slice no GPU has free
+    // gets one at once).
     const lastChangedAtMs: Record<string, number> = {};
-    for (const n of rows) for (const g of n.gpus) if (g.migChangedAt) lastChangedAtMs[g.id] = g.migChangedAt.getTime();
+    for (const n of rows) for (const g of n.gpus) if (g.migChangedAt && g.allocations.length) lastChangedAtMs[g.id] = g.migChangedAt.getTime();
     const plan = planMigLayouts({ snapshot, migDemand, wholeDemand, lastChangedAtMs, nowMs: now.getTime(), holdMs: this.holdMs });
     for (const c of plan.changes) {
       const why = c.action === 'disable' ? 'whole-GPU demand: back to full size' : `MIG demand: ${c.created.map((e) => e.profile).join(', ')} for pending jobs`;

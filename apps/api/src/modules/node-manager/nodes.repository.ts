@@ -3,6 +3,12 @@ import { Prisma } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
 import { EventsRepository, type NewEvent } from '../events/events.repository';
 
+/** First hold of a GPU the cluster refused to start work on; it doubles per refusal in a row up to the max. */
+export const REFUSAL_HOLD_MS = 2000;
+export const REFUSAL_HOLD_MAX_MS = 5 * 60_000;
+/** A refusal this long after the last hold ended starts the back-off over. */
+const REFUSAL_RESET_MS = 10 * 60_000;
+
 type NodeStateName = 'ready' | 'cordoned' | 'draining' | 'switching' | 'down';
 type DbPersona = 'container' | 'vm_passthrough' | 'inference';
 type GpuHealth = 'healthy' | 'degraded' | 'unhealthy';
@@ -98,6 +104,30 @@ export class NodesRepository {
     return this.db.node.findMany({
       where: { state: { in: ['switching', 'draining'] } },
       select: { id: true, state: true, personaTarget: true, transitionStartedAt: true },
+    });
+  }
+
+  /**
+   * Holds GPUs the cluster refused to start work on out of placement: 2 s, doubling with each
+   * refusal in a row up to REFUSAL_HOLD_MAX_MS (a refusal long after the last hold ended starts
+   * over), with an event per GPU.
+   */
+  async holdRefusedGpus(gpuIds: string[], why: string, now: Date): Promise<void> {
+    await this.db.$transaction(async (tx) => {
+      const gpus = await tx.gpu.findMany({ where: { id: { in: gpuIds } }, select: { id: true, index: true, nodeId: true, startRefusals: true, startRefusedUntil: true } });
+      for (const g of gpus) {
+        const fresh = !g.startRefusedUntil || now.getTime() - g.startRefusedUntil.getTime() > REFUSAL_RESET_MS;
+        const refusals = fresh ? 1 : g.startRefusals + 1;
+        const holdMs = Math.min(REFUSAL_HOLD_MAX_MS, REFUSAL_HOLD_MS * 2 ** (refusals - 1));
+        await tx.gpu.update({ where: { id: g.id }, data: { startRefusals: refusals, startRefusedUntil: new Date(now.getTime() + holdMs) } });
+        await this.events.append(tx, {
+          tenantId: null,
+          nodeId: g.nodeId,
+          type: 'gpu.start.refused',
+          message: `GPU ${g.index}: ${why}; out of placement for ${Math.round(holdMs / 1000)} s (refusal ${refusals} in a row)`,
+          data: { gpuId: g.id, holdMs },
+        });
+      }
     });
   }
 }

@@ -22,6 +22,8 @@ export interface CycleReport {
   /** Jobs this cycle sent to checkpoint-and-requeue to make room. */
   preempted: number;
   ms: number;
+  /** Work left waiting for a MIG slice (the node manager plans a re-partition at once). */
+  migWaiting?: number;
 }
 
 type PendingRow = Awaited<ReturnType<SchedulingRepository['pendingJobs']>>[number];
@@ -99,7 +101,8 @@ export class SchedulingService {
     await this.repo.setReasons(reasons.filter((u) => !this.endpoints.owns(u.jobId)));
     await this.endpoints.explain(reasons);
     if (conflicts) await this.queues.requestSchedule('placement conflicts');
-    const report = { pending: pending.length, placed, conflicts, preempted: this.preemptedThisCycle, ms: Math.round(performance.now() - t0) };
+    const migWaiting = decision.pending.filter((u) => (byId.get(u.jobId)?.resources as JobResources | undefined)?.migProfile).length;
+    const report = { pending: pending.length, placed, conflicts, preempted: this.preemptedThisCycle, ms: Math.round(performance.now() - t0), migWaiting };
     if (placed || conflicts) this.logger.log(`cycle: ${placed} placed, ${conflicts} conflicts, ${pending.length} pending, ${report.ms} ms`);
     return report;
   }
