@@ -5,6 +5,7 @@
  * pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--json]
  * pnpm --silent bench crash [--kills 50] [--json]
  * pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--json]   (real kube-apiserver + kube-emulator)
+ * pnpm --silent bench mig [--gpus 64] [--seed 42] [--json]   (demand-driven MIG vs static layouts, simulated time)
  * The last line of output is one JSON object.
  */
 import { existsSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { utilizationCommand } from './utilization';
 import { loadCommand } from './load';
 import { crashCommand } from './crash';
 import { kubeCommand } from './kube/kube-bench';
+import { migCommand } from './mig';
 
 function args(argv: string[]): { cmd: string; opts: Record<string, string> } {
   const [cmd = 'help', ...rest] = argv;
@@ -75,6 +77,7 @@ function main(): number {
   if (cmd === 'load') return (loadCommand(opts, log), 0);
   if (cmd === 'crash') return (crashCommand(opts, log), 0);
   if (cmd === 'kube') return (kubeCommand(opts, log), 0);
+  if (cmd === 'mig') return (migCommand(opts, log), 0);
   if (cmd === 'cold-starts') {
     coldStartsCommand(opts, log);
     return 0;

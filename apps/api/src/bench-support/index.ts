@@ -11,3 +11,5 @@ export { PrismaService } from '../common/prisma.service';
 export type { Principal } from '../common/principal';
 export { UtilizationRepository } from '../modules/utilization/utilization.repository';
 export { UtilizationService } from '../modules/utilization/utilization.service';
+export { planMigChanges, type MigPlanningInput } from '../modules/node-manager/mig-planning';
+export { PLAN_HOLD_SIM_SECONDS } from '../modules/node-manager/node-manager.loop';

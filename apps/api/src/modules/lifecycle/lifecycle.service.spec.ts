@@ -84,7 +84,7 @@ describe('LifecycleService.suspend when the job exits meanwhile', () => {
       },
     };
     const queues = { requestSchedule: async () => void calls.push('requestSchedule') };
-    const svc = new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never);
+    const svc = new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never, {} as never);
     await svc.suspend('j2');
     expect(calls).toEqual(wantCalls);
   });

@@ -1,4 +1,4 @@
-import { migDemandOf, planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
+import { creditInFlight, migDemandOf, planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
 
 const node = (id: string, over: Partial<PersonaNode> = {}): PersonaNode => ({
   id,
@@ -93,5 +93,42 @@ describe('demand of the queue', () => {
     expect(d.migDemand).toEqual([{ profile: '1g.10gb', count: 4, gpuModels: ['H100-80GB'] }]);
     expect(d.wholeDemand).toEqual([{ count: 8, gpuModels: undefined }]);
     expect(vmDemandOf(rows)).toEqual([{ jobId: '4', gpus: 8, gpuModel: 'A100-80GB', replicas: 1 }]);
+  });
+});
+
+describe('creditInFlight', () => {
+  it.each([
+    {
+      name: 'a change creating two free 1g slices serves two pending 1g jobs',
+      demand: { migDemand: [{ profile: '1g.10gb', count: 3 }], wholeDemand: [] },
+      inFlight: [{ model: 'H100-80GB', target: [0, 1].map((start) => ({ profile: '1g.10gb', start })), busyStarts: new Set<number>() }],
+      wantMig: [{ profile: '1g.10gb', count: 1 }],
+      wantWhole: [],
+    },
+    {
+      name: 'a busy slice kept by the change serves nobody',
+      demand: { migDemand: [{ profile: '1g.10gb', count: 1 }], wholeDemand: [] },
+      inFlight: [{ model: 'H100-80GB', target: [{ profile: '1g.10gb', start: 0 }], busyStarts: new Set([0]) }],
+      wantMig: [{ profile: '1g.10gb', count: 1 }],
+      wantWhole: [],
+    },
+    {
+      name: 'a slice of another model does not serve a model-pinned job',
+      demand: { migDemand: [{ profile: '1g.10gb', count: 1, gpuModels: ['A100-80GB'] }], wholeDemand: [] },
+      inFlight: [{ model: 'H100-80GB', target: [{ profile: '1g.10gb', start: 0 }], busyStarts: new Set<number>() }],
+      wantMig: [{ profile: '1g.10gb', count: 1, gpuModels: ['A100-80GB'] }],
+      wantWhole: [],
+    },
+    {
+      name: 'a GPU going back to full size serves one whole GPU',
+      demand: { migDemand: [], wholeDemand: [{ count: 2 }] },
+      inFlight: [{ model: 'H100-80GB', target: [], busyStarts: new Set<number>() }],
+      wantMig: [],
+      wantWhole: [{ count: 1 }],
+    },
+  ])('$name', ({ demand, inFlight, wantMig, wantWhole }) => {
+    const got = creditInFlight(demand, inFlight);
+    expect(got.migDemand).toEqual(wantMig);
+    expect(got.wholeDemand).toEqual(wantWhole);
   });
 });

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
-import { planMigLayouts } from '@gantry/scheduler';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { QueuesService } from '../../queues/queues.service';
 import { ClusterRepository } from '../cluster/cluster.repository';
 import { personaToApi } from '../cluster/cluster.presenter';
 import { buildSnapshot } from '../cluster/snapshot';
-import { creditInFlight, migDemandOf, planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
+import { planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
+import { planMigChanges } from './mig-planning';
 import { MigManagerService } from './mig-manager.service';
 import { NodesRepository } from './nodes.repository';
 import { IncidentsRepository } from './incidents.repository';
@@ -105,16 +105,11 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
           busyStarts: new Set(g.allocations.map((a) => a.migStart).filter((s): s is number => s !== null)),
         })),
     );
-    const { migDemand, wholeDemand } = creditInFlight(migDemandOf(pending), inFlight);
-    if (!migDemand.length && !wholeDemand.length) return;
     const snapshot = buildSnapshot(rows, undefined, now.getTime());
     snapshot.nodes = snapshot.nodes.filter((n) => n.persona !== 'vm-passthrough');
-    // The hold only keeps the planner from churning GPUs that run work: an idle GPU changed a
-    // minute ago is as free to re-partition as any other (a request for a slice no GPU has free
-    // gets one at once).
     const lastChangedAtMs: Record<string, number> = {};
-    for (const n of rows) for (const g of n.gpus) if (g.migChangedAt && g.allocations.length) lastChangedAtMs[g.id] = g.migChangedAt.getTime();
-    const plan = planMigLayouts({ snapshot, migDemand, wholeDemand, lastChangedAtMs, nowMs: now.getTime(), holdMs: this.holdMs });
+    for (const n of rows) for (const g of n.gpus) if (g.migChangedAt) lastChangedAtMs[g.id] = g.migChangedAt.getTime();
+    const plan = planMigChanges({ snapshot, pending, inFlight, lastChangedAtMs, nowMs: now.getTime(), holdMs: this.holdMs });
     for (const c of plan.changes) {
       const why = c.action === 'disable' ? 'whole-GPU demand: back to full size' : `MIG demand: ${c.created.map((e) => e.profile).join(', ')} for pending jobs`;
       await this.mig.request(c.gpuId, c.layout, why);
