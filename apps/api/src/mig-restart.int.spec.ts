@@ -132,7 +132,9 @@ describe('MIG layouts and refused starts across a restart (real Postgres and Red
       sub.on('message', (_c: string, m: string) => seen.push((JSON.parse(m) as { type: string }).type));
       await sub.subscribe(eventsChannel(sys.config.queuePrefix));
       const at = new Date();
-      await sys.db.event.createMany({ data: Array.from({ length: 1600 }, (_, i) => ({ tenantId: null, type: 'test.burst', message: `burst ${i}`, createdAt: at })) });
+      await sys.db.event.createMany({
+        data: Array.from({ length: 1600 }, (_, i) => ({ tenantId: null, type: 'test.burst', message: `burst ${i}`, createdAt: at })),
+      });
       await sys.db.event.create({ data: { tenantId: null, type: 'test.after-burst', message: 'after the burst', createdAt: new Date(at.getTime() + 5) } });
       await eventually(async () => seen.includes('test.after-burst'), 15_000, 100);
       expect(seen.filter((x) => x === 'test.burst')).toHaveLength(1600);

@@ -63,12 +63,14 @@ function computeOf(j: SimJob): number {
   return j.gpus ?? 1;
 }
 
-function cluster(gpus: number, policy: MigPolicy): ClusterSnapshot {
+/** `balancedShare`: the share of GPUs carrying all-balanced for good (1 for staticBalanced, 0 otherwise; a static mix between). */
+function cluster(gpus: number, policy: MigPolicy, balancedShare: number): ClusterSnapshot {
   const nodes: NodeState[] = [];
   for (let n = 0; n * 8 < gpus; n++) {
     const gs: GpuState[] = [];
     for (let i = 0; i < 8 && n * 8 + i < gpus; i++) {
-      const mig = policy === 'staticBalanced' ? ALL_BALANCED.map((e) => ({ ...e, size: migProfile(MODEL, e.profile)!.size, busy: false })) : [];
+      const balanced = policy === 'staticBalanced' && n * 8 + i < Math.round(gpus * balancedShare);
+      const mig = balanced ? ALL_BALANCED.map((e) => ({ ...e, size: migProfile(MODEL, e.profile)!.size, busy: false })) : [];
       gs.push({
         id: `n${n}/g${i}`,
         index: i,
@@ -100,8 +102,8 @@ function cluster(gpus: number, policy: MigPolicy): ClusterSnapshot {
 }
 
 /** Runs one policy over one job list in simulated time (seconds). */
-export function simulateMig(jobs: readonly SimJob[], policy: MigPolicy, o: { gpus: number; horizon: number }): PolicyFigures {
-  const snap = cluster(o.gpus, policy);
+export function simulateMig(jobs: readonly SimJob[], policy: MigPolicy, o: { gpus: number; horizon: number; balancedShare?: number }): PolicyFigures {
+  const snap = cluster(o.gpus, policy, o.balancedShare ?? 1);
   const gpuById = new Map<string, GpuState>();
   for (const n of snap.nodes) for (const g of n.gpus) gpuById.set(g.id, g);
   const arrivals = [...jobs].sort((a, b) => a.arrival - b.arrival);
@@ -244,7 +246,7 @@ export function dayNight(rng: Rng, gpus: number): SimJob[] {
     }
     // at night: 8-GPU training, about 80% of the nodes at the peak
     t = d0 + 12 * 3600;
-    const nightRate = (gpus / 8) * 0.8 / (4 * 3600);
+    const nightRate = ((gpus / 8) * 0.8) / (4 * 3600);
     while (t < d0 + 20 * 3600) {
       t += exp(rng, 1 / nightRate);
       jobs.push({ id: `n${jobs.length}`, cls: 'night-training', arrival: t, duration: 2 * 3600 + exp(rng, 2 * 3600), gpus: 8 });
@@ -290,11 +292,21 @@ export interface MigBenchReport {
   bench: 'mig';
   gpus: number;
   seed: number;
-  scenarios: Record<string, Record<MigPolicy, PolicyFigures> & { jobs: number }>;
+  scenarios: Record<string, Record<MigPolicy, PolicyFigures> & { jobs: number; bestStatic: BestStatic; cutVsBestStaticPct: number | null }>;
   demandDriven: PolicyFigures;
   staticBalanced: PolicyFigures;
   noMig: PolicyFigures;
 }
+
+/** The static layout (a share of GPUs on all-balanced, the rest whole) with the lowest mean wait that starves no class. */
+export interface BestStatic {
+  balancedShare: number;
+  meanWaitSeconds: number;
+  p95WaitSeconds: number;
+  gpuUtilisation: number;
+}
+
+export const STATIC_SHARES = [0, 0.25, 0.5, 0.75, 1];
 
 /** Every scenario under every policy; the top-level figures are the stream-then-wave scenario the issue names. */
 export function runMigBench(o: { gpus: number; seed: number }, log: (s: string) => void): MigBenchReport {
@@ -310,6 +322,32 @@ export function runMigBench(o: { gpus: number; seed: number }, log: (s: string) 
         `${name} ${p}: mean wait ${f.meanWaitSeconds} s, p95 ${f.p95WaitSeconds} s, utilisation ${(f.gpuUtilisation * 100).toFixed(1)}%, ${f.started} started, ${f.starved} starved${f.starved ? ` (${f.starvedClasses.join(', ')})` : ''}, ${f.migChanges} MIG changes (${Math.round(performance.now() - t0)} ms CPU)`,
       );
     }
+    // the best static partition (MISO's baseline): every share of all-balanced GPUs, whole GPUs for the rest
+    let best: BestStatic | null = null;
+    for (const share of STATIC_SHARES) {
+      const f =
+        share === 0
+          ? row.noMig
+          : share === 1
+            ? row.staticBalanced
+            : simulateMig(jobs, 'staticBalanced', { gpus: o.gpus, horizon: s.horizon, balancedShare: share });
+      if (f.starved) continue;
+      if (!best || f.meanWaitSeconds < best.meanWaitSeconds)
+        best = { balancedShare: share, meanWaitSeconds: f.meanWaitSeconds, p95WaitSeconds: f.p95WaitSeconds, gpuUtilisation: f.gpuUtilisation };
+    }
+    row.bestStatic = best ?? {
+      balancedShare: 0,
+      meanWaitSeconds: row.noMig.meanWaitSeconds,
+      p95WaitSeconds: row.noMig.p95WaitSeconds,
+      gpuUtilisation: row.noMig.gpuUtilisation,
+    };
+    row.cutVsBestStaticPct =
+      row.bestStatic.meanWaitSeconds > 0
+        ? round((100 * (row.bestStatic.meanWaitSeconds - row.demandDriven.meanWaitSeconds)) / row.bestStatic.meanWaitSeconds)
+        : null;
+    log(
+      `${name}: best static partition ${row.bestStatic.balancedShare * 100}% all-balanced (mean wait ${row.bestStatic.meanWaitSeconds} s); demand-driven cuts mean wait by ${row.cutVsBestStaticPct}%`,
+    );
     scenarios[name] = row;
   }
   const main = scenarios['stream-then-wave']!;

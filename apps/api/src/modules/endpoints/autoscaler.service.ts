@@ -183,7 +183,11 @@ export class AutoscalerService {
       const message = e instanceof Error ? e.message : String(e);
       this.logger.warn(`endpoint replica ${rep.id} could not start: ${message}`);
       await this.traffic.setReasons(rep.endpointId, [{ code: 'start_failed', message: `a replica could not start on ${spec.nodeName}: ${message}` }]);
-      await this.refusals.refused(`endpoint replica ${rep.id}`, allocs.map((a) => a.gpuId), message);
+      await this.refusals.refused(
+        `endpoint replica ${rep.id}`,
+        allocs.map((a) => a.gpuId),
+        message,
+      );
       await this.stop(rep.id);
       return;
     }

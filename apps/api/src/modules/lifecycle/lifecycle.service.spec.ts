@@ -15,7 +15,12 @@ describe('LifecycleService.start refused by the cluster', () => {
   };
 
   it.each([
-    ['requeued (its GPU held out of placement) when the job is still this placement', true, 'resolves', ['stop j1', 'refused g0', 'requeueRefused j1 3', 'requestSchedule']],
+    [
+      'requeued (its GPU held out of placement) when the job is still this placement',
+      true,
+      'resolves',
+      ['stop j1', 'refused g0', 'requeueRefused j1 3', 'requestSchedule'],
+    ],
     ['left to the queue retry when the job changed meanwhile', false, 'rejects', ['stop j1', 'refused g0', 'requeueRefused j1 3']],
   ])('%s', async (_what, requeued, want, wantCalls) => {
     const calls: string[] = [];

@@ -35,7 +35,11 @@ export class LifecycleService {
       // Those GPUs leave placement until the cluster is re-inventoried (no tight loop onto the same slot).
       const why = e instanceof Error ? e.message : String(e);
       await this.driver.stop(jobId).catch(() => undefined);
-      await this.refusals.refused(`job ${jobId}`, job.allocations.map((a) => a.gpuId), why);
+      await this.refusals.refused(
+        `job ${jobId}`,
+        job.allocations.map((a) => a.gpuId),
+        why,
+      );
       if (await this.repo.requeueRefused(job, `the cluster refused the placement (${why}); placing it again elsewhere`, new Date())) {
         this.logger.warn(`job ${jobId}: start refused (${why}); requeued`);
         await this.queues.requestSchedule(`job ${jobId} start refused`);

@@ -131,7 +131,10 @@ export interface MigInFlight {
  * Without this, the planner would re-partition another GPU for the same job on every round
  * while the first change is applied.
  */
-export function creditInFlight(d: { migDemand: MigDemand[]; wholeDemand: WholeDemand[] }, inFlight: readonly MigInFlight[]): { migDemand: MigDemand[]; wholeDemand: WholeDemand[] } {
+export function creditInFlight(
+  d: { migDemand: MigDemand[]; wholeDemand: WholeDemand[] },
+  inFlight: readonly MigInFlight[],
+): { migDemand: MigDemand[]; wholeDemand: WholeDemand[] } {
   const migDemand = d.migDemand.map((x) => ({ ...x }));
   const wholeDemand = d.wholeDemand.map((x) => ({ ...x }));
   const fits = (models: string[] | undefined, m: string) => !models?.length || models.includes(m);

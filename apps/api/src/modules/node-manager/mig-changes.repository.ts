@@ -123,7 +123,13 @@ export class MigChangesRepository {
    * Skipped (false) when the GPU changed since `version` was read or a change is in flight.
    */
   async adoptClusterLayout(
-    d: { gpuId: string; version: number; existing: { profile: string; start: number; size: number }[]; wanted: { profile: string; start: number }[] | null; why: string },
+    d: {
+      gpuId: string;
+      version: number;
+      existing: { profile: string; start: number; size: number }[];
+      wanted: { profile: string; start: number }[] | null;
+      why: string;
+    },
     now: Date,
   ): Promise<boolean> {
     return this.db.$transaction(async (tx) => {

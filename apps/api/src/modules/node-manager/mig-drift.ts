@@ -69,7 +69,11 @@ export function findMigDrift(db: readonly DbGpuLayout[], driver: readonly Driver
         : wanted.length && !validateMigLayout(g.model, wanted).ok
           ? `the wanted layout is not valid on ${g.model}`
           : null;
-    out.push(blocked ? { ...base, action: 'adopt', why: `${differ}; ${blocked}: the cluster's layout is kept` } : { ...base, action: 'reapply', why: `${differ}; re-applying it` });
+    out.push(
+      blocked
+        ? { ...base, action: 'adopt', why: `${differ}; ${blocked}: the cluster's layout is kept` }
+        : { ...base, action: 'reapply', why: `${differ}; re-applying it` },
+    );
   }
   return out;
 }

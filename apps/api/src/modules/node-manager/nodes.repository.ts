@@ -114,7 +114,10 @@ export class NodesRepository {
    */
   async holdRefusedGpus(gpuIds: string[], why: string, now: Date): Promise<void> {
     await this.db.$transaction(async (tx) => {
-      const gpus = await tx.gpu.findMany({ where: { id: { in: gpuIds } }, select: { id: true, index: true, nodeId: true, startRefusals: true, startRefusedUntil: true } });
+      const gpus = await tx.gpu.findMany({
+        where: { id: { in: gpuIds } },
+        select: { id: true, index: true, nodeId: true, startRefusals: true, startRefusedUntil: true },
+      });
       for (const g of gpus) {
         const fresh = !g.startRefusedUntil || now.getTime() - g.startRefusedUntil.getTime() > REFUSAL_RESET_MS;
         const refusals = fresh ? 1 : g.startRefusals + 1;
