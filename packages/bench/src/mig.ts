@@ -11,7 +11,10 @@
  * driver's default, 5 s). Policies:
  *   - demandDriven: GPUs start whole; layouts follow the queue;
  *   - staticBalanced: every GPU carries NVIDIA's `all-balanced` layout (2 x 1g.10gb, 2g.20gb, 3g.40gb) for good;
- *   - noMig: every GPU whole; a slice request takes a whole GPU.
+ *   - noMig: every GPU whole; a slice request takes a whole GPU;
+ *   - the best static partition (MISO's baseline): a share of the GPUs (0, 25, 50, 75, 100%) on
+ *     all-balanced, the rest whole, the one with the lowest mean wait that starves no class.
+ * Under a static layout a slice request the layout does not have (4g, 7g) runs on a whole GPU.
  * Scenarios: `stream-then-wave` (1g jobs, then a wave of 7g jobs), `day-night` (inference slices
  * by day, 8-GPU training at night), `random` (a random mix of slices and whole-GPU jobs).
  * Figures per policy: mean and p95 wait (arrival to start, simulated seconds) of the jobs that
@@ -119,7 +122,8 @@ export function simulateMig(jobs: readonly SimJob[], policy: MigPolicy, o: { gpu
   let lastEnd = 0;
   let migChanges = 0;
   const asPending = (j: SimJob): PendingJob => {
-    const slice = j.migProfile && policy !== 'noMig';
+    // a static layout serves the profiles it has; any other slice request (4g, 7g) runs on a whole GPU
+    const slice = j.migProfile && (policy === 'demandDriven' || (policy === 'staticBalanced' && ALL_BALANCED.some((e) => e.profile === j.migProfile)));
     return {
       id: j.id,
       teamId: j.cls,
