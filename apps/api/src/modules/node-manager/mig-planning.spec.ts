@@ -68,7 +68,13 @@ describe('planMigChanges', () => {
       wantGpus: [],
     },
   ])('$name', ({ input, lastChanged, inFlight, wantGpus }) => {
-    const plan = planMigChanges({ ...input, inFlight: inFlight ?? [], lastChangedAtMs: lastChanged as Record<string, number>, nowMs: 1_060_000, holdMs: 600_000 });
+    const plan = planMigChanges({
+      ...input,
+      inFlight: inFlight ?? [],
+      lastChangedAtMs: lastChanged as Record<string, number>,
+      nowMs: 1_060_000,
+      holdMs: 600_000,
+    });
     expect(plan.changes.map((c) => c.gpuId).sort()).toEqual(wantGpus);
   });
 });
