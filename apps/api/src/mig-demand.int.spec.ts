@@ -4,7 +4,7 @@ const SCOPES = ['jobs:read', 'jobs:write', 'endpoints:read', 'endpoints:write', 
 
 /**
  * Demand-driven MIG on an idle cluster: work that needs a slice no GPU has free gets a free GPU
- * re-partitioned at once (the node manager's periodic tick is set to a minute here, so only the
+ * re-partitioned at once (the node manager's periodic tick is set to ten minutes here, so only the
  * cycle's own request can do it in time), endpoint replicas included.
  */
 describe('demand-driven MIG when it matters (real Postgres and Redis, simulated cluster at speed 50)', () => {
@@ -12,7 +12,7 @@ describe('demand-driven MIG when it matters (real Postgres and Redis, simulated 
   let t: Awaited<ReturnType<typeof makeTenant>>;
 
   beforeAll(async () => {
-    sys = await startSystem({ GANTRY_RECONCILE_SECONDS: '60' });
+    sys = await startSystem({ GANTRY_RECONCILE_SECONDS: '600' });
     t = await makeTenant(sys.db, 'mig-demand', { scopes: SCOPES, quota: { guaranteed: 64, limit: 128 } });
     await eventually(async () => (await sys.db.gpu.count()) >= 256);
   }, 60_000);
@@ -36,10 +36,10 @@ describe('demand-driven MIG when it matters (real Postgres and Redis, simulated 
     const run = await eventually(async () => {
       const j = (await as(t.auth).get(`/v1/jobs/${res.body.id}`)).body;
       return j.state === 'running' ? j : undefined;
-    }, 15_000);
+    }, 45_000);
     expect(run.placement[0].gpus[0].migProfile).toBe('1g.10gb');
     expect(await sys.db.event.count({ where: { type: 'gpu.mig.requested' } })).toBe(1);
-  }, 30_000);
+  }, 90_000);
 
   it('an endpoint at zero whose 3g slice no GPU has free gets a free GPU re-partitioned and answers', async () => {
     const ep = (
@@ -54,10 +54,9 @@ describe('demand-driven MIG when it matters (real Postgres and Redis, simulated 
       })
     ).body;
     try {
-      const t0 = Date.now();
+      // the activator answers 503 after 60 s: a 200 means a replica was placed on a new slice before that
       const res = await as(t.auth).post(`/v1/endpoints/${ep.id}/invoke`, { input: 'hello' });
       expect(res.status).toBe(200);
-      expect(Date.now() - t0).toBeLessThan(30_000);
       const [alloc] = await sys.db.allocation.findMany({ where: { endpointId: ep.id, endedAt: null } });
       expect(alloc!.migProfile).toBe('3g.40gb');
       const requested = await sys.db.event.findMany({ where: { type: 'gpu.mig.requested' }, orderBy: { createdAt: 'asc' } });
@@ -65,5 +64,5 @@ describe('demand-driven MIG when it matters (real Postgres and Redis, simulated 
     } finally {
       await as(t.auth).del(`/v1/endpoints/${ep.id}`);
     }
-  }, 60_000);
+  }, 90_000);
 });
