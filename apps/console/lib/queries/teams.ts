@@ -3,6 +3,9 @@ import type { Me, Team } from '@gantry/contracts';
 import type { GantryClient } from '../api';
 import { listAll } from './paginate';
 
+/** A team, with its tenant's name when the caller sees several tenants (the platform admin). */
+export type VisibleTeam = Team & { tenantName?: string };
+
 export const teamKeys = {
   all: ['teams'] as const,
   visible: (tenantId: string | null) => [...teamKeys.all, 'visible', tenantId] as const,
@@ -18,7 +21,7 @@ export const visibleTeamsQuery = (client: GantryClient, me: Me | undefined) =>
     queryKey: teamKeys.visible(me?.tenantId ?? null),
     enabled: !!me,
     staleTime: 60_000,
-    queryFn: async (): Promise<Team[]> => {
+    queryFn: async (): Promise<VisibleTeam[]> => {
       if (!me) return [];
       if (me.teams.length > 0) return me.teams;
       if (me.tenantId) {
@@ -26,8 +29,12 @@ export const visibleTeamsQuery = (client: GantryClient, me: Me | undefined) =>
       }
       if (me.role === 'platform-admin') {
         const tenants = await listAll((cursor) => client.tenants.list({ limit: 500, cursor }), 5);
-        const perTenant = await Promise.all(tenants.map((t) => listAll((cursor) => client.teams.list(t.id, { limit: 500, cursor }), 5)));
-        return perTenant.flat();
+        const perTenant = await Promise.all(
+          tenants.map(async (t) =>
+            (await listAll((cursor) => client.teams.list(t.id, { limit: 500, cursor }), 5)).map((team) => ({ ...team, tenantName: t.name })),
+          ),
+        );
+        return perTenant.flat().sort((a, b) => a.tenantName.localeCompare(b.tenantName) || a.name.localeCompare(b.name));
       }
       return [];
     },
