@@ -16,6 +16,16 @@ const adminKey = () => {
   return k;
 };
 
+// Scroll bars as a person sees them: Playwright hides them in headless Chromium by default, which
+// would hide a table that scrolls inside its card from this spec too.
+test.use({
+  launchOptions: {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run', '--disable-background-networking'],
+    ignoreDefaultArgs: ['--hide-scrollbars'],
+  },
+});
+
 const WIDTHS = [
   { name: 'phone', width: 390, height: 844 },
   { name: 'desktop', width: 1440, height: 900 },
@@ -72,14 +82,14 @@ function measure(page: Page): Promise<Layout> {
 
 async function expectFits(page: Page, label: string, width: number) {
   const m = await measure(page);
-  expect(m.pageWidth, `${label}: the page scrolls sideways (${m.pageWidth} px in a ${m.viewport} px window)`).toBeLessThanOrEqual(m.viewport);
+  expect.soft(m.pageWidth, `${label}: the page scrolls sideways (${m.pageWidth} px in a ${m.viewport} px window)`).toBeLessThanOrEqual(m.viewport);
   if (width >= 1440) {
     // on a desktop every table fits its card whole
-    expect(m.overflowingTables, `${label}: tables cut off inside their card`).toEqual([]);
+    expect.soft(m.overflowingTables, `${label}: tables cut off inside their card`).toEqual([]);
   } else {
     // on a phone a wide table scrolls inside its card, with a scroll bar that shows
     const hidden = m.overflowingTables.filter((t) => !t.scrolls || t.scrollBar <= 0);
-    expect(hidden, `${label}: tables cut off with no visible way to scroll them`).toEqual([]);
+    expect.soft(hidden, `${label}: tables cut off with no visible way to scroll them`).toEqual([]);
   }
 }
 
@@ -94,7 +104,7 @@ async function expectAccessible(page: Page, label: string) {
           .map((n) => n.target.join(' '))
           .join(' | ')}`,
     );
-  expect(bad, `${label}: axe-core violations`).toEqual([]);
+  expect.soft(bad, `${label}: axe-core violations`).toEqual([]);
 }
 
 async function attachScreenshot(page: Page, testInfo: TestInfo, label: string) {
