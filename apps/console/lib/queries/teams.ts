@@ -28,7 +28,9 @@ export const visibleTeamsQuery = (client: GantryClient, me: Me | undefined) =>
         const tenants = await listAll((cursor) => client.tenants.list({ limit: 500, cursor }), 5);
         const tenantName = new Map(tenants.map((t) => [t.id, t.name]));
         const teams =
-          me.teams.length > 0 ? me.teams : (await Promise.all(tenants.map((t) => listAll((cursor) => client.teams.list(t.id, { limit: 500, cursor }), 5)))).flat();
+          me.teams.length > 0
+            ? me.teams
+            : (await Promise.all(tenants.map((t) => listAll((cursor) => client.teams.list(t.id, { limit: 500, cursor }), 5)))).flat();
         return teams
           .map((team) => ({ ...team, tenantName: tenantName.get(team.tenantId) ?? 'another tenant' }))
           .sort((a, b) => a.tenantName.localeCompare(b.tenantName) || a.name.localeCompare(b.name));
