@@ -10,7 +10,8 @@ export default defineConfig({
   retries: 0,
   // Ends the run with its report before scripts/test.sh's own limit for this stage (25 min).
   globalTimeout: 20 * 60_000,
-  reporter: [['list'], ['json', { outputFile: 'test-results/results.json' }]],
+  // The HTML report keeps the screenshots a spec attaches (every page at 390 and 1440 px: ui/screens.spec.ts).
+  reporter: [['list'], ['json', { outputFile: 'test-results/results.json' }], ['html', { outputFolder: 'test-results/html', open: 'never' }]],
   outputDir: 'test-results/artifacts',
   use: {
     baseURL: process.env.E2E_CONSOLE_URL ?? 'http://127.0.0.1:3100',

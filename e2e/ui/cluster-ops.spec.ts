@@ -35,6 +35,10 @@ test.describe('cluster operations (admin)', () => {
     await expect(detail).toHaveAttribute('data-state', 'ready');
 
     await page.getByTestId('node-cordon').click();
+    // cordon asks first; nothing changes until confirmed
+    await expect(page.getByTestId('confirm-dialog')).toContainText('No new work will be placed');
+    await expect(detail).toHaveAttribute('data-state', 'ready');
+    await page.getByTestId('confirm-accept').click();
     await expect(detail).toHaveAttribute('data-state', 'cordoned');
     await expect(page.getByTestId('node-state-reason')).toContainText(/cordoned by/);
     await page.getByTestId('node-uncordon').click();
@@ -74,6 +78,7 @@ test.describe('cluster operations (admin)', () => {
     const detail = page.getByTestId('node-detail');
     await page.getByTestId('node-persona-select').selectOption('vm-passthrough');
     await page.getByTestId('node-persona-switch').click();
+    await page.getByTestId('confirm-accept').click();
     await expect(detail).toHaveAttribute('data-state', 'switching');
     const transition = page.getByTestId('node-transition');
     await expect(transition).toHaveAttribute('data-kind', 'persona-switch');

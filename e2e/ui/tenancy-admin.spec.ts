@@ -72,7 +72,8 @@ test.describe('tenancy administration (console)', () => {
 
       await row.getByTestId('quota-limit').fill('400');
       await card.getByTestId('quota-save').click();
-      await expect(card.getByTestId('quota-error')).toContainText('rule team_admin_ceiling');
+      await expect(card.getByTestId('quota-error')).toContainText('A team admin cannot raise all GPU models above what the tenant admin set');
+      await expect(card.getByTestId('quota-error')).not.toContainText('rule ');
       await page.screenshot({ path: 'test-results/quotas-refused.png', fullPage: true });
       // Lowering (and moving back up to the ceiling) is allowed.
       await row.getByTestId('quota-limit').fill('180');
@@ -106,7 +107,7 @@ test.describe('tenancy administration (console)', () => {
     await page.getByTestId('api-key-secret-dismiss').click();
     await expect(page.getByTestId('api-key-secret')).toHaveCount(0);
     await row.getByTestId('api-key-revoke').click();
-    await row.getByTestId('api-key-revoke-confirm').click();
+    await page.getByTestId('confirm-accept').click();
     await expect(row).toHaveAttribute('data-state', 'revoked');
     await expect(client(secret).me()).rejects.toMatchObject({ status: 401 });
   });

@@ -6,6 +6,7 @@ import { Pill } from '@/components/state-badge';
 import { ErrorPanel, Loading } from '@/components/states';
 import { integrityQuery } from '@/lib/queries/integrity';
 import { useClient } from '@/lib/session';
+import { formatTime } from '@/lib/format';
 
 const count = (n: number, what: string) => `${n.toLocaleString()} ${what}${n === 1 ? '' : 's'}`;
 
@@ -28,7 +29,7 @@ export function IntegrityPanel() {
         </span>
         <span className="muted small">
           {count(r.counts.jobs, 'job')} · {count(r.counts.activeAllocations, 'active allocation')} · {count(r.counts.gpus, 'GPU')} ·{' '}
-          {count(r.counts.migSlices, 'MIG slice')} · checked {new Date(r.checkedAt).toLocaleTimeString()} in {r.ms} ms{' '}
+          {count(r.counts.migSlices, 'MIG slice')} · checked {formatTime(r.checkedAt)} in {r.ms} ms{' '}
           <label className="small">
             <input type="checkbox" checked={settled} onChange={(e) => setSettled(e.target.checked)} data-testid="integrity-settled" /> also stuck transitions
           </label>{' '}

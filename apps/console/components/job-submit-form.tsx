@@ -1,6 +1,6 @@
 'use client';
 
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { JOB_KINDS, MIG_PROFILE_NAMES, PRIORITIES, TOPOLOGY_LEVELS, type Job, type JobCreate } from '@gantry/contracts';
 import { describeError, isApiError } from '@/lib/api';
@@ -8,6 +8,8 @@ import { createJob, jobKeys } from '@/lib/queries/jobs';
 import { capacityQuery } from '@/lib/queries/utilization';
 import { useClient } from '@/lib/session';
 import { useTeam } from '@/lib/team';
+import { Modal } from './modal';
+import { humanizeMessage } from '@/lib/messages';
 
 type ResourceType = 'gpus' | 'mig' | 'fraction';
 
@@ -72,6 +74,30 @@ function fieldOf(path: string | undefined): keyof FormState | 'resources' | unde
   return undefined;
 }
 
+const FIELD_LABEL: Record<keyof FormState | 'resources', string> = {
+  teamId: 'Team',
+  name: 'Name',
+  kind: 'Kind',
+  priority: 'Priority',
+  replicas: 'Replicas',
+  resourceType: 'Type',
+  gpus: 'GPUs per replica',
+  migProfile: 'MIG profile',
+  gpuFraction: 'Fraction',
+  gpuModel: 'GPU model',
+  topologyLevel: 'Topology level',
+  topologyRequired: 'Topology required',
+  preemptible: 'Preemptible',
+  durationSeconds: 'Simulated duration',
+  resources: 'Resources',
+};
+
+/** "GPUs per replica: " before a problem of `resources.gpus`; nothing for a problem of the whole request. */
+function fieldLabel(path: string | undefined): string {
+  const f = fieldOf(path);
+  return f ? `${FIELD_LABEL[f]}: ` : '';
+}
+
 export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void; onSubmitted: (job: Job) => void }) {
   const client = useClient();
   const queryClient = useQueryClient();
@@ -115,14 +141,6 @@ export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void;
     },
   });
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') onClose();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [onClose]);
-
   const details = isApiError(submit.error) ? (submit.error.details ?? []) : [];
   const fieldErrors = new Map<string, string[]>();
   for (const d of details) {
@@ -138,273 +156,256 @@ export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void;
   const invalid = (k: string) => (fieldErrors.has(k) ? true : undefined);
 
   return (
-    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="submit-title" data-testid="submit-dialog">
-        <div className="modal-head">
-          <h2 id="submit-title">Submit a job</h2>
-          <button type="button" className="btn-close" aria-label="Close" onClick={onClose}>
-            ×
-          </button>
-        </div>
-        <form
-          className="form"
-          data-testid="submit-form"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            submit.mutate(toJobCreate(form));
-          }}
-        >
-          {submit.isError && (
-            <div className="alert alert-error" role="alert" data-testid="submit-error">
-              <div data-testid="submit-error-message">
-                {isApiError(submit.error) && submit.error.status < 500 ? (
-                  <>
-                    <strong>{submit.error.message}</strong>{' '}
-                    <span className="error-code">
-                      ({submit.error.status} {submit.error.code})
-                    </span>
-                  </>
-                ) : (
-                  describeError(submit.error)
-                )}
-              </div>
-              {details.length > 0 && (
-                <ul className="error-details">
-                  {details.map((d, i) => (
-                    <li key={i} data-testid="submit-error-detail" data-field={d.field ?? ''}>
-                      {d.field && <code>{d.field}</code>} {d.problem}
-                    </li>
-                  ))}
-                </ul>
-              )}
+    <Modal title="Submit a job" onClose={onClose} testId="submit-dialog" initialFocus='[data-testid="submit-name"]'>
+      <form
+        className="form"
+        data-testid="submit-form"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit.mutate(toJobCreate(form));
+        }}
+      >
+        {submit.isError && (
+          <div className="alert alert-error" role="alert" data-testid="submit-error">
+            <div data-testid="submit-error-message">
+              <strong>{describeError(submit.error)}</strong>
             </div>
-          )}
+            {details.length > 0 && (
+              <ul className="error-details">
+                {details.map((d, i) => (
+                  <li key={i} data-testid="submit-error-detail" data-field={d.field ?? ''}>
+                    {fieldLabel(d.field)}
+                    {humanizeMessage(d.problem)}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
 
+        <div className="form-grid">
+          <label className="field">
+            <span className="field-label">Team</span>
+            {teams.length > 0 ? (
+              <select data-testid="submit-team" value={form.teamId} onChange={(e) => set('teamId', e.target.value)} aria-invalid={invalid('teamId')}>
+                {!form.teamId && <option value="">Choose a team</option>}
+                {teams.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input
+                data-testid="submit-team"
+                value={form.teamId}
+                placeholder="team id"
+                onChange={(e) => set('teamId', e.target.value)}
+                aria-invalid={invalid('teamId')}
+              />
+            )}
+            {err('teamId')}
+          </label>
+          <label className="field">
+            <span className="field-label">Name</span>
+            <input
+              data-testid="submit-name"
+              value={form.name}
+              placeholder="llm-pretrain"
+              spellCheck={false}
+              onChange={(e) => set('name', e.target.value)}
+              aria-invalid={invalid('name')}
+            />
+            {err('name')}
+          </label>
+          <label className="field">
+            <span className="field-label">Kind</span>
+            <select
+              data-testid="submit-kind"
+              value={form.kind}
+              onChange={(e) => set('kind', e.target.value as FormState['kind'])}
+              aria-invalid={invalid('kind')}
+            >
+              {JOB_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {k}
+                </option>
+              ))}
+            </select>
+            {err('kind')}
+          </label>
+          <label className="field">
+            <span className="field-label">Priority</span>
+            <select
+              data-testid="submit-priority"
+              value={form.priority}
+              onChange={(e) => set('priority', e.target.value as FormState['priority'])}
+              aria-invalid={invalid('priority')}
+            >
+              {PRIORITIES.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+            {err('priority')}
+          </label>
+          <label className="field">
+            <span className="field-label">Replicas (gang)</span>
+            <input
+              data-testid="submit-replicas"
+              type="number"
+              min={1}
+              max={512}
+              value={form.replicas}
+              onChange={(e) => set('replicas', e.target.value)}
+              aria-invalid={invalid('replicas')}
+            />
+            {err('replicas')}
+          </label>
+          <label className="field">
+            <span className="field-label">GPU model</span>
+            <select data-testid="submit-gpu-model" value={form.gpuModel} onChange={(e) => set('gpuModel', e.target.value)} aria-invalid={invalid('gpuModel')}>
+              <option value="">any</option>
+              {models.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+            {err('gpuModel')}
+          </label>
+        </div>
+
+        <fieldset className="fieldset">
+          <legend>Resources per replica</legend>
           <div className="form-grid">
             <label className="field">
-              <span className="field-label">Team</span>
-              {teams.length > 0 ? (
-                <select data-testid="submit-team" value={form.teamId} onChange={(e) => set('teamId', e.target.value)} aria-invalid={invalid('teamId')}>
-                  {!form.teamId && <option value="">Choose a team</option>}
-                  {teams.map((t) => (
-                    <option key={t.id} value={t.id}>
-                      {t.name}
-                    </option>
-                  ))}
-                </select>
-              ) : (
+              <span className="field-label">Type</span>
+              <select data-testid="submit-resource-type" value={form.resourceType} onChange={(e) => set('resourceType', e.target.value as ResourceType)}>
+                <option value="gpus">Whole GPUs</option>
+                <option value="mig">MIG profile</option>
+                <option value="fraction">Fraction of a GPU</option>
+              </select>
+            </label>
+            {form.resourceType === 'gpus' && (
+              <label className="field">
+                <span className="field-label">GPUs per replica</span>
                 <input
-                  data-testid="submit-team"
-                  value={form.teamId}
-                  placeholder="team id"
-                  onChange={(e) => set('teamId', e.target.value)}
-                  aria-invalid={invalid('teamId')}
-                />
-              )}
-              {err('teamId')}
-            </label>
-            <label className="field">
-              <span className="field-label">Name</span>
-              <input
-                data-testid="submit-name"
-                value={form.name}
-                placeholder="llm-pretrain"
-                spellCheck={false}
-                autoFocus
-                onChange={(e) => set('name', e.target.value)}
-                aria-invalid={invalid('name')}
-              />
-              {err('name')}
-            </label>
-            <label className="field">
-              <span className="field-label">Kind</span>
-              <select
-                data-testid="submit-kind"
-                value={form.kind}
-                onChange={(e) => set('kind', e.target.value as FormState['kind'])}
-                aria-invalid={invalid('kind')}
-              >
-                {JOB_KINDS.map((k) => (
-                  <option key={k} value={k}>
-                    {k}
-                  </option>
-                ))}
-              </select>
-              {err('kind')}
-            </label>
-            <label className="field">
-              <span className="field-label">Priority</span>
-              <select
-                data-testid="submit-priority"
-                value={form.priority}
-                onChange={(e) => set('priority', e.target.value as FormState['priority'])}
-                aria-invalid={invalid('priority')}
-              >
-                {PRIORITIES.map((p) => (
-                  <option key={p} value={p}>
-                    {p}
-                  </option>
-                ))}
-              </select>
-              {err('priority')}
-            </label>
-            <label className="field">
-              <span className="field-label">Replicas (gang)</span>
-              <input
-                data-testid="submit-replicas"
-                type="number"
-                min={1}
-                max={512}
-                value={form.replicas}
-                onChange={(e) => set('replicas', e.target.value)}
-                aria-invalid={invalid('replicas')}
-              />
-              {err('replicas')}
-            </label>
-            <label className="field">
-              <span className="field-label">GPU model</span>
-              <select data-testid="submit-gpu-model" value={form.gpuModel} onChange={(e) => set('gpuModel', e.target.value)} aria-invalid={invalid('gpuModel')}>
-                <option value="">any</option>
-                {models.map((m) => (
-                  <option key={m} value={m}>
-                    {m}
-                  </option>
-                ))}
-              </select>
-              {err('gpuModel')}
-            </label>
-          </div>
-
-          <fieldset className="fieldset">
-            <legend>Resources per replica</legend>
-            <div className="form-grid">
-              <label className="field">
-                <span className="field-label">Type</span>
-                <select data-testid="submit-resource-type" value={form.resourceType} onChange={(e) => set('resourceType', e.target.value as ResourceType)}>
-                  <option value="gpus">Whole GPUs</option>
-                  <option value="mig">MIG profile</option>
-                  <option value="fraction">Fraction of a GPU</option>
-                </select>
-              </label>
-              {form.resourceType === 'gpus' && (
-                <label className="field">
-                  <span className="field-label">GPUs per replica</span>
-                  <input
-                    data-testid="submit-gpus"
-                    type="number"
-                    min={1}
-                    max={64}
-                    value={form.gpus}
-                    onChange={(e) => set('gpus', e.target.value)}
-                    aria-invalid={invalid('gpus')}
-                  />
-                  {err('gpus')}
-                </label>
-              )}
-              {form.resourceType === 'mig' && (
-                <label className="field">
-                  <span className="field-label">MIG profile</span>
-                  <input
-                    data-testid="submit-mig-profile"
-                    list="mig-profiles"
-                    value={form.migProfile}
-                    spellCheck={false}
-                    placeholder="1g.10gb"
-                    onChange={(e) => set('migProfile', e.target.value)}
-                    aria-invalid={invalid('migProfile')}
-                  />
-                  <datalist id="mig-profiles">
-                    {MIG_PROFILE_NAMES.map((p) => (
-                      <option key={p} value={p} />
-                    ))}
-                  </datalist>
-                  {err('migProfile')}
-                </label>
-              )}
-              {form.resourceType === 'fraction' && (
-                <label className="field">
-                  <span className="field-label">Fraction (0-1)</span>
-                  <input
-                    data-testid="submit-gpu-fraction"
-                    type="number"
-                    min={0.05}
-                    max={0.95}
-                    step={0.05}
-                    value={form.gpuFraction}
-                    onChange={(e) => set('gpuFraction', e.target.value)}
-                    aria-invalid={invalid('gpuFraction')}
-                  />
-                  {err('gpuFraction')}
-                </label>
-              )}
-            </div>
-            {err('resources')}
-          </fieldset>
-
-          <fieldset className="fieldset">
-            <legend>Placement</legend>
-            <div className="form-grid">
-              <label className="field">
-                <span className="field-label">Topology level</span>
-                <select
-                  data-testid="submit-topology-level"
-                  value={form.topologyLevel}
-                  onChange={(e) => set('topologyLevel', e.target.value as FormState['topologyLevel'])}
-                  aria-invalid={invalid('topologyLevel')}
-                >
-                  {TOPOLOGY_LEVELS.map((l) => (
-                    <option key={l} value={l}>
-                      {l === 'any' ? 'any' : `same ${l}`}
-                    </option>
-                  ))}
-                </select>
-                {err('topologyLevel')}
-              </label>
-              <label className="field">
-                <span className="field-label">Simulated duration (s)</span>
-                <input
-                  data-testid="submit-duration"
+                  data-testid="submit-gpus"
                   type="number"
                   min={1}
-                  value={form.durationSeconds}
-                  placeholder="until cancelled"
-                  onChange={(e) => set('durationSeconds', e.target.value)}
-                  aria-invalid={invalid('durationSeconds')}
+                  max={64}
+                  value={form.gpus}
+                  onChange={(e) => set('gpus', e.target.value)}
+                  aria-invalid={invalid('gpus')}
                 />
-                {err('durationSeconds')}
+                {err('gpus')}
               </label>
-            </div>
-            <div className="checks">
-              <label className="check">
+            )}
+            {form.resourceType === 'mig' && (
+              <label className="field">
+                <span className="field-label">MIG profile</span>
                 <input
-                  data-testid="submit-topology-required"
-                  type="checkbox"
-                  checked={form.topologyRequired}
-                  onChange={(e) => set('topologyRequired', e.target.checked)}
+                  data-testid="submit-mig-profile"
+                  list="mig-profiles"
+                  value={form.migProfile}
+                  spellCheck={false}
+                  placeholder="1g.10gb"
+                  onChange={(e) => set('migProfile', e.target.value)}
+                  aria-invalid={invalid('migProfile')}
                 />
-                Topology required (otherwise preferred)
+                <datalist id="mig-profiles">
+                  {MIG_PROFILE_NAMES.map((p) => (
+                    <option key={p} value={p} />
+                  ))}
+                </datalist>
+                {err('migProfile')}
               </label>
-              <label className="check">
-                <input data-testid="submit-preemptible" type="checkbox" checked={form.preemptible} onChange={(e) => set('preemptible', e.target.checked)} />
-                Preemptible
+            )}
+            {form.resourceType === 'fraction' && (
+              <label className="field">
+                <span className="field-label">Fraction (0-1)</span>
+                <input
+                  data-testid="submit-gpu-fraction"
+                  type="number"
+                  min={0.05}
+                  max={0.95}
+                  step={0.05}
+                  value={form.gpuFraction}
+                  onChange={(e) => set('gpuFraction', e.target.value)}
+                  aria-invalid={invalid('gpuFraction')}
+                />
+                {err('gpuFraction')}
               </label>
-            </div>
-            {err('topologyRequired')}
-            {err('preemptible')}
-          </fieldset>
-
-          <div className="modal-foot">
-            <span className="muted small">Sent as POST /v1/jobs with an Idempotency-Key.</span>
-            <button type="button" className="btn" onClick={onClose}>
-              Close
-            </button>
-            <button type="submit" className="btn btn-primary" data-testid="submit-job" disabled={submit.isPending}>
-              {submit.isPending ? 'Submitting…' : 'Submit job'}
-            </button>
+            )}
           </div>
-        </form>
-      </div>
-    </div>
+          {err('resources')}
+        </fieldset>
+
+        <fieldset className="fieldset">
+          <legend>Placement</legend>
+          <div className="form-grid">
+            <label className="field">
+              <span className="field-label">Topology level</span>
+              <select
+                data-testid="submit-topology-level"
+                value={form.topologyLevel}
+                onChange={(e) => set('topologyLevel', e.target.value as FormState['topologyLevel'])}
+                aria-invalid={invalid('topologyLevel')}
+              >
+                {TOPOLOGY_LEVELS.map((l) => (
+                  <option key={l} value={l}>
+                    {l === 'any' ? 'any' : `same ${l}`}
+                  </option>
+                ))}
+              </select>
+              {err('topologyLevel')}
+            </label>
+            <label className="field">
+              <span className="field-label">Simulated duration (s)</span>
+              <input
+                data-testid="submit-duration"
+                type="number"
+                min={1}
+                value={form.durationSeconds}
+                placeholder="until cancelled"
+                onChange={(e) => set('durationSeconds', e.target.value)}
+                aria-invalid={invalid('durationSeconds')}
+              />
+              {err('durationSeconds')}
+            </label>
+          </div>
+          <div className="checks">
+            <label className="check">
+              <input
+                data-testid="submit-topology-required"
+                type="checkbox"
+                checked={form.topologyRequired}
+                onChange={(e) => set('topologyRequired', e.target.checked)}
+              />
+              Topology required (otherwise preferred)
+            </label>
+            <label className="check">
+              <input data-testid="submit-preemptible" type="checkbox" checked={form.preemptible} onChange={(e) => set('preemptible', e.target.checked)} />
+              Preemptible
+            </label>
+          </div>
+          {err('topologyRequired')}
+          {err('preemptible')}
+        </fieldset>
+
+        <div className="modal-foot">
+          <span className="muted small">Sent as POST /v1/jobs with an Idempotency-Key.</span>
+          <button type="button" className="btn" onClick={onClose}>
+            Close
+          </button>
+          <button type="submit" className="btn btn-primary" data-testid="submit-job" disabled={submit.isPending}>
+            {submit.isPending ? 'Submitting…' : 'Submit job'}
+          </button>
+        </div>
+      </form>
+    </Modal>
   );
 }

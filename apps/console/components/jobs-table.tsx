@@ -8,6 +8,7 @@ import { useTeam } from '@/lib/team';
 import { useNow } from '@/lib/use-now';
 import { JobActions } from './job-actions';
 import { StateBadge } from './state-badge';
+import { humanizeMessage } from '@/lib/messages';
 
 export function JobsTable({ jobs, showTeam }: { jobs: Job[]; showTeam: boolean }) {
   const router = useRouter();
@@ -77,7 +78,7 @@ export function JobsTable({ jobs, showTeam }: { jobs: Job[]; showTeam: boolean }
                 <td className="mono placement" data-testid="job-placement" title={j.placement.map((p) => p.nodeName).join(', ')}>
                   {nodes || <span className="muted">-</span>}
                 </td>
-                <td className="reason" data-testid="job-reason" title={j.reasons[0] ? `${j.reasons[0].code}: ${j.reasons[0].message}` : undefined}>
+                <td className="reason" data-testid="job-reason" title={j.reasons[0] ? humanizeMessage(j.reasons[0].message) : undefined}>
                   {j.state === 'pending' ? (
                     <div className="clamp-2">
                       {j.queuePosition !== undefined && (
@@ -85,10 +86,10 @@ export function JobsTable({ jobs, showTeam }: { jobs: Job[]; showTeam: boolean }
                           #{j.queuePosition}
                         </span>
                       )}
-                      {j.reasons[0]?.message}
+                      {j.reasons[0] && humanizeMessage(j.reasons[0].message)}
                     </div>
                   ) : j.reasons[0] && !isActive(j.state) && j.state !== 'succeeded' ? (
-                    <div className="clamp-2 muted">{j.reasons[0].message}</div>
+                    <div className="clamp-2 muted">{humanizeMessage(j.reasons[0].message)}</div>
                   ) : null}
                 </td>
                 <td className="num mono muted" title={j.createdAt}>

@@ -7,12 +7,28 @@ import { describeError } from '@/lib/api';
 import { nodeKeys } from '@/lib/queries/nodes';
 import { runNodeAction, switchPersona, type NodeAction } from '@/lib/queries/node-actions';
 import { useClient } from '@/lib/session';
+import { ConfirmDialog } from './modal';
 
 const LABEL: Record<NodeAction, { verb: string; doing: string; className: string }> = {
   cordon: { verb: 'Cordon', doing: 'Cordoning…', className: 'btn-outline' },
   drain: { verb: 'Drain', doing: 'Draining…', className: 'btn-danger-outline' },
   uncordon: { verb: 'Uncordon', doing: 'Uncordoning…', className: 'btn-primary' },
 };
+
+/** What an action does to the node's work, said before it is done (uncordon only gives capacity back). */
+function consequence(a: NodeAction | 'persona', node: Node, persona: Persona): string | null {
+  const held = node.gpusAllocated > 0 ? `the work on its ${node.gpusAllocated} allocated GPU(s)` : 'no work (no GPU is allocated)';
+  switch (a) {
+    case 'cordon':
+      return `No new work will be placed on ${node.name}. What runs there now keeps running; uncordon to take work again.`;
+    case 'drain':
+      return `${node.name} stops taking work and ${held} is moved: suspendable jobs are checkpointed and requeued, the others restarted elsewhere.`;
+    case 'persona':
+      return `${node.name} is drained (${held} moves), its GPU stack reconfigured as ${persona} (minutes), then it takes work again.`;
+    case 'uncordon':
+      return null;
+  }
+}
 
 /** What the node's state allows: cordon and drain a ready node, uncordon a cordoned one. */
 export function nodeActionsFor(node: Pick<Node, 'state'>): NodeAction[] {
@@ -31,13 +47,30 @@ export function NodeActions({ node }: { node: Node }) {
   const swap = useMutation({ mutationFn: (p: Persona) => switchPersona(client, node.id, p), onSettled: refresh });
   const busy = action.isPending || swap.isPending;
   const canSwitch = node.state === 'ready' || node.state === 'cordoned';
+  const [asking, setAsking] = useState<NodeAction | 'persona' | null>(null);
+  const run = (a: NodeAction | 'persona') => (a === 'persona' ? swap.mutate(persona) : action.mutate(a));
+  const ask = (a: NodeAction | 'persona') => (consequence(a, node, persona) === null ? run(a) : setAsking(a));
   return (
     <div className="node-actions" data-testid="node-actions">
       {nodeActionsFor(node).map((a) => (
-        <button key={a} type="button" className={`btn btn-sm ${LABEL[a].className}`} data-testid={`node-${a}`} disabled={busy} onClick={() => action.mutate(a)}>
+        <button key={a} type="button" className={`btn btn-sm ${LABEL[a].className}`} data-testid={`node-${a}`} disabled={busy} onClick={() => ask(a)}>
           {action.isPending && action.variables === a ? LABEL[a].doing : LABEL[a].verb}
         </button>
       ))}
+      {asking && (
+        <ConfirmDialog
+          title={asking === 'persona' ? `Switch ${node.name} to ${persona}?` : `${LABEL[asking].verb} ${node.name}?`}
+          confirmLabel={asking === 'persona' ? 'Switch persona' : LABEL[asking].verb}
+          tone={asking === 'cordon' ? 'primary' : 'danger'}
+          onCancel={() => setAsking(null)}
+          onConfirm={() => {
+            run(asking);
+            setAsking(null);
+          }}
+        >
+          {consequence(asking, node, persona)}
+        </ConfirmDialog>
+      )}
       <span className="persona-switch">
         <select
           className="select-sm"
@@ -58,7 +91,7 @@ export function NodeActions({ node }: { node: Node }) {
           className="btn btn-sm btn-outline"
           data-testid="node-persona-switch"
           disabled={!canSwitch || busy || persona === node.persona}
-          onClick={() => swap.mutate(persona)}
+          onClick={() => ask('persona')}
           title="Drain the node, reconfigure its GPU stack (minutes), then take work again"
         >
           {swap.isPending ? 'Switching…' : 'Switch persona'}

@@ -1,5 +1,6 @@
 'use client';
 
+import { useEffect, useRef, useState } from 'react';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import type { Me } from '@gantry/contracts';
@@ -25,34 +26,57 @@ const ADMIN_NAV = [
   { href: '/audit', label: 'Audit log', testId: 'nav-audit', icon: IconAudit },
 ] as const;
 
+/**
+ * The navigation. On a wide screen a fixed column; below 900 px a top bar with a menu button
+ * that opens the same column over the page (closed again by a link, Escape or the backdrop).
+ */
 export function Sidebar({ me }: { me: Me | undefined }) {
   const pathname = usePathname();
   const { signOut } = useSession();
+  const [open, setOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
   const isActive = (href: string) => (href === '/' ? pathname === '/' : pathname === href || pathname.startsWith(`${href}/`));
 
+  // a new page closes the menu
+  useEffect(() => setOpen(false), [pathname]);
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      setOpen(false);
+      menuButton.current?.focus();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [open]);
+
   return (
-    <aside className="sidebar">
-      <div className="sidebar-brand">
-        <Logo size={26} />
-        <span>Gantry</span>
-      </div>
-      <nav className="sidebar-nav" aria-label="Main">
-        <div className="nav-section">Workloads</div>
-        {NAV.map(({ href, label, testId, icon: Icon }) => (
-          <Link
-            key={href}
-            href={href}
-            data-testid={testId}
-            className={`nav-link${isActive(href) ? ' active' : ''}`}
-            aria-current={isActive(href) ? 'page' : undefined}
-          >
-            <Icon />
-            {label}
-          </Link>
-        ))}
-        <div className="nav-section">Administration</div>
-        {ADMIN_NAV.filter(({ href }) => href !== '/audit' || !me || me.role === 'tenant-admin' || me.role === 'platform-admin').map(
-          ({ href, label, testId, icon: Icon }) => (
+    <>
+      <header className="topbar">
+        <button
+          ref={menuButton}
+          type="button"
+          className="menu-button"
+          data-testid="nav-menu"
+          aria-label={open ? 'Close the menu' : 'Open the menu'}
+          aria-expanded={open}
+          aria-controls="main-nav"
+          onClick={() => setOpen(!open)}
+        >
+          <IconMenu open={open} />
+        </button>
+        <Logo size={22} />
+        <span className="topbar-title">Gantry</span>
+      </header>
+      {open && <div className="nav-backdrop" data-testid="nav-backdrop" onClick={() => setOpen(false)} aria-hidden="true" />}
+      <aside className={`sidebar${open ? ' open' : ''}`} id="main-nav" data-testid="sidebar">
+        <div className="sidebar-brand">
+          <Logo size={26} />
+          <span>Gantry</span>
+        </div>
+        <nav className="sidebar-nav" aria-label="Main">
+          <div className="nav-section">Workloads</div>
+          {NAV.map(({ href, label, testId, icon: Icon }) => (
             <Link
               key={href}
               href={href}
@@ -63,29 +87,56 @@ export function Sidebar({ me }: { me: Me | undefined }) {
               <Icon />
               {label}
             </Link>
-          ),
-        )}
-      </nav>
-      <div className="sidebar-foot">
-        {me && (
-          <>
-            <TeamSwitcher />
-            <div className="whoami" data-testid="whoami">
-              <div className="whoami-name" data-testid="whoami-name" title={me.name}>
-                {me.name}
+          ))}
+          <div className="nav-section">Administration</div>
+          {ADMIN_NAV.filter(({ href }) => href !== '/audit' || !me || me.role === 'tenant-admin' || me.role === 'platform-admin').map(
+            ({ href, label, testId, icon: Icon }) => (
+              <Link
+                key={href}
+                href={href}
+                data-testid={testId}
+                className={`nav-link${isActive(href) ? ' active' : ''}`}
+                aria-current={isActive(href) ? 'page' : undefined}
+              >
+                <Icon />
+                {label}
+              </Link>
+            ),
+          )}
+        </nav>
+        <div className="sidebar-foot">
+          {me && (
+            <>
+              <TeamSwitcher />
+              <div className="whoami" data-testid="whoami">
+                <div className="whoami-name" data-testid="whoami-name" title={me.name}>
+                  {me.name}
+                </div>
+                <div className="whoami-role" data-testid="whoami-role">
+                  {me.role}
+                  <span className="whoami-kind">{me.kind === 'api-key' ? ' · API key' : ' · session'}</span>
+                </div>
               </div>
-              <div className="whoami-role" data-testid="whoami-role">
-                {me.role}
-                <span className="whoami-kind">{me.kind === 'api-key' ? ' · API key' : ' · session'}</span>
-              </div>
-            </div>
-          </>
-        )}
-        <button type="button" className="btn btn-ghost-dark btn-block" data-testid="sign-out" onClick={() => signOut()}>
-          Sign out
-        </button>
-      </div>
-    </aside>
+            </>
+          )}
+          <button type="button" className="btn btn-ghost-dark btn-block" data-testid="sign-out" onClick={() => signOut()}>
+            Sign out
+          </button>
+        </div>
+      </aside>
+    </>
+  );
+}
+
+function IconMenu({ open }: { open: boolean }) {
+  return (
+    <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true">
+      {open ? (
+        <path d="M5 5l10 10M15 5L5 15" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" />
+      ) : (
+        <path d="M3 5.5h14M3 10h14M3 14.5h14" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" />
+      )}
+    </svg>
   );
 }
 

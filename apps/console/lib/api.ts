@@ -1,4 +1,5 @@
 import { createGantryClient, GantryApiError, type GantryClient } from '@gantry/sdk';
+import { humanizeMessage } from './messages';
 
 export { GantryApiError };
 export type { GantryClient };
@@ -34,7 +35,7 @@ export function describeError(err: unknown): string {
       // no error envelope: the console's proxy could not reach the API, or the API crashed
       return `The Gantry API is not reachable or failed (HTTP ${err.status}).`;
     }
-    return `${err.message} (${err.status} ${err.code})`;
+    return humanizeMessage(err.message);
   }
   if (err instanceof TypeError) return 'Network error: the Gantry API could not be reached.';
   if (err instanceof Error) return err.message;

@@ -109,18 +109,43 @@ export function shortAge(iso: string | null | undefined, now: number): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return '-';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '-';
-  return d.toLocaleString(undefined, {
-    month: 'short',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hour12: false,
-  });
+/*
+ * Dates: every date and time of the console goes through these, so one page never says
+ * "Dec 1, 06:16:06" and another "12/1/2026, 6:21:23 AM". 24-hour clock, the reader's time zone.
+ */
+const DATE_TIME = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+const DATE_MINUTE = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false });
+const CLOCK = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
+const DATE_YEAR = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
+function toDate(at: string | number | Date | null | undefined): Date | null {
+  if (at === null || at === undefined || at === '') return null;
+  const d = at instanceof Date ? at : new Date(at);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+/** "Dec 1, 06:16:06": an event's moment. */
+export function formatTime(at: string | number | Date | null | undefined): string {
+  const d = toDate(at);
+  return d ? DATE_TIME.format(d) : '-';
+}
+
+/** "Dec 1, 06:16": a chart bucket over days. */
+export function formatMinute(at: string | number | Date | null | undefined): string {
+  const d = toDate(at);
+  return d ? DATE_MINUTE.format(d) : '-';
+}
+
+/** "06:16": a chart bucket within a day. */
+export function formatClock(at: string | number | Date | null | undefined): string {
+  const d = toDate(at);
+  return d ? CLOCK.format(d) : '-';
+}
+
+/** "Mar 2, 2027": a day, with its year (expiry dates). */
+export function formatDay(at: string | number | Date | null | undefined): string {
+  const d = toDate(at);
+  return d ? DATE_YEAR.format(d) : '-';
 }
 
 export function formatMiB(mib: number): string {
@@ -136,4 +161,21 @@ export function formatGpus(n: number): string {
 
 export function formatPercent(fraction: number): string {
   return `${Math.round(fraction * 100)}%`;
+}
+
+/**
+ * Hours for people: "17 GPU-hours" rather than "16.965"; one decimal below 10, none above
+ * (the exact figure stays in the API and the CSV export).
+ */
+export function formatHours(h: number): string {
+  const abs = Math.abs(h);
+  if (abs === 0) return '0';
+  if (abs < 0.1) return h > 0 ? '< 0.1' : '> -0.1';
+  if (abs < 10) return String(Math.round(h * 10) / 10);
+  return Math.round(h).toLocaleString('en-US');
+}
+
+/** A GPU flavour of a quota: `*` means every model. */
+export function flavourName(gpuModel: string): string {
+  return gpuModel === '*' ? 'all GPU models' : gpuModel;
 }

@@ -1,22 +1,23 @@
 'use client';
 
 import { createContext, useCallback, useContext, useMemo, useSyncExternalStore } from 'react';
-import type { Me, Team } from '@gantry/contracts';
+import type { Me } from '@gantry/contracts';
+import type { VisibleTeam } from './queries/teams';
 import { getStoredTeam, setStoredTeam, subscribeStorage } from './storage';
 
 interface TeamSelection {
   /** Teams the caller can act for. */
-  teams: Team[];
+  teams: VisibleTeam[];
   /** The selected team id, or '' for "all teams". */
   teamId: string;
-  team: Team | undefined;
+  team: VisibleTeam | undefined;
   setTeamId: (id: string) => void;
   teamName: (id: string) => string;
 }
 
 const TeamContext = createContext<TeamSelection | null>(null);
 
-export function TeamProvider({ me, teams, children }: { me: Me; teams: Team[]; children: React.ReactNode }) {
+export function TeamProvider({ me, teams, children }: { me: Me; teams: VisibleTeam[]; children: React.ReactNode }) {
   const stored = useSyncExternalStore(subscribeStorage, getStoredTeam, () => null);
 
   const teamId = useMemo(() => {
@@ -30,7 +31,15 @@ export function TeamProvider({ me, teams, children }: { me: Me; teams: Team[]; c
 
   const setTeamId = useCallback((id: string) => setStoredTeam(id), []);
   const byId = useMemo(() => new Map(teams.map((t) => [t.id, t])), [teams]);
-  const teamName = useCallback((id: string) => byId.get(id)?.name ?? id, [byId]);
+  // a platform admin sees teams of several tenants: "Research (Acme AI)"
+  const teamName = useCallback(
+    (id: string) => {
+      const t = byId.get(id);
+      if (!t) return id;
+      return t.tenantName ? `${t.name} (${t.tenantName})` : t.name;
+    },
+    [byId],
+  );
 
   const value = useMemo(() => ({ teams, teamId, team: byId.get(teamId), setTeamId, teamName }), [teams, teamId, byId, setTeamId, teamName]);
   return <TeamContext.Provider value={value}>{children}</TeamContext.Provider>;

@@ -27,6 +27,8 @@ export const ZApiKey = z.object({
   expiresAt: z.string().nullable(),
   lastUsedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
+  /** Whether the caller may revoke this key (its own, or one it administers and not stronger than itself). */
+  canRevoke: z.boolean(),
 });
 export type ApiKey = z.infer<typeof ZApiKey>;
 

@@ -11,6 +11,7 @@ import { useSession } from '@/lib/session';
 import { TeamProvider } from '@/lib/team';
 import type { GantryClient } from '@/lib/api';
 import { LiveUpdates } from '@/lib/live-events';
+import { ScrollRegions } from '@/components/scroll-regions';
 
 /** Every page but /login: requires an API key, shows the sidebar and the team selection. */
 export default function ConsoleLayout({ children }: { children: React.ReactNode }) {
@@ -55,6 +56,7 @@ function SignedIn({ client, children }: { client: GantryClient; children: React.
         <Sidebar me={me.data} />
         <main className="main">{children}</main>
         <LiveUpdates client={client} />
+        <ScrollRegions />
       </div>
     </TeamProvider>
   );

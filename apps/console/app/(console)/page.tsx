@@ -14,6 +14,7 @@ import { useClient } from '@/lib/session';
 import { useTeam } from '@/lib/team';
 import { useNow } from '@/lib/use-now';
 import { IdleAllocationsTable, ModelUsageChart, TeamQuotaTable, TrendChart } from '@/components/utilization/overview-widgets';
+import { humanizeMessage } from '@/lib/messages';
 
 export default function OverviewPage() {
   const client = useClient();
@@ -42,7 +43,7 @@ export default function OverviewPage() {
         </div>
       </section>
       <section className="section">
-        <div className="chart-grid">
+        <div className="table-grid">
           <TeamQuotaTable />
           <IdleAllocationsTable />
         </div>
@@ -196,7 +197,7 @@ function PendingQueue({ jobs }: { jobs: Job[] }) {
                 <StateBadge state={j.state} />
               </td>
               <td className="mono">{formatGpuRequest(j)}</td>
-              <td className="reason">{j.reasons[0]?.message ?? '-'}</td>
+              <td className="reason">{j.reasons[0] ? humanizeMessage(j.reasons[0].message) : '-'}</td>
               <td className="num mono">{age(j.createdAt, now)}</td>
             </tr>
           ))}

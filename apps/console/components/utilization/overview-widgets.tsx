@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Capacity, GpuHeatmap, UtilizationReport } from '@gantry/contracts';
 import { ErrorPanel, Loading, Empty } from '@/components/states';
-import { formatGpus } from '@/lib/format';
+import { formatClock, formatGpus, formatHours } from '@/lib/format';
 import { capacityQuery, heatmapQuery, idleAllocationsQuery, utilizationReportQuery } from '@/lib/queries/utilization';
 import { useClient } from '@/lib/session';
 import './utilization.css';
@@ -123,9 +123,8 @@ export function trendRows(r: UtilizationReport) {
       allocated += p.allocatedGpuHours;
       used += p.busyGpuHours;
     }
-    const t = new Date(r.series[0]!.points[k]!.t);
     return {
-      label: t.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }),
+      label: formatClock(r.series[0]!.points[k]!.t),
       capacity: round1(capacity / hours),
       allocated: round1(allocated / hours),
       used: round1(used / hours),
@@ -190,7 +189,7 @@ export function TeamQuotaTable() {
                     </span>
                   ) : null}
                 </td>
-                <td className="num mono">{s.totals.allocatedGpuHours.toFixed(2)}</td>
+                <td className="num mono">{formatHours(s.totals.allocatedGpuHours)}</td>
                 <td className="num mono">{s.totals.smRatio == null ? '–' : `${Math.round(s.totals.smRatio * 100)} %`}</td>
                 <td className="num mono">{money(s.totals.cost, report.data.currency)}</td>
               </tr>

@@ -1548,6 +1548,7 @@ export interface operations {
                             expiresAt: string | null;
                             lastUsedAt: string | null;
                             revokedAt: string | null;
+                            canRevoke: boolean;
                         }[];
                         nextCursor: string | null;
                     };

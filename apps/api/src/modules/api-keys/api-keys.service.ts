@@ -4,13 +4,14 @@ import type { z } from 'zod';
 import type { ZApiKeyCreate } from '@gantry/contracts';
 import { DomainError, notFound } from '../../common/errors';
 import { toPage } from '../../common/pagination';
-import { hasScope, keyOwner, ownerOf, scopeOf, type Principal } from '../../common/principal';
+import { hasScope, ownerOf, scopeOf, type Principal } from '../../common/principal';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { ROLE_SCOPES } from '../../common/role-scopes';
 import { CredentialRevocations } from '../../common/credential-revocations.service';
 import { TenantsRepository } from '../tenants/tenants.repository';
 import { roleToApi, roleToDb } from '../../common/roles';
 import { ApiKeysRepository } from './api-keys.repository';
+import { mayRevoke } from './may-revoke';
 
 const RANK: Record<Role, number> = { viewer: 0, member: 1, 'team-admin': 2, 'tenant-admin': 3, 'platform-admin': 4 };
 
@@ -76,18 +77,15 @@ export class ApiKeysService {
   }
 
   async list(p: Principal, q: PageQuery): Promise<Page<ApiKey>> {
-    return toPage(await this.keys.list(scopeOf(p), q), q, present);
+    return toPage(await this.keys.list(scopeOf(p), q), q, (k) => present(k, mayRevoke(p, k) === null));
   }
 
   async revoke(p: Principal, id: string): Promise<void> {
     const scope = scopeOf(p);
     const row = await this.keys.find(scope, id);
     if (!row) throw notFound('API key', id);
-    if (RANK[roleToApi(row.role)] > RANK[p.role]) throw new DomainError('forbidden', 'this key is stronger than the caller');
-    // Your own keys, or, as an admin, the keys of the team or tenant you administer.
-    const own = keyOwner(row) === ownerOf(p);
-    const administers = p.role === 'platform-admin' || p.role === 'tenant-admin' || (p.role === 'team-admin' && row.teamId !== null && row.teamId === p.teamId);
-    if (!own && !administers) throw new DomainError('forbidden', 'only the owner of a key or an admin may revoke it');
+    const refusal = mayRevoke(p, row);
+    if (refusal) throw new DomainError('forbidden', refusal);
     if (!(await this.keys.revoke(scope, id, new Date()))) throw new DomainError('invalid_state', `API key ${id} is already revoked`);
     await this.revocations.revoked({ apiKeyId: id });
   }
@@ -113,19 +111,22 @@ export class ApiKeysService {
   }
 }
 
-function present(k: {
-  id: string;
-  name: string;
-  prefix: string;
-  role: Parameters<typeof roleToApi>[0];
-  scopes: string[];
-  tenantId: string | null;
-  teamId: string | null;
-  createdAt: Date;
-  expiresAt: Date | null;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}): ApiKey {
+function present(
+  k: {
+    id: string;
+    name: string;
+    prefix: string;
+    role: Parameters<typeof roleToApi>[0];
+    scopes: string[];
+    tenantId: string | null;
+    teamId: string | null;
+    createdAt: Date;
+    expiresAt: Date | null;
+    lastUsedAt: Date | null;
+    revokedAt: Date | null;
+  },
+  canRevoke: boolean,
+): ApiKey {
   return {
     id: k.id,
     name: k.name,
@@ -138,5 +139,6 @@ function present(k: {
     expiresAt: k.expiresAt?.toISOString() ?? null,
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,
+    canRevoke: canRevoke && k.revokedAt === null,
   };
 }

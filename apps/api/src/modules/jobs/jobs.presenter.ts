@@ -29,11 +29,20 @@ export function placementOf(row: JobRow): Placement[] {
   return [...byReplica.values()].sort((a, b) => a.replica - b.replica);
 }
 
-/** Progress of the simulated work in [0, 1], counting the current run. */
-export function progressOf(row: JobRow, now: Date, simSpeed: number): number | undefined {
+/**
+ * Progress of the simulated work in [0, 1], counting the current run. A suspending job still
+ * runs until its checkpoint is taken: its progress holds (it does not fall back to the stored
+ * figure, which is 0 for a first run, until the checkpoint records it).
+ */
+export function progressOf(
+  row: Pick<JobRow, 'durationSeconds' | 'state' | 'runningSince' | 'progressSeconds'>,
+  now: Date,
+  simSpeed: number,
+): number | undefined {
   if (!row.durationSeconds) return undefined;
   if (row.state === 'succeeded') return 1;
-  const running = row.state === 'running' && row.runningSince ? ((now.getTime() - row.runningSince.getTime()) / 1000) * simSpeed : 0;
+  const runs = row.state === 'running' || row.state === 'suspending';
+  const running = runs && row.runningSince ? ((now.getTime() - row.runningSince.getTime()) / 1000) * simSpeed : 0;
   return Math.min(1, Math.max(0, (row.progressSeconds + running) / row.durationSeconds));
 }
 

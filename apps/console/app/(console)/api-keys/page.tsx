@@ -2,7 +2,9 @@
 
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { SCOPES, type ApiKey, type ApiKeyCreated, type Role, type Scope } from '@gantry/contracts';
+import { ROLE_RANK, ROLE_SCOPES, SCOPES, type ApiKey, type ApiKeyCreated, type Role, type Scope } from '@gantry/contracts';
+import { ConfirmDialog } from '@/components/modal';
+import { formatDay, formatTime } from '@/lib/format';
 import { PageHeader } from '@/components/page-header';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { describeError } from '@/lib/api';
@@ -11,8 +13,33 @@ import { meQuery } from '@/lib/queries/me';
 import { useClient } from '@/lib/session';
 import { useTeam } from '@/lib/team';
 
-const RANK: Record<Role, number> = { viewer: 0, member: 1, 'team-admin': 2, 'tenant-admin': 3, 'platform-admin': 4 };
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '–');
+const when = (iso: string | null) => (iso ? formatTime(iso) : 'never');
+
+/** What each scope lets a key do, in words. */
+const SCOPE_WORDS: Record<Scope, string> = {
+  'jobs:read': 'see jobs',
+  'jobs:write': 'submit, suspend and cancel jobs',
+  'endpoints:read': 'see endpoints',
+  'endpoints:write': 'create, scale and call endpoints',
+  'quotas:read': 'see quotas and usage',
+  'quotas:write': 'change quotas',
+  'cluster:read': 'see nodes and GPUs',
+  'cluster:admin': 'cordon, drain and reconfigure nodes',
+  'tenants:admin': 'manage tenants',
+};
+
+const ROLE_WORDS: Record<Role, string> = {
+  viewer: 'viewer',
+  member: 'member',
+  'team-admin': 'team admin',
+  'tenant-admin': 'tenant admin',
+  'platform-admin': 'platform admin',
+};
+
+/** The scopes a new key of this role starts with: the role's, as far as the caller holds them. */
+function defaultScopes(role: Role, held: readonly Scope[]): Scope[] {
+  return ROLE_SCOPES[role].filter((s) => held.includes(s));
+}
 
 /** API keys: create (the secret is shown once), list (prefix, scopes, last use, expiry), revoke. */
 export default function ApiKeysPage() {
@@ -21,7 +48,7 @@ export default function ApiKeysPage() {
   const me = useQuery(meQuery(client));
   const keys = useQuery(apiKeysQuery(client));
   const [created, setCreated] = useState<(ApiKeyCreated & { name: string }) | null>(null);
-  const [confirm, setConfirm] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<ApiKey | null>(null);
   const revoke = useMutation({
     mutationFn: (id: string) => client.apiKeys.revoke(id),
     onSuccess: () => {
@@ -60,10 +87,21 @@ export default function ApiKeysPage() {
           </button>
         </div>
       )}
-      {revoke.isError && (
-        <div className="alert alert-error" data-testid="api-key-revoke-error">
-          {describeError(revoke.error)}
-        </div>
+      {confirm && (
+        <ConfirmDialog
+          title={`Revoke the key “${confirm.name}”?`}
+          confirmLabel={revoke.isPending ? 'Revoking…' : 'Revoke now'}
+          tone="danger"
+          busy={revoke.isPending}
+          error={revoke.isError ? describeError(revoke.error) : null}
+          onCancel={() => {
+            setConfirm(null);
+            revoke.reset();
+          }}
+          onConfirm={() => revoke.mutate(confirm.id)}
+        >
+          Anything that uses <span className="mono">gk_{confirm.prefix}_…</span> is refused from the next request on. This cannot be undone.
+        </ConfirmDialog>
       )}
       {keys.isError ? (
         <ErrorPanel error={keys.error} onRetry={() => void keys.refetch()} title="Cannot load the API keys" />
@@ -88,15 +126,7 @@ export default function ApiKeysPage() {
             </thead>
             <tbody>
               {rows.map((k) => (
-                <KeyRow
-                  key={k.id}
-                  k={k}
-                  confirming={confirm === k.id}
-                  onAsk={() => setConfirm(k.id)}
-                  onCancel={() => setConfirm(null)}
-                  onRevoke={() => revoke.mutate(k.id)}
-                  busy={revoke.isPending}
-                />
+                <KeyRow key={k.id} k={k} onAsk={() => setConfirm(k)} />
               ))}
             </tbody>
           </table>
@@ -106,21 +136,7 @@ export default function ApiKeysPage() {
   );
 }
 
-function KeyRow({
-  k,
-  confirming,
-  onAsk,
-  onCancel,
-  onRevoke,
-  busy,
-}: {
-  k: ApiKey;
-  confirming: boolean;
-  onAsk: () => void;
-  onCancel: () => void;
-  onRevoke: () => void;
-  busy: boolean;
-}) {
+function KeyRow({ k, onAsk }: { k: ApiKey; onAsk: () => void }) {
   const { teamName } = useTeam();
   const expired = !!k.expiresAt && new Date(k.expiresAt) <= new Date();
   const state = k.revokedAt ? 'revoked' : expired ? 'expired' : 'active';
@@ -131,7 +147,7 @@ function KeyRow({
         gk_{k.prefix}_…
       </td>
       <td>
-        {k.role}
+        {ROLE_WORDS[k.role]}
         <div className="muted small">{k.teamId ? `team ${teamName(k.teamId)}` : k.tenantId ? 'whole tenant' : 'platform'}</div>
       </td>
       <td className="scopes" data-testid="api-key-scopes">
@@ -142,28 +158,18 @@ function KeyRow({
         ))}
       </td>
       <td className="nowrap">{when(k.lastUsedAt)}</td>
-      <td className="nowrap">{when(k.expiresAt)}</td>
+      <td className="nowrap">{k.expiresAt ? formatDay(k.expiresAt) : 'never'}</td>
       <td>
         <span className={`pill ${state === 'active' ? 'pill-ok' : 'pill-bad'}`} data-testid="api-key-state">
           {state}
         </span>
       </td>
       <td className="actions-col nowrap">
-        {state !== 'revoked' &&
-          (confirming ? (
-            <>
-              <button type="button" className="btn btn-sm btn-danger-outline" data-testid="api-key-revoke-confirm" onClick={onRevoke} disabled={busy}>
-                Revoke now
-              </button>{' '}
-              <button type="button" className="btn btn-sm" onClick={onCancel}>
-                Keep
-              </button>
-            </>
-          ) : (
-            <button type="button" className="btn btn-sm" data-testid="api-key-revoke" onClick={onAsk}>
-              Revoke
-            </button>
-          ))}
+        {state !== 'revoked' && k.canRevoke && (
+          <button type="button" className="btn btn-sm" data-testid="api-key-revoke" onClick={onAsk} aria-label={`Revoke ${k.name}`}>
+            Revoke
+          </button>
+        )}
       </td>
     </tr>
   );
@@ -174,15 +180,15 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKeyCreated & { name: strin
   const me = useQuery(meQuery(client));
   const { teams, teamId } = useTeam();
   const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<Scope[]>(['jobs:read']);
   const [role, setRole] = useState<Role>('member');
+  const [scopes, setScopes] = useState<Scope[] | null>(null);
   const [team, setTeam] = useState<string>(teamId);
   const [days, setDays] = useState('90');
   const create = useMutation({
     mutationFn: () =>
       client.apiKeys.create({
         name: name.trim(),
-        scopes,
+        scopes: chosen,
         role: role as Exclude<Role, 'platform-admin'>,
         ...(role !== 'tenant-admin' && team ? { teamId: team } : {}),
         ...(days.trim() ? { expiresAt: new Date(Date.now() + Number(days) * 86_400_000).toISOString() } : {}),
@@ -192,9 +198,12 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKeyCreated & { name: strin
       setName('');
     },
   });
+  const held = SCOPES.filter((s) => me.data?.role === 'platform-admin' || me.data?.scopes.includes(s));
+  // until the person picks scopes by hand, a key gets its role's
+  const chosen = scopes ?? defaultScopes(role, held);
   if (!me.data) return null;
-  const held = SCOPES.filter((s) => me.data.role === 'platform-admin' || me.data.scopes.includes(s));
-  const roles = (['viewer', 'member', 'team-admin', 'tenant-admin'] as Role[]).filter((r) => RANK[r] <= RANK[me.data.role]);
+  const roles = (['viewer', 'member', 'team-admin', 'tenant-admin'] as Role[]).filter((r) => ROLE_RANK[r] <= ROLE_RANK[me.data.role]);
+  const allowed = ROLE_SCOPES[role];
   return (
     <form
       className="card create-key"
@@ -214,10 +223,17 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKeyCreated & { name: strin
         </label>
         <label className="field">
           <span className="field-label">Role</span>
-          <select data-testid="api-key-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+          <select
+            data-testid="api-key-role"
+            value={role}
+            onChange={(e) => {
+              setRole(e.target.value as Role);
+              setScopes(null);
+            }}
+          >
             {roles.map((r) => (
               <option key={r} value={r}>
-                {r}
+                {ROLE_WORDS[r]}
               </option>
             ))}
           </select>
@@ -238,19 +254,31 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKeyCreated & { name: strin
           <input data-testid="api-key-expiry" type="number" min="1" value={days} onChange={(e) => setDays(e.target.value)} />
         </label>
       </div>
+      <p className="role-allows" data-testid="api-key-role-allows">
+        A {ROLE_WORDS[role]} key may {wordList(allowed.map((s) => SCOPE_WORDS[s]))}
+        {role === 'team-admin' ? ', within its team' : role === 'tenant-admin' ? ', in the whole tenant' : ''}. Untick what this key does not need.
+      </p>
       <fieldset className="scope-picker" data-testid="api-key-scopes-picker">
         <legend className="field-label">Scopes</legend>
-        {held.map((s) => (
-          <label key={s} className="scope-option">
-            <input
-              type="checkbox"
-              data-testid={`api-key-scope-${s}`}
-              checked={scopes.includes(s)}
-              onChange={(e) => setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
-            />
-            <span className="mono">{s}</span>
-          </label>
-        ))}
+        {held.map((s) => {
+          const inRole = allowed.includes(s);
+          return (
+            <label
+              key={s}
+              className={`scope-option${inRole ? '' : ' scope-off'}`}
+              title={inRole ? SCOPE_WORDS[s] : `a ${ROLE_WORDS[role]} key cannot ${SCOPE_WORDS[s]}`}
+            >
+              <input
+                type="checkbox"
+                data-testid={`api-key-scope-${s}`}
+                checked={chosen.includes(s)}
+                disabled={!inRole}
+                onChange={(e) => setScopes(e.target.checked ? [...chosen, s] : chosen.filter((x) => x !== s))}
+              />
+              <span>{SCOPE_WORDS[s]}</span> <span className="mono muted small">{s}</span>
+            </label>
+          );
+        })}
       </fieldset>
       {create.isError && (
         <div className="alert alert-error" role="alert" data-testid="api-key-error">
@@ -259,10 +287,15 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKeyCreated & { name: strin
       )}
       <div className="quota-actions">
         <span className="spacer" />
-        <button type="submit" className="btn btn-primary" data-testid="api-key-create" disabled={create.isPending || !name.trim() || scopes.length === 0}>
+        <button type="submit" className="btn btn-primary" data-testid="api-key-create" disabled={create.isPending || !name.trim() || chosen.length === 0}>
           {create.isPending ? 'Creating…' : 'Create key'}
         </button>
       </div>
     </form>
   );
+}
+
+/** "a, b and c" */
+function wordList(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? 'nothing') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }

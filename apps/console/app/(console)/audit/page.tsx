@@ -7,6 +7,7 @@ import { PageHeader } from '@/components/page-header';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { auditQuery } from '@/lib/queries/admin';
 import { useClient } from '@/lib/session';
+import { formatTime } from '@/lib/format';
 
 /** Who changed what, through which key or session, from where. */
 export default function AuditPage() {
@@ -66,7 +67,7 @@ function Row({ e, open, onToggle }: { e: AuditEntry; open: boolean; onToggle: ()
   return (
     <>
       <tr data-testid="audit-row" data-action={e.action} className="row-link" onClick={onToggle}>
-        <td className="nowrap">{new Date(e.createdAt).toLocaleString()}</td>
+        <td className="nowrap">{formatTime(e.createdAt)}</td>
         <td data-testid="audit-actor">{e.actor}</td>
         <td>
           <span className="tag">{via === 'session' ? 'session' : `key ${e.apiKeyId ?? ''}`}</span>

@@ -102,7 +102,13 @@ function IncidentCard({ incident: i }: { incident: Incident }) {
       data-state={i.state}
       data-xid={i.xid ?? ''}
     >
-      <button type="button" className="incident-head" onClick={() => setOpen(!open)} aria-expanded={open}>
+      <div
+        className="incident-head"
+        onClick={(e) => {
+          // the whole head toggles for a mouse; the button is the keyboard's way
+          if (!(e.target as HTMLElement).closest('a,button')) setOpen(!open);
+        }}
+      >
         <span className="incident-title">
           <Pill tone={SEVERITY_TONE[i.severity] ?? 'info'}>{i.severity}</Pill> <strong>{i.kind === 'xid' ? `Xid ${i.xid ?? '?'}` : i.kind}</strong> on {target}
         </span>
@@ -113,9 +119,12 @@ function IncidentCard({ incident: i }: { incident: Incident }) {
           <span className="muted small"> detected {age(i.detectedAt, now)} ago · </span>
           <span className="mono small" data-testid="incident-mttr">
             {i.mttrSeconds !== null ? `MTTR ${formatSeconds(i.mttrSeconds)}` : `open for ${formatSeconds(running ?? 0)}`}
-          </span>
+          </span>{' '}
+          <button type="button" className="btn btn-sm btn-ghost" data-testid="incident-toggle" onClick={() => setOpen(!open)} aria-expanded={open}>
+            {open ? 'Hide steps' : 'Show steps'}
+          </button>
         </span>
-      </button>
+      </div>
       <div className="incident-summary small">
         {i.summary}
         <span className="muted">

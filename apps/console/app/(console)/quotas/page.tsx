@@ -11,6 +11,7 @@ import { adminKeys, quotasQuery, usageQuery } from '@/lib/queries/admin';
 import { meQuery } from '@/lib/queries/me';
 import { useClient } from '@/lib/session';
 import { useTeam } from '@/lib/team';
+import { flavourName, formatHours } from '@/lib/format';
 
 const fmt = (n: number | null | undefined) => (n === null || n === undefined ? '–' : String(Math.round(n * 1000) / 1000));
 
@@ -114,7 +115,10 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
         <div className="muted quota-meta">
           {u && (
             <span data-testid="gpu-hours">
-              {fmt(u.gpuHours)} GPU-hours this month{u.gpuHourBudget !== null ? ` of ${fmt(u.gpuHourBudget)} (${u.budgetPolicy})` : ''}
+              {formatHours(u.gpuHours)} GPU-hours this month
+              {u.gpuHourBudget !== null
+                ? ` of ${formatHours(u.gpuHourBudget)} (${u.budgetPolicy === 'block' ? 'then new work is blocked' : 'then only preemptible work'})`
+                : ''}
               {u.budgetExhausted && <span className="pill pill-bad"> budget spent</span>}
             </span>
           )}
@@ -156,7 +160,7 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
                       aria-label="GPU model or *"
                     />
                   ) : (
-                    <span className="mono">{r.gpuModel === '*' ? '* (all models)' : r.gpuModel}</span>
+                    <span className={r.gpuModel === '*' ? undefined : 'mono'}>{flavourName(r.gpuModel)}</span>
                   )}
                 </td>
                 <td className="num">
@@ -168,7 +172,7 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
                     value={r.guaranteed}
                     disabled={!canEdit}
                     onChange={(e) => set(i, { guaranteed: e.target.value })}
-                    aria-label={`guaranteed GPUs for ${r.gpuModel}`}
+                    aria-label={`guaranteed GPUs for ${flavourName(r.gpuModel)}`}
                   />
                 </td>
                 <td className="num">
@@ -180,7 +184,7 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
                     value={r.limit}
                     disabled={!canEdit}
                     onChange={(e) => set(i, { limit: e.target.value })}
-                    aria-label={`limit for ${r.gpuModel}`}
+                    aria-label={`limit for ${flavourName(r.gpuModel)}`}
                   />
                 </td>
                 <td className="num">
@@ -193,7 +197,7 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
                     value={r.gpuHourBudget}
                     disabled={!canEdit}
                     onChange={(e) => set(i, { gpuHourBudget: e.target.value })}
-                    aria-label={`GPU-hour budget for ${r.gpuModel}`}
+                    aria-label={`GPU-hour budget for ${flavourName(r.gpuModel)}`}
                   />
                 </td>
                 <td>
@@ -202,6 +206,7 @@ function TeamQuotaCard({ team, me, canEdit }: { team: Team; me: Me; canEdit: boo
                     data-testid="quota-policy"
                     value={r.budgetPolicy}
                     disabled={!canEdit}
+                    aria-label={`When the budget for ${flavourName(r.gpuModel)} is spent`}
                     onChange={(e) => set(i, { budgetPolicy: e.target.value as Row['budgetPolicy'] })}
                   >
                     <option value="block">block new work</option>

@@ -11,6 +11,7 @@ import '@/components/utilization/utilization.css';
 import { describeError } from '@/lib/api';
 import { REPORT_RANGES, utilizationReportQuery, type ReportRange } from '@/lib/queries/utilization';
 import { useClient } from '@/lib/session';
+import { formatMinute } from '@/lib/format';
 
 const GROUPS: { value: UtilizationGroupBy; label: string }[] = [
   { value: 'team', label: 'Team' },
@@ -104,7 +105,7 @@ function Report({ r }: { r: UtilizationReport }) {
   const hours = r.stepSeconds / 3600;
   const data = (top[0]?.points ?? []).map((p, k) => {
     const row: Record<string, number | string> = {
-      label: new Date(p.t).toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }),
+      label: formatMinute(p.t),
     };
     for (const s of top) row[s.key] = Math.round((s.points[k]!.allocatedGpuHours / hours) * 100) / 100;
     return row;

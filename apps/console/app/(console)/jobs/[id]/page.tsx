@@ -7,6 +7,7 @@ import type { JobDetail } from '@gantry/contracts';
 import { JobActions } from '@/components/job-actions';
 import { PageHeader } from '@/components/page-header';
 import { StateBadge } from '@/components/state-badge';
+import { StatePath } from '@/components/state-path';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { isApiError } from '@/lib/api';
 import { age, formatDuration, formatGpuRequest, formatMiB, formatTime, gpuEquivalent, formatGpus, isActive, placementGpus } from '@/lib/format';
@@ -14,6 +15,7 @@ import { jobDetailQuery } from '@/lib/queries/jobs';
 import { useClient } from '@/lib/session';
 import { useTeam } from '@/lib/team';
 import { useNow } from '@/lib/use-now';
+import { humanizeMessage } from '@/lib/messages';
 
 export default function JobDetailPage() {
   const { id } = useParams<{ id: string }>();
@@ -73,6 +75,7 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
         actions={<JobActions job={job} size="md" />}
       />
       {stale && <ErrorPanel error={new Error('refresh failed; showing the last answer')} title="Stale" />}
+      <StatePath job={job} now={now} />
 
       {job.progress !== undefined && (
         <div className="card progress-card" data-testid="job-progress" data-progress={job.progress}>
@@ -153,8 +156,7 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
           <ul className="reasons" data-testid="job-reasons">
             {job.reasons.map((x, i) => (
               <li key={i} data-testid="job-reason" data-code={x.code}>
-                <code>{x.code}</code>
-                <span>{x.message}</span>
+                <span>{humanizeMessage(x.message)}</span>
               </li>
             ))}
           </ul>
