@@ -5248,6 +5248,11 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        coldStartHistory: {
+                            startedAt: string;
+                            durationMs: number;
+                            warm: boolean;
+                        }[];
                     };
                 };
             };
@@ -5487,6 +5492,11 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        coldStartHistory: {
+                            startedAt: string;
+                            durationMs: number;
+                            warm: boolean;
+                        }[];
                     };
                 };
             };
@@ -5665,6 +5675,11 @@ export interface operations {
                         reasons: {
                             code: string;
                             message: string;
+                        }[];
+                        coldStartHistory: {
+                            startedAt: string;
+                            durationMs: number;
+                            warm: boolean;
                         }[];
                     };
                 };
