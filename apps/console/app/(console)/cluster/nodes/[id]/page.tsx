@@ -14,6 +14,7 @@ import { nodeDetailQuery } from '@/lib/queries/nodes';
 import { isOperator, meQuery } from '@/lib/queries/me';
 import { MigLayout } from '@/components/mig-layout';
 import { MigEditorButton } from '@/components/mig-layout-editor';
+import { FaultInjector } from '@/components/fault-injector';
 import { NodeActions } from '@/components/node-actions';
 import { NodeTransition } from '@/components/node-transition';
 import { useClient } from '@/lib/session';
@@ -200,6 +201,13 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
           </div>
         )}
       </section>
+
+      {admin && (
+        <section className="section">
+          <h2 className="section-title">Simulate a fault</h2>
+          <FaultInjector node={node} />
+        </section>
+      )}
     </div>
   );
 }
