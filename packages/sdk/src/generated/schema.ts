@@ -1873,12 +1873,27 @@ export interface operations {
                                     fraction?: number;
                                 }[];
                             }[];
+                            ranOn?: {
+                                replica: number;
+                                nodeId: string;
+                                nodeName: string;
+                                gpus: {
+                                    gpuId: string;
+                                    index: number;
+                                    migProfile?: string;
+                                    migStart?: number;
+                                    fraction?: number;
+                                }[];
+                            }[];
                             reasons: {
                                 code: string;
                                 message: string;
                             }[];
                             queuePosition?: number;
                             progress?: number;
+                            simulation?: {
+                                durationSeconds: number;
+                            };
                             createdAt: string;
                             startedAt?: string;
                             finishedAt?: string;
@@ -2040,12 +2055,27 @@ export interface operations {
                                 fraction?: number;
                             }[];
                         }[];
+                        ranOn?: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
                         reasons: {
                             code: string;
                             message: string;
                         }[];
                         queuePosition?: number;
                         progress?: number;
+                        simulation?: {
+                            durationSeconds: number;
+                        };
                         createdAt: string;
                         startedAt?: string;
                         finishedAt?: string;
@@ -2192,12 +2222,27 @@ export interface operations {
                                 fraction?: number;
                             }[];
                         }[];
+                        ranOn?: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
                         reasons: {
                             code: string;
                             message: string;
                         }[];
                         queuePosition?: number;
                         progress?: number;
+                        simulation?: {
+                            durationSeconds: number;
+                        };
                         createdAt: string;
                         startedAt?: string;
                         finishedAt?: string;
@@ -2316,12 +2361,27 @@ export interface operations {
                                 fraction?: number;
                             }[];
                         }[];
+                        ranOn?: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
                         reasons: {
                             code: string;
                             message: string;
                         }[];
                         queuePosition?: number;
                         progress?: number;
+                        simulation?: {
+                            durationSeconds: number;
+                        };
                         createdAt: string;
                         startedAt?: string;
                         finishedAt?: string;
@@ -2468,12 +2528,27 @@ export interface operations {
                                 fraction?: number;
                             }[];
                         }[];
+                        ranOn?: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
                         reasons: {
                             code: string;
                             message: string;
                         }[];
                         queuePosition?: number;
                         progress?: number;
+                        simulation?: {
+                            durationSeconds: number;
+                        };
                         createdAt: string;
                         startedAt?: string;
                         finishedAt?: string;
@@ -2620,12 +2695,27 @@ export interface operations {
                                 fraction?: number;
                             }[];
                         }[];
+                        ranOn?: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
                         reasons: {
                             code: string;
                             message: string;
                         }[];
                         queuePosition?: number;
                         progress?: number;
+                        simulation?: {
+                            durationSeconds: number;
+                        };
                         createdAt: string;
                         startedAt?: string;
                         finishedAt?: string;
