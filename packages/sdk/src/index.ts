@@ -224,7 +224,11 @@ export class GantryClient {
   };
 
   audit = {
-    list: (q: { action?: string; actor?: string; limit?: number; cursor?: string } = {}) => this.request<Page<AuditEntry>>('GET', '/v1/audit', { query: q }),
+    list: (q: { action?: string; actor?: string; from?: string; to?: string; limit?: number; cursor?: string } = {}) =>
+      this.request<Page<AuditEntry>>('GET', '/v1/audit', { query: q }),
+    /** Every matching entry (newest first, at most 10,000) as CSV text. */
+    csv: (q: { action?: string; actor?: string; from?: string; to?: string } = {}) =>
+      this.request<string>('GET', '/v1/audit', { query: { ...q, format: 'csv' }, text: true }),
   };
 
   utilization = {

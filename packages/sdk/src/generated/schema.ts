@@ -804,7 +804,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log of the caller's tenant, newest first (tenant admin) */
+        /** The audit log of the caller's tenant, newest first (tenant admin); from/to bound the time; format=csv exports every match (at most 10,000) */
         get: operations["AuditController_list"];
         put?: never;
         post?: never;
@@ -7060,6 +7060,9 @@ export interface operations {
                 cursor?: string;
                 action?: string;
                 actor?: string;
+                from?: string;
+                to?: string;
+                format?: "json" | "csv";
             };
             header?: never;
             path?: never;
