@@ -45,8 +45,9 @@ test.describe('cluster operations (admin)', () => {
     await expect(detail).toHaveAttribute('data-state', 'ready');
 
     const row = page.locator('[data-testid="gpu-row"][data-gpu-index="0"]');
-    await row.getByTestId('mig-preset').selectOption({ label: 'balanced: 2 x 1g.10gb + 2g.20gb + 3g.40gb' });
-    await row.getByTestId('mig-apply').click();
+    await row.getByTestId('mig-edit').click();
+    await page.getByTestId('mig-editor').getByRole('button', { name: 'balanced: 2 x 1g.10gb + 2g.20gb + 3g.40gb' }).click();
+    await page.getByTestId('mig-editor').getByTestId('mig-apply').click();
     await expect(row).toHaveAttribute('data-mode', 'mig', { timeout: 20_000 });
     await expect(row).toHaveAttribute('data-schedulable', 'true');
     const drawing = row.getByTestId('mig-layout');
@@ -56,7 +57,7 @@ test.describe('cluster operations (admin)', () => {
     await expect(drawing.locator('[data-testid="mig-slice"][data-profile="3g.40gb"]')).toHaveAttribute('data-start', '4');
     await page.screenshot({ path: 'test-results/node-mig.png', fullPage: true });
 
-    // an invalid request is refused by the API with the rule named (the console only offers valid presets)
+    // an invalid request is refused by the API with the rule named (the console's editor checks the same rules before sending)
     const bad = await fetch(`${process.env.E2E_API_URL}/v1/gpus/${(await client(adminKey()).nodes.get(node.id)).gpus[0]!.id}/mig`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${adminKey()}`, 'content-type': 'application/json' },
@@ -65,8 +66,9 @@ test.describe('cluster operations (admin)', () => {
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/illegal_start/);
 
-    await row.getByTestId('mig-preset').selectOption({ label: 'MIG off (whole GPU)' });
-    await row.getByTestId('mig-apply').click();
+    await row.getByTestId('mig-edit').click();
+    await page.getByTestId('mig-editor').getByRole('button', { name: 'MIG off (whole GPU)' }).click();
+    await page.getByTestId('mig-editor').getByTestId('mig-apply').click();
     await expect(row).toHaveAttribute('data-mode', 'whole', { timeout: 20_000 });
   });
 

@@ -115,6 +115,22 @@ beforeAll(async () => {
   await db.allocation.create({
     data: { tenantId: tA.id, teamId: a1.id, jobId: A.job, replica: 0, nodeId: node.id, gpuId: gpu.id, gpuModel: 'H100-80GB', gpuUnits: 1, startedAt: hourAgo },
   });
+  // ...and the GPU that replica held in an earlier run, released an hour ago (where the job last ran)
+  await db.allocation.create({
+    data: {
+      tenantId: tA.id,
+      teamId: a1.id,
+      jobId: A.job,
+      replica: 0,
+      nodeId: node.id,
+      gpuId: gpu.id,
+      gpuModel: 'H100-80GB',
+      gpuUnits: 1,
+      startedAt: new Date(hourAgo.getTime() - 3600_000),
+      endedAt: hourAgo,
+      activeSlot: null,
+    },
+  });
   await db.gpuTelemetry.create({ data: { gpuId: gpu.id, nodeId: node.id, at: now, smPct: 0, memoryUsedMiB: 0, powerW: 70, idleSince: hourAgo } });
   await db.endpointReplica.create({ data: { tenantId: tA.id, endpointId: A.endpoint, replica: 0, state: 'ready', serving: true } });
   await repos.endpoints.recordColdStart(asA1, A.endpoint, { startedAt: hourAgo, readyAt: now, warm: false });
@@ -157,6 +173,7 @@ const cases: Record<string, Case> = {
   'JobsRepository.list': async (o) => expect((await repos.jobs.list(o, page, {})).map((j) => j.id)).not.toContain(A.job),
   'JobsRepository.find': async (o) => expect(await repos.jobs.find(o, A.job)).toBeNull(),
   'JobsRepository.listEvents': async (o) => expect(await repos.jobs.listEvents(o, A.job)).toEqual([]),
+  'JobsRepository.lastRuns': async (o) => expect((await repos.jobs.lastRuns(o, [A.job])).size).toBe(0),
   'JobsRepository.pendingOrder': async (o) => expect(await repos.jobs.pendingOrder(o)).not.toContain(A.job),
   'JobsRepository.suspend': async (o) => {
     expect((await repos.jobs.suspend(o, A.job)).changed).toBe(false);
@@ -306,6 +323,7 @@ describe('tenant scope, tenant A against outsiders', () => {
   it('A1 itself (and the platform) sees what the outsiders cannot', async () => {
     for (const scope of [asA1, SYSTEM_SCOPE]) {
       expect(await repos.jobs.find(scope, A.job)).not.toBeNull();
+      expect((await repos.jobs.lastRuns(scope, [A.job])).get(A.job)?.map((a) => a.node.name)).toEqual(['node-scope']);
       expect(await repos.endpoints.find(scope, A.endpoint)).not.toBeNull();
       expect(await repos.quotas.findTeam(scope, A.team1)).not.toBeNull();
       expect((await repos.quotas.bounds(scope, A.team1, 'H100-80GB')).rows).toHaveLength(1);

@@ -1,5 +1,6 @@
 'use client';
 
+import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Endpoint, EndpointInvokeResult } from '@gantry/contracts';
@@ -63,7 +64,9 @@ export function EndpointCard({ endpoint }: { endpoint: Endpoint }) {
       <div className="card-head">
         <div>
           <div className="card-title" data-testid="endpoint-name">
-            {e.name}
+            <Link href={`/endpoints/${e.id}`} className="strong-link" data-testid="endpoint-link">
+              {e.name}
+            </Link>
           </div>
           <div className="muted small">
             {e.model} · {resourcesText(e)}

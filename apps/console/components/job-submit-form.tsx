@@ -1,8 +1,8 @@
 'use client';
 
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { JOB_KINDS, MIG_PROFILE_NAMES, PRIORITIES, TOPOLOGY_LEVELS, type Job, type JobCreate } from '@gantry/contracts';
+import { JOB_KINDS, PRIORITIES, TOPOLOGY_LEVELS, type Job, type JobCreate } from '@gantry/contracts';
 import { describeError, isApiError } from '@/lib/api';
 import { createJob, jobKeys } from '@/lib/queries/jobs';
 import { capacityQuery } from '@/lib/queries/utilization';
@@ -10,6 +10,7 @@ import { useClient } from '@/lib/session';
 import { useTeam } from '@/lib/team';
 import { Modal } from './modal';
 import { humanizeMessage } from '@/lib/messages';
+import { migProfileOptions } from '@/lib/mig-profiles';
 
 type ResourceType = 'gpus' | 'mig' | 'fraction';
 
@@ -98,7 +99,44 @@ function fieldLabel(path: string | undefined): string {
   return f ? `${FIELD_LABEL[f]}: ` : '';
 }
 
-export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void; onSubmitted: (job: Job) => void }) {
+/** The form filled as a job was submitted (clone / resubmit), under a new name. */
+export function formFromJob(job: Job): Partial<FormState> {
+  const r = job.resources;
+  return {
+    teamId: job.teamId,
+    name: nextName(job.name),
+    kind: job.kind,
+    priority: job.priority,
+    replicas: String(job.replicas),
+    resourceType: r.gpus !== undefined ? 'gpus' : r.migProfile !== undefined ? 'mig' : 'fraction',
+    gpus: String(r.gpus ?? 1),
+    migProfile: r.migProfile ?? '1g.10gb',
+    gpuFraction: String(r.gpuFraction ?? 0.25),
+    gpuModel: r.gpuModel ?? '',
+    topologyLevel: job.topology.level,
+    topologyRequired: job.topology.required,
+    preemptible: job.preemptible,
+    durationSeconds: job.simulation ? String(job.simulation.durationSeconds) : '',
+  };
+}
+
+/** "llm" -> "llm-2", "llm-2" -> "llm-3" (names stay within the API's 100 characters). */
+export function nextName(name: string): string {
+  const m = /^(.*)-(\d+)$/.exec(name);
+  return m ? `${m[1]}-${Number(m[2]) + 1}` : `${name.slice(0, 98)}-2`;
+}
+
+export function JobSubmitDialog({
+  onClose,
+  onSubmitted,
+  initial,
+  title = 'Submit a job',
+}: {
+  onClose: () => void;
+  onSubmitted: (job: Job) => void;
+  initial?: Partial<FormState>;
+  title?: string;
+}) {
   const client = useClient();
   const queryClient = useQueryClient();
   const { teams, teamId: selectedTeam } = useTeam();
@@ -120,7 +158,15 @@ export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void;
     topologyRequired: false,
     preemptible: false,
     durationSeconds: '60',
+    ...initial,
   }));
+  const migOptions = migProfileOptions(form.gpuModel, models);
+  // a profile the chosen model does not have gives way to the model's first one
+  const firstProfile = migOptions[0]?.name;
+  const profileOffered = migOptions.some((o) => o.name === form.migProfile);
+  useEffect(() => {
+    if (form.resourceType === 'mig' && firstProfile && !profileOffered) setForm((f) => ({ ...f, migProfile: firstProfile }));
+  }, [form.resourceType, firstProfile, profileOffered]);
   // one key per request body: a double click, or a retry after a lost answer, creates one job
   const idempotencyKey = useRef(newIdempotencyKey());
 
@@ -156,7 +202,7 @@ export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void;
   const invalid = (k: string) => (fieldErrors.has(k) ? true : undefined);
 
   return (
-    <Modal title="Submit a job" onClose={onClose} testId="submit-dialog" initialFocus='[data-testid="submit-name"]'>
+    <Modal title={title} onClose={onClose} testId="submit-dialog" initialFocus='[data-testid="submit-name"]'>
       <form
         className="form"
         data-testid="submit-form"
@@ -307,20 +353,19 @@ export function JobSubmitDialog({ onClose, onSubmitted }: { onClose: () => void;
             {form.resourceType === 'mig' && (
               <label className="field">
                 <span className="field-label">MIG profile</span>
-                <input
+                <select
                   data-testid="submit-mig-profile"
-                  list="mig-profiles"
                   value={form.migProfile}
-                  spellCheck={false}
-                  placeholder="1g.10gb"
                   onChange={(e) => set('migProfile', e.target.value)}
                   aria-invalid={invalid('migProfile')}
-                />
-                <datalist id="mig-profiles">
-                  {MIG_PROFILE_NAMES.map((p) => (
-                    <option key={p} value={p} />
+                >
+                  {!profileOffered && <option value={form.migProfile}>{form.migProfile || 'Choose a profile'}</option>}
+                  {migOptions.map((o) => (
+                    <option key={o.name} value={o.name}>
+                      {o.label}
+                    </option>
                   ))}
-                </datalist>
+                </select>
                 {err('migProfile')}
               </label>
             )}

@@ -75,8 +75,19 @@ export function JobsTable({ jobs, showTeam }: { jobs: Job[]; showTeam: boolean }
                   {formatGpuRequest(j)}
                   {model && <span className="muted"> · {model}</span>}
                 </td>
-                <td className="mono placement" data-testid="job-placement" title={j.placement.map((p) => p.nodeName).join(', ')}>
-                  {nodes || <span className="muted">-</span>}
+                <td
+                  className="mono placement"
+                  data-testid="job-placement"
+                  title={(j.placement.length ? j.placement : (j.ranOn ?? [])).map((p) => p.nodeName).join(', ')}
+                >
+                  {nodes ||
+                    (j.ranOn?.length ? (
+                      <span className="muted" data-testid="job-ran-on">
+                        ran on {placementSummary(j.ranOn)}
+                      </span>
+                    ) : (
+                      <span className="muted">-</span>
+                    ))}
                 </td>
                 <td className="reason" data-testid="job-reason" title={j.reasons[0] ? humanizeMessage(j.reasons[0].message) : undefined}>
                   {j.state === 'pending' ? (

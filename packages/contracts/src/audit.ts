@@ -19,5 +19,11 @@ export const ZAuditQuery = z
   .object({
     action: z.string().max(100).optional(),
     actor: z.string().max(200).optional(),
+    /** Entries at or after this instant (ISO 8601). */
+    from: z.iso.datetime({ offset: true }).optional(),
+    /** Entries before this instant (ISO 8601). */
+    to: z.iso.datetime({ offset: true }).optional(),
+    /** `csv`: every entry that matches (newest first, at most 10,000) as a CSV export. */
+    format: z.enum(['json', 'csv']).optional(),
   })
   .strict();

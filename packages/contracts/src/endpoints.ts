@@ -121,6 +121,8 @@ export const ZEndpointDetail = ZEndpoint.extend({
     .object({ panic: z.boolean(), observedConcurrency: z.number(), observedRps: z.number(), recommended: z.number().int(), reason: z.string() })
     .nullable(),
   reasons: z.array(z.object({ code: z.string(), message: z.string() })),
+  /** The most recent cold starts (newest first, at most 20): when, how long, and whether a warm-pool replica took it. */
+  coldStartHistory: z.array(z.object({ startedAt: z.string(), durationMs: z.number(), warm: z.boolean() })),
 });
 export type EndpointDetail = z.infer<typeof ZEndpointDetail>;
 

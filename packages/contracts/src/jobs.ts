@@ -120,9 +120,13 @@ export const ZJob = z.object({
   topology: z.object({ level: ZTopologyLevel, required: z.boolean() }),
   preemptible: z.boolean(),
   placement: z.array(ZPlacement),
+  /** Where a job that holds no GPUs now last ran (the GPUs released at the end of its last run); absent if it never ran. */
+  ranOn: z.array(ZPlacement).optional(),
   reasons: z.array(ZReason),
   queuePosition: z.number().int().optional(),
   progress: z.number().min(0).max(1).optional(),
+  /** The simulated work asked for at submission (absent: runs until stopped); lets a job be cloned as it was. */
+  simulation: z.object({ durationSeconds: z.number() }).optional(),
   createdAt: z.string(),
   startedAt: z.string().optional(),
   finishedAt: z.string().optional(),

@@ -147,7 +147,12 @@ export class GantryClient {
   endpoints = {
     list: (q: { teamId?: string; limit?: number; cursor?: string } = {}) => this.request<Page<Endpoint>>('GET', '/v1/endpoints', { query: q }),
     get: (id: string) => this.request<EndpointDetail>('GET', `/v1/endpoints/${enc(id)}`),
-    create: (body: EndpointCreate) => this.request<Endpoint>('POST', '/v1/endpoints', { body }),
+    /** With an idempotency key, a retry (a double click, a lost answer) creates one endpoint. */
+    create: (body: EndpointCreate, opts: { idempotencyKey?: string } = {}) =>
+      this.request<Endpoint>('POST', '/v1/endpoints', {
+        body,
+        headers: opts.idempotencyKey ? { 'Idempotency-Key': opts.idempotencyKey } : undefined,
+      }),
     update: (id: string, body: EndpointUpdate) => this.request<EndpointDetail>('PATCH', `/v1/endpoints/${enc(id)}`, { body }),
     remove: (id: string) => this.request<void>('DELETE', `/v1/endpoints/${enc(id)}`),
     /** Manual scale, held for one stable window; 409 beyond maxReplicas or quota. */
@@ -219,7 +224,11 @@ export class GantryClient {
   };
 
   audit = {
-    list: (q: { action?: string; actor?: string; limit?: number; cursor?: string } = {}) => this.request<Page<AuditEntry>>('GET', '/v1/audit', { query: q }),
+    list: (q: { action?: string; actor?: string; from?: string; to?: string; limit?: number; cursor?: string } = {}) =>
+      this.request<Page<AuditEntry>>('GET', '/v1/audit', { query: q }),
+    /** Every matching entry (newest first, at most 10,000) as CSV text. */
+    csv: (q: { action?: string; actor?: string; from?: string; to?: string } = {}) =>
+      this.request<string>('GET', '/v1/audit', { query: { ...q, format: 'csv' }, text: true }),
   };
 
   utilization = {

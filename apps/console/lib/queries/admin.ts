@@ -7,7 +7,7 @@ export const adminKeys = {
   quotas: (teamId: string) => ['quotas', teamId] as const,
   usage: (teamId: string) => ['usage', teamId] as const,
   apiKeys: ['api-keys'] as const,
-  audit: (action: string) => ['audit', action] as const,
+  audit: (action: string, range: AuditRange) => ['audit', action, range.from ?? null, range.to ?? null] as const,
 };
 
 export const quotasQuery = (client: GantryClient, teamId: string) =>
@@ -20,10 +20,16 @@ export const usageQuery = (client: GantryClient, teamId: string) =>
 export const apiKeysQuery = (client: GantryClient) =>
   queryOptions({ queryKey: adminKeys.apiKeys, queryFn: () => listAll((cursor) => client.apiKeys.list({ limit: 500, cursor }), 5) });
 
-export const auditQuery = (client: GantryClient, action: string) =>
+/** A time range of the audit log (ISO 8601 instants; either end open). */
+export interface AuditRange {
+  from?: string;
+  to?: string;
+}
+
+export const auditQuery = (client: GantryClient, action: string, range: AuditRange = {}) =>
   queryOptions({
-    queryKey: adminKeys.audit(action),
-    queryFn: () => client.audit.list({ limit: 200, action: action || undefined }),
+    queryKey: adminKeys.audit(action, range),
+    queryFn: () => client.audit.list({ limit: 200, action: action || undefined, ...range }),
     refetchInterval: 10_000,
     // Typing in the filter keeps the last rows on screen until the new ones arrive.
     placeholderData: keepPreviousData,

@@ -28,7 +28,7 @@ export const endpointDetailQuery = (client: GantryClient, id: string) =>
     refetchInterval: ENDPOINTS_POLL_MS,
   });
 
-export const createEndpoint = (client: GantryClient, body: EndpointCreate) => client.endpoints.create(body);
+export const createEndpoint = (client: GantryClient, body: EndpointCreate, idempotencyKey?: string) => client.endpoints.create(body, { idempotencyKey });
 export const updateEndpoint = (client: GantryClient, id: string, body: EndpointUpdate) => client.endpoints.update(id, body);
 export const scaleEndpoint = (client: GantryClient, id: string, replicas: number) => client.endpoints.scale(id, replicas);
 export const invokeEndpoint = (client: GantryClient, id: string, input: string) => client.endpoints.invoke(id, input);

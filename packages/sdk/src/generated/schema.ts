@@ -804,7 +804,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log of the caller's tenant, newest first (tenant admin) */
+        /** The audit log of the caller's tenant, newest first (tenant admin); from/to bound the time; format=csv exports every match (at most 10,000) */
         get: operations["AuditController_list"];
         put?: never;
         post?: never;
@@ -1874,12 +1874,27 @@ export interface operations {
                                     fraction?: number;
                                 }[];
                             }[];
+                            ranOn?: {
+                                replica: number;
+                                nodeId: string;
+                                nodeName: string;
+                                gpus: {
+                                    gpuId: string;
+                                    index: number;
+                                    migProfile?: string;
+                                    migStart?: number;
+                                    fraction?: number;
+                                }[];
+                            }[];
                             reasons: {
                                 code: string;
                                 message: string;
                             }[];
                             queuePosition?: number;
                             progress?: number;
+                            simulation?: {
+                                durationSeconds: number;
+                            };
                             createdAt: string;
                             startedAt?: string;
                             finishedAt?: string;
@@ -2041,12 +2056,27 @@ export interface operations {
                                 fraction?: number;
                             }[];
                         }[];
+                        ranOn?: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
                         reasons: {
                             code: string;
                             message: string;
                         }[];
                         queuePosition?: number;
                         progress?: number;
+                        simulation?: {
+                            durationSeconds: number;
+                        };
                         createdAt: string;
                         startedAt?: string;
                         finishedAt?: string;
@@ -2193,12 +2223,27 @@ export interface operations {
                                 fraction?: number;
                             }[];
                         }[];
+                        ranOn?: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
                         reasons: {
                             code: string;
                             message: string;
                         }[];
                         queuePosition?: number;
                         progress?: number;
+                        simulation?: {
+                            durationSeconds: number;
+                        };
                         createdAt: string;
                         startedAt?: string;
                         finishedAt?: string;
@@ -2317,12 +2362,27 @@ export interface operations {
                                 fraction?: number;
                             }[];
                         }[];
+                        ranOn?: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
                         reasons: {
                             code: string;
                             message: string;
                         }[];
                         queuePosition?: number;
                         progress?: number;
+                        simulation?: {
+                            durationSeconds: number;
+                        };
                         createdAt: string;
                         startedAt?: string;
                         finishedAt?: string;
@@ -2469,12 +2529,27 @@ export interface operations {
                                 fraction?: number;
                             }[];
                         }[];
+                        ranOn?: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
                         reasons: {
                             code: string;
                             message: string;
                         }[];
                         queuePosition?: number;
                         progress?: number;
+                        simulation?: {
+                            durationSeconds: number;
+                        };
                         createdAt: string;
                         startedAt?: string;
                         finishedAt?: string;
@@ -2621,12 +2696,27 @@ export interface operations {
                                 fraction?: number;
                             }[];
                         }[];
+                        ranOn?: {
+                            replica: number;
+                            nodeId: string;
+                            nodeName: string;
+                            gpus: {
+                                gpuId: string;
+                                index: number;
+                                migProfile?: string;
+                                migStart?: number;
+                                fraction?: number;
+                            }[];
+                        }[];
                         reasons: {
                             code: string;
                             message: string;
                         }[];
                         queuePosition?: number;
                         progress?: number;
+                        simulation?: {
+                            durationSeconds: number;
+                        };
                         createdAt: string;
                         startedAt?: string;
                         finishedAt?: string;
@@ -5249,6 +5339,11 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        coldStartHistory: {
+                            startedAt: string;
+                            durationMs: number;
+                            warm: boolean;
+                        }[];
                     };
                 };
             };
@@ -5488,6 +5583,11 @@ export interface operations {
                             code: string;
                             message: string;
                         }[];
+                        coldStartHistory: {
+                            startedAt: string;
+                            durationMs: number;
+                            warm: boolean;
+                        }[];
                     };
                 };
             };
@@ -5666,6 +5766,11 @@ export interface operations {
                         reasons: {
                             code: string;
                             message: string;
+                        }[];
+                        coldStartHistory: {
+                            startedAt: string;
+                            durationMs: number;
+                            warm: boolean;
                         }[];
                     };
                 };
@@ -6956,6 +7061,9 @@ export interface operations {
                 cursor?: string;
                 action?: string;
                 actor?: string;
+                from?: string;
+                to?: string;
+                format?: "json" | "csv";
             };
             header?: never;
             path?: never;

@@ -1,4 +1,5 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiTags } from '@nestjs/swagger';
 import { page, ZAuditEntry, ZAuditQuery, ZPageQuery, type AuditEntry, type Page } from '@gantry/contracts';
 import type { z } from 'zod';
@@ -9,6 +10,12 @@ import { scopeOf, type Principal } from '../../common/principal';
 import { requireRole } from '../../common/roles';
 import { Caller } from '../../common/auth.decorators';
 import { AuditRepository } from './audit.repository';
+import { DomainError } from '../../common/errors';
+import { toCsv, type CsvValue } from '../../common/csv';
+
+/** Most entries one CSV export carries (newest first). */
+export const AUDIT_EXPORT_MAX = 10_000;
+const EXPORT_PAGE = 500;
 
 const ZAuditListQuery = ZPageQuery.extend(ZAuditQuery.shape);
 
@@ -19,25 +26,51 @@ export class AuditController {
 
   @Get()
   @Route({
-    summary: "The audit log of the caller's tenant, newest first (tenant admin)",
+    summary: "The audit log of the caller's tenant, newest first (tenant admin); from/to bound the time; format=csv exports every match (at most 10,000)",
     query: ZAuditListQuery,
     ok: page(ZAuditEntry),
     errors: [400, 401, 403],
   })
-  async list(@Caller() p: Principal, @Query(new ZodPipe(ZAuditListQuery, 'query')) q: z.output<typeof ZAuditListQuery>): Promise<Page<AuditEntry>> {
+  async list(
+    @Caller() p: Principal,
+    @Query(new ZodPipe(ZAuditListQuery, 'query')) q: z.output<typeof ZAuditListQuery>,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Page<AuditEntry> | string> {
     requireRole(p, 'tenant-admin');
-    const rows = await this.audit.list(scopeOf(p), q, q);
-    return toPage(rows, q, (r) => ({
-      id: r.id,
-      tenantId: r.tenantId,
-      actor: r.actor,
-      apiKeyId: r.apiKeyId,
-      userId: r.userId,
-      source: r.source,
-      action: r.action,
-      target: r.target,
-      data: (r.data ?? {}) as Record<string, unknown>,
-      createdAt: r.createdAt.toISOString(),
-    }));
+    if (q.from && q.to && Date.parse(q.from) >= Date.parse(q.to)) {
+      throw new DomainError('validation_failed', `from: must be before to (${q.to})`, [{ field: 'from', problem: 'must be before to' }]);
+    }
+    if (q.format !== 'csv') return toPage(await this.audit.list(scopeOf(p), q, q), q, present);
+    const rows: CsvValue[][] = [['created_at', 'actor', 'via', 'api_key_id', 'user_id', 'source', 'action', 'target', 'data']];
+    let cursor: string | undefined;
+    while (rows.length - 1 < AUDIT_EXPORT_MAX) {
+      const pageQuery = { limit: EXPORT_PAGE, cursor };
+      const found = toPage(await this.audit.list(scopeOf(p), pageQuery, q), pageQuery, present);
+      for (const e of found.items) {
+        if (rows.length - 1 >= AUDIT_EXPORT_MAX) break;
+        const via = typeof e.data.via === 'string' ? e.data.via : e.apiKeyId ? 'api-key' : 'session';
+        rows.push([e.createdAt, e.actor, via, e.apiKeyId, e.userId, e.source, e.action, e.target, JSON.stringify(e.data)]);
+      }
+      if (!found.nextCursor) break;
+      cursor = found.nextCursor;
+    }
+    res.setHeader('content-type', 'text/csv; charset=utf-8');
+    res.setHeader('content-disposition', 'attachment; filename="gantry-audit.csv"');
+    return toCsv(rows);
   }
+}
+
+function present(r: Awaited<ReturnType<AuditRepository['list']>>[number]): AuditEntry {
+  return {
+    id: r.id,
+    tenantId: r.tenantId,
+    actor: r.actor,
+    apiKeyId: r.apiKeyId,
+    userId: r.userId,
+    source: r.source,
+    action: r.action,
+    target: r.target,
+    data: (r.data ?? {}) as Record<string, unknown>,
+    createdAt: r.createdAt.toISOString(),
+  };
 }

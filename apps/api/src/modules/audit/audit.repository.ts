@@ -25,7 +25,7 @@ export class AuditRepository {
     await this.prisma.client.auditLog.create({ data: { ...e, data: e.data as Prisma.InputJsonValue } });
   }
 
-  list(scope: TenantScope, q: PageQuery, filter: { action?: string; actor?: string }) {
+  list(scope: TenantScope, q: PageQuery, filter: { action?: string; actor?: string; from?: string; to?: string }) {
     const a = pageArgs(q, 'desc');
     return this.prisma.client.auditLog.findMany({
       ...a,
@@ -35,6 +35,8 @@ export class AuditRepository {
           scopeWhere(scope, 'tenant-rows'),
           filter.action ? { action: { contains: filter.action } } : {},
           filter.actor ? { actor: { contains: filter.actor, mode: 'insensitive' as const } } : {},
+          filter.from ? { createdAt: { gte: new Date(filter.from) } } : {},
+          filter.to ? { createdAt: { lt: new Date(filter.to) } } : {},
         ],
       },
     });

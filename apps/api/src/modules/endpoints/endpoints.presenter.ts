@@ -42,9 +42,12 @@ export function presentEndpoint(row: EndpointRow, coldStarts: { durationMs: numb
   };
 }
 
+/** Cold starts listed on an endpoint's detail, newest first. */
+export const COLD_START_HISTORY = 20;
+
 export function presentEndpointDetail(
   row: EndpointRow,
-  coldStarts: { durationMs: number }[],
+  coldStarts: { durationMs: number; startedAt: Date; warm: boolean }[],
   extra: { traffic: EndpointDetail['traffic']; autoscaler: AutoscalerState | null; reasons: EndpointDetail['reasons'] },
 ): EndpointDetail {
   return {
@@ -77,5 +80,6 @@ export function presentEndpointDetail(
         }
       : null,
     reasons: extra.reasons,
+    coldStartHistory: coldStarts.slice(0, COLD_START_HISTORY).map((c) => ({ startedAt: c.startedAt.toISOString(), durationMs: c.durationMs, warm: c.warm })),
   };
 }

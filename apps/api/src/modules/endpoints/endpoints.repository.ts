@@ -136,14 +136,14 @@ export class EndpointsRepository {
   }
 
   /** Cold-start durations (ms) of these endpoints, the most recent 500 each at most. */
-  async coldStartDurations(scope: TenantScope, endpointIds: string[]): Promise<Map<string, { durationMs: number; startedAt: Date }[]>> {
+  async coldStartDurations(scope: TenantScope, endpointIds: string[]): Promise<Map<string, { durationMs: number; startedAt: Date; warm: boolean }[]>> {
     const rows = await this.prisma.client.coldStart.findMany({
       where: { AND: [{ endpointId: { in: endpointIds } }, { endpoint: scopeWhere(scope, 'team-rows') }] },
       orderBy: { startedAt: 'desc' },
-      select: { endpointId: true, durationMs: true, startedAt: true },
+      select: { endpointId: true, durationMs: true, startedAt: true, warm: true },
       take: 500 * Math.max(1, endpointIds.length),
     });
-    const out = new Map<string, { durationMs: number; startedAt: Date }[]>();
+    const out = new Map<string, { durationMs: number; startedAt: Date; warm: boolean }[]>();
     for (const r of rows) {
       const list = out.get(r.endpointId) ?? [];
       if (list.length < 500) list.push(r);

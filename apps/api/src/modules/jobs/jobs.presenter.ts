@@ -15,8 +15,13 @@ export function presentResources(r: JobResources): Job['resources'] {
 
 /** Groups a job's active allocations into per-replica placements. */
 export function placementOf(row: JobRow): Placement[] {
+  return placementOfAllocations(row.allocations);
+}
+
+/** Groups allocations (active, or those of a job's last run) into per-replica placements. */
+export function placementOfAllocations(allocations: JobRow['allocations']): Placement[] {
   const byReplica = new Map<number, Placement>();
-  for (const a of row.allocations) {
+  for (const a of allocations) {
     const p = byReplica.get(a.replica) ?? { replica: a.replica, nodeId: a.nodeId, nodeName: a.node.name, gpus: [] };
     p.gpus.push({
       gpuId: a.gpuId,
@@ -46,7 +51,7 @@ export function progressOf(
   return Math.min(1, Math.max(0, (row.progressSeconds + running) / row.durationSeconds));
 }
 
-export function presentJob(row: JobRow, ctx: { now: Date; simSpeed: number; queuePosition?: number }): Job {
+export function presentJob(row: JobRow, ctx: { now: Date; simSpeed: number; queuePosition?: number; lastRun?: JobRow['allocations'] }): Job {
   const r = row.resources as JobResources;
   const progress = progressOf(row, ctx.now, ctx.simSpeed);
   return {
@@ -61,9 +66,11 @@ export function presentJob(row: JobRow, ctx: { now: Date; simSpeed: number; queu
     topology: { level: row.topologyLevel as Job['topology']['level'], required: row.topologyRequired },
     preemptible: row.preemptible,
     placement: placementOf(row),
+    ...(ctx.lastRun?.length && !row.allocations.length ? { ranOn: placementOfAllocations(ctx.lastRun) } : {}),
     reasons: (row.reasons ?? []) as Reason[],
     ...(ctx.queuePosition !== undefined ? { queuePosition: ctx.queuePosition } : {}),
     ...(progress !== undefined ? { progress } : {}),
+    ...(row.durationSeconds ? { simulation: { durationSeconds: row.durationSeconds } } : {}),
     createdAt: row.createdAt.toISOString(),
     ...(row.startedAt ? { startedAt: row.startedAt.toISOString() } : {}),
     ...(row.finishedAt ? { finishedAt: row.finishedAt.toISOString() } : {}),
@@ -73,7 +80,7 @@ export function presentJob(row: JobRow, ctx: { now: Date; simSpeed: number; queu
 export function presentJobDetail(
   row: JobRow,
   events: { id: string; type: string; message: string; createdAt: Date }[],
-  ctx: { now: Date; simSpeed: number; queuePosition?: number },
+  ctx: { now: Date; simSpeed: number; queuePosition?: number; lastRun?: JobRow['allocations'] },
 ): JobDetail {
   return {
     ...presentJob(row, ctx),

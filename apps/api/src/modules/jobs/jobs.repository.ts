@@ -18,6 +18,9 @@ export const jobWithPlacement = {
 
 export type JobRow = Prisma.JobGetPayload<{ include: typeof jobWithPlacement }>;
 
+/** Allocations released within this long of a job's last release belong to its last run. */
+const LAST_RUN_WINDOW_MS = 5000;
+
 const ACTIVE_STATES = ['pending', 'starting', 'running', 'suspending', 'suspended'] as const;
 
 /** Jobs, always read and changed through the caller's tenant scope. */
@@ -87,6 +90,35 @@ export class JobsRepository {
 
   find(scope: TenantScope, id: string) {
     return this.prisma.client.job.findFirst({ where: { id, ...scopeWhere(scope, 'team-rows') }, include: jobWithPlacement });
+  }
+
+  /**
+   * Where jobs last ran: per job, the allocations released at the end of its last run (those that
+   * ended within a few seconds of its latest release, one per replica and GPU slot). Jobs that
+   * never held a GPU are absent.
+   */
+  async lastRuns(scope: TenantScope, jobIds: string[]): Promise<Map<string, JobRow['allocations']>> {
+    const out = new Map<string, JobRow['allocations']>();
+    if (!jobIds.length) return out;
+    const rows = await this.prisma.client.allocation.findMany({
+      where: { AND: [{ jobId: { in: jobIds } }, { endedAt: { not: null } }, { job: scopeWhere(scope, 'team-rows') }] },
+      orderBy: [{ endedAt: 'desc' }, { replica: 'asc' }, { gpuId: 'asc' }],
+      include: { node: { select: { name: true } }, gpu: { select: { index: true } } },
+      take: 20_000,
+    });
+    const latest = new Map<string, number>();
+    const seen = new Set<string>();
+    for (const a of rows) {
+      const end = a.endedAt!.getTime();
+      const last = latest.get(a.jobId!) ?? end;
+      latest.set(a.jobId!, last);
+      const slot = `${a.jobId}:${a.replica}:${a.gpuId}:${a.migStart ?? ''}`;
+      if (last - end > LAST_RUN_WINDOW_MS || seen.has(slot)) continue;
+      seen.add(slot);
+      out.set(a.jobId!, [...(out.get(a.jobId!) ?? []), a]);
+    }
+    for (const list of out.values()) list.sort((x, y) => x.replica - y.replica || x.gpuId.localeCompare(y.gpuId));
+    return out;
   }
 
   listEvents(scope: TenantScope, jobId: string) {

@@ -76,15 +76,30 @@ export class JobsService {
     const rows = await this.jobs.list(scope, q, q);
     const order = rows.some((r) => r.state === 'pending') ? await this.jobs.pendingOrder(scope) : [];
     const now = new Date();
-    return toPage(rows, q, (r) => presentJob(r, { now, simSpeed: this.config.driver.simSpeed, queuePosition: position(order, r) }));
+    const lastRuns = await this.jobs.lastRuns(
+      scope,
+      rows.filter(heldNothing).map((r) => r.id),
+    );
+    return toPage(rows, q, (r) =>
+      presentJob(r, { now, simSpeed: this.config.driver.simSpeed, queuePosition: position(order, r), lastRun: lastRuns.get(r.id) }),
+    );
   }
 
   async get(p: Principal, id: string): Promise<JobDetail> {
     const scope = scopeOf(p);
     const row = await this.jobs.find(scope, id);
     if (!row) throw notFound('job', id);
-    const [events, order] = await Promise.all([this.jobs.listEvents(scope, id), row.state === 'pending' ? this.jobs.pendingOrder(scope) : Promise.resolve([])]);
-    return presentJobDetail(row, events, { now: new Date(), simSpeed: this.config.driver.simSpeed, queuePosition: position(order, row) });
+    const [events, order, lastRuns] = await Promise.all([
+      this.jobs.listEvents(scope, id),
+      row.state === 'pending' ? this.jobs.pendingOrder(scope) : Promise.resolve([]),
+      heldNothing(row) ? this.jobs.lastRuns(scope, [id]) : Promise.resolve(new Map<string, JobRow['allocations']>()),
+    ]);
+    return presentJobDetail(row, events, {
+      now: new Date(),
+      simSpeed: this.config.driver.simSpeed,
+      queuePosition: position(order, row),
+      lastRun: lastRuns.get(id),
+    });
   }
 
   async cancel(p: Principal, id: string): Promise<Job> {
@@ -191,6 +206,9 @@ export class JobsService {
     return presentJob(row, { now: new Date(), simSpeed: this.config.driver.simSpeed, queuePosition: position(order, row) });
   }
 }
+
+/** A job that ran and holds no GPU now (ended, suspended, requeued): where it ran is worth showing. */
+const heldNothing = (r: JobRow) => r.allocations.length === 0 && r.startedAt !== null;
 
 function position(order: string[], row: { id: string; state: string }): number | undefined {
   if (row.state !== 'pending') return undefined;

@@ -5,7 +5,8 @@ import { useQuery } from '@tanstack/react-query';
 import type { AuditEntry } from '@gantry/contracts';
 import { PageHeader } from '@/components/page-header';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
-import { auditQuery } from '@/lib/queries/admin';
+import { auditQuery, type AuditRange } from '@/lib/queries/admin';
+import { describeError } from '@/lib/api';
 import { useClient } from '@/lib/session';
 import { formatTime } from '@/lib/format';
 
@@ -14,29 +15,67 @@ export default function AuditPage() {
   const client = useClient();
   const [action, setAction] = useState('');
   const [open, setOpen] = useState<string | null>(null);
-  const audit = useQuery(auditQuery(client, action));
+  const [fromLocal, setFromLocal] = useState('');
+  const [toLocal, setToLocal] = useState('');
+  const range: AuditRange = { from: isoOf(fromLocal), to: isoOf(toLocal) };
+  const audit = useQuery(auditQuery(client, action, range));
+  const [exportError, setExportError] = useState<unknown>(null);
+  const exportCsv = async () => {
+    setExportError(null);
+    try {
+      const csv = await client.audit.csv({ action: action || undefined, ...range });
+      const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = 'gantry-audit.csv';
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (e) {
+      setExportError(e);
+    }
+  };
   return (
     <>
       <PageHeader
         title="Audit log"
         subtitle="Every change made through the API: actor, key or session, source address, and the request (secrets redacted)."
         actions={
-          <input
-            className="input-sm"
-            data-testid="audit-filter"
-            placeholder="Filter by action, e.g. quotas"
-            value={action}
-            onChange={(e) => setAction(e.target.value)}
-            aria-label="Filter by action"
-          />
+          <>
+            <input
+              className="input-sm"
+              data-testid="audit-filter"
+              placeholder="Filter by action, e.g. quotas"
+              value={action}
+              onChange={(e) => setAction(e.target.value)}
+              aria-label="Filter by action"
+            />
+            <label className="small">
+              From{' '}
+              <input type="datetime-local" className="input-sm" data-testid="audit-from" value={fromLocal} onChange={(e) => setFromLocal(e.target.value)} />
+            </label>
+            <label className="small">
+              To <input type="datetime-local" className="input-sm" data-testid="audit-to" value={toLocal} onChange={(e) => setToLocal(e.target.value)} />
+            </label>
+            <button type="button" className="btn btn-outline btn-sm" data-testid="audit-export" onClick={() => void exportCsv()}>
+              Export CSV
+            </button>
+          </>
         }
       />
+      {exportError !== null && (
+        <div className="alert alert-error small" role="alert" data-testid="audit-export-error">
+          {describeError(exportError)}
+        </div>
+      )}
       {audit.isError ? (
         <ErrorPanel error={audit.error} onRetry={() => void audit.refetch()} title="Cannot load the audit log" />
       ) : !audit.data ? (
         <Loading />
       ) : audit.data.items.length === 0 ? (
-        <Empty>No changes recorded{action ? ` for “${action}”` : ''}.</Empty>
+        <Empty>
+          No changes recorded{action ? ` for “${action}”` : ''}
+          {range.from || range.to ? ' in this time range' : ''}.
+        </Empty>
       ) : (
         <div className="card table-card">
           <table className="table" data-testid="audit-table">
@@ -89,4 +128,11 @@ function Row({ e, open, onToggle }: { e: AuditEntry; open: boolean; onToggle: ()
       )}
     </>
   );
+}
+
+/** A datetime-local value (the browser's local time) as an ISO instant; undefined when empty. */
+function isoOf(local: string): string | undefined {
+  if (!local) return undefined;
+  const t = new Date(local);
+  return Number.isNaN(t.getTime()) ? undefined : t.toISOString();
 }

@@ -1,10 +1,12 @@
 'use client';
 
 import Link from 'next/link';
-import { useParams } from 'next/navigation';
+import { useParams, useRouter } from 'next/navigation';
+import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { JobDetail } from '@gantry/contracts';
 import { JobActions } from '@/components/job-actions';
+import { formFromJob, JobSubmitDialog } from '@/components/job-submit-form';
 import { PageHeader } from '@/components/page-header';
 import { StateBadge } from '@/components/state-badge';
 import { StatePath } from '@/components/state-path';
@@ -56,6 +58,8 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
   const running = job.startedAt ? (job.finishedAt ? Date.parse(job.finishedAt) : now) - Date.parse(job.startedAt) : undefined;
   const waited = (job.startedAt ? Date.parse(job.startedAt) : job.finishedAt ? Date.parse(job.finishedAt) : now) - Date.parse(job.createdAt);
   const events = [...job.events].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const router = useRouter();
+  const [cloning, setCloning] = useState(false);
 
   return (
     <div data-testid="job-detail" data-job-id={job.id} data-job-name={job.name} data-state={job.state}>
@@ -72,7 +76,14 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
             {isActive(job.state) && <span className="live-dot" title="Refreshed every 2 seconds" />}
           </>
         }
-        actions={<JobActions job={job} size="md" />}
+        actions={
+          <>
+            <JobActions job={job} size="md" />
+            <button type="button" className="btn btn-outline" data-testid="job-clone" onClick={() => setCloning(true)}>
+              {isActive(job.state) ? 'Clone' : 'Resubmit'}
+            </button>
+          </>
+        }
       />
       {stale && <ErrorPanel error={new Error('refresh failed; showing the last answer')} title="Stale" />}
       <StatePath job={job} now={now} />
@@ -165,13 +176,18 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
 
       <section className="section">
         <h2 className="section-title">Placement</h2>
-        {job.placement.length === 0 ? (
+        {job.placement.length === 0 && !job.ranOn?.length ? (
           <Empty>
             {job.state === 'suspended' ? 'Suspended: no GPUs held; resume to queue it again.' : isActive(job.state) ? 'Not placed yet.' : 'No GPUs held.'}
           </Empty>
         ) : (
           <div className="card table-card">
-            <table className="table" data-testid="job-placement">
+            {job.placement.length === 0 && (
+              <div className="pad muted small" data-testid="job-ran-on">
+                {job.state === 'suspended' ? 'Suspended: no GPUs held now.' : 'No GPUs held now.'} Where its last run was placed:
+              </div>
+            )}
+            <table className="table" data-testid={job.placement.length ? 'job-placement' : 'job-last-placement'}>
               <thead>
                 <tr>
                   <th className="num">Replica</th>
@@ -180,7 +196,7 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
                 </tr>
               </thead>
               <tbody>
-                {[...job.placement]
+                {[...(job.placement.length ? job.placement : (job.ranOn ?? []))]
                   .sort((a, b) => a.replica - b.replica)
                   .map((p) => (
                     <tr key={`${p.replica}-${p.nodeId}`} data-testid="placement-row" data-node-name={p.nodeName}>
@@ -198,6 +214,18 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
           </div>
         )}
       </section>
+
+      {cloning && (
+        <JobSubmitDialog
+          title={`Resubmit ${job.name}`}
+          initial={formFromJob(job)}
+          onClose={() => setCloning(false)}
+          onSubmitted={(j) => {
+            setCloning(false);
+            router.push(`/jobs/${j.id}`);
+          }}
+        />
+      )}
 
       <section className="section">
         <h2 className="section-title">Events</h2>

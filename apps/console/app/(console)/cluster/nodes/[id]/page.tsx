@@ -2,8 +2,7 @@
 
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
-import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import type { Gpu, NodeDetail } from '@gantry/contracts';
 import { GpuCell } from '@/components/gpu-cell';
 import { PageHeader } from '@/components/page-header';
@@ -11,13 +10,13 @@ import { GPU_HEALTH_TONE, NODE_STATE_TONE, Pill } from '@/components/state-badge
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { isApiError } from '@/lib/api';
 import { age, formatGpus, formatMiB } from '@/lib/format';
-import { nodeDetailQuery, nodeKeys } from '@/lib/queries/nodes';
+import { nodeDetailQuery } from '@/lib/queries/nodes';
 import { isOperator, meQuery } from '@/lib/queries/me';
-import { migPresets, setMigLayout } from '@/lib/queries/node-actions';
 import { MigLayout } from '@/components/mig-layout';
+import { MigEditorButton } from '@/components/mig-layout-editor';
+import { FaultInjector } from '@/components/fault-injector';
 import { NodeActions } from '@/components/node-actions';
 import { NodeTransition } from '@/components/node-transition';
-import { describeError } from '@/lib/api';
 import { useClient } from '@/lib/session';
 import { useNow } from '@/lib/use-now';
 
@@ -192,7 +191,7 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
                     </td>
                     {admin && (
                       <td>
-                        <MigEditor gpu={g} node={node} />
+                        <MigEditorButton gpu={g} node={node} />
                       </td>
                     )}
                   </tr>
@@ -202,6 +201,13 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
           </div>
         )}
       </section>
+
+      {admin && (
+        <section className="section">
+          <h2 className="section-title">Simulate a fault</h2>
+          <FaultInjector node={node} />
+        </section>
+      )}
     </div>
   );
 }
@@ -229,52 +235,4 @@ function GpuUse({ gpu }: { gpu: Gpu }) {
     );
   }
   return <MigLayout gpu={gpu} />;
-}
-
-/** Per GPU: pick one of NVIDIA's usual layouts and apply it (202: the GPU leaves scheduling until applied). */
-function MigEditor({ gpu, node }: { gpu: Gpu; node: NodeDetail }) {
-  const client = useClient();
-  const queryClient = useQueryClient();
-  const presets = migPresets(gpu.model);
-  const [choice, setChoice] = useState('');
-  const apply = useMutation({
-    mutationFn: (i: number) => setMigLayout(client, gpu.id, presets[i]!.layout),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: nodeKeys.all }),
-  });
-  if (!presets.length) return <span className="muted small">not MIG-capable</span>;
-  if (node.persona === 'vm-passthrough') return <span className="muted small">VM persona: whole GPUs</span>;
-  if (node.state === 'switching' || node.state === 'down') return <span className="muted small">node {node.state}</span>;
-  return (
-    <span className="mig-editor">
-      <select
-        className="select-sm"
-        aria-label={`MIG layout of GPU ${gpu.index}`}
-        data-testid="mig-preset"
-        value={choice}
-        onChange={(e) => setChoice(e.target.value)}
-        disabled={!!gpu.migTarget || apply.isPending}
-      >
-        <option value="">Choose a layout…</option>
-        {presets.map((p, i) => (
-          <option key={p.name} value={String(i)}>
-            {p.name}
-          </option>
-        ))}
-      </select>
-      <button
-        type="button"
-        className="btn btn-sm btn-outline"
-        data-testid="mig-apply"
-        disabled={choice === '' || !!gpu.migTarget || apply.isPending}
-        onClick={() => apply.mutate(Number(choice))}
-      >
-        {apply.isPending ? 'Applying…' : 'Apply'}
-      </button>
-      {apply.isError && (
-        <div className="form-error small" role="alert" data-testid="mig-error">
-          {describeError(apply.error)}
-        </div>
-      )}
-    </span>
-  );
 }

@@ -1,0 +1,76 @@
+import { expect, test, type Page } from '@playwright/test';
+import { client, demoKey, until } from '../support';
+
+async function signIn(page: Page, key: string) {
+  await page.goto('/login');
+  await expect(async () => {
+    await page.getByTestId('login-api-key').fill(key);
+    await page.getByTestId('login-submit').click();
+    await expect(page.getByTestId('nav-jobs')).toBeVisible({ timeout: 5_000 });
+  }).toPass({ timeout: 40_000 });
+}
+
+test.describe('console: job tasks', () => {
+  test('the MIG profile is chosen from the catalog for the chosen model', async ({ page }) => {
+    await signIn(page, demoKey('Max (member)'));
+    await page.getByTestId('nav-jobs').click();
+    await page.getByTestId('job-submit-open').click();
+    const dialog = page.getByTestId('submit-dialog');
+    await dialog.getByTestId('submit-gpu-model').selectOption('H100-80GB');
+    await dialog.getByTestId('submit-resource-type').selectOption('mig');
+    const profile = dialog.getByTestId('submit-mig-profile');
+    expect(await profile.evaluate((el) => el.tagName)).toBe('SELECT');
+    const values = await profile.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(values).toEqual(['1g.10gb', '1g.10gb+me', '1g.20gb', '2g.20gb', '3g.40gb', '4g.40gb', '7g.80gb']);
+    await profile.selectOption('3g.40gb');
+    await expect(profile.locator('option:checked')).toHaveText(/3g\.40gb · 3\/7 compute, 40 GB/);
+  });
+
+  test('an ended job shows where it ran, and resubmits as it was', async ({ page }) => {
+    const key = demoKey('Max (member)');
+    const api = client(key);
+    const me = await api.me();
+    const job = await api.jobs.create({
+      teamId: me.teamId!,
+      name: 'ui-ran-on',
+      kind: 'batch',
+      resources: { gpus: 1, gpuModel: 'H100-80GB' },
+      simulation: { durationSeconds: 5 },
+    });
+    const done = await until(async () => {
+      const j = await api.jobs.get(job.id);
+      return j.state === 'succeeded' && j;
+    }, 45_000);
+    expect(done.placement).toEqual([]);
+    expect(done.ranOn?.[0]?.nodeName).toMatch(/^h100-/);
+    const nodeName = done.ranOn![0]!.nodeName;
+
+    await signIn(page, key);
+    await page.getByTestId('nav-jobs').click();
+    const row = page.locator(`[data-testid="job-row"][data-job-id="${job.id}"]`);
+    await expect(row.getByTestId('job-ran-on')).toHaveText(`ran on ${nodeName}`);
+
+    await row.getByTestId('job-link').click();
+    await expect(page.getByTestId('job-detail')).toHaveAttribute('data-state', 'succeeded');
+    await expect(page.getByTestId('job-last-placement').getByTestId('placement-row')).toHaveAttribute('data-node-name', nodeName);
+
+    // Resubmit: the dialog comes filled as the job was submitted, under the next name
+    await page.getByTestId('job-clone').click();
+    const dialog = page.getByTestId('submit-dialog');
+    await expect(dialog.getByTestId('submit-name')).toHaveValue('ui-ran-on-2');
+    await expect(dialog.getByTestId('submit-kind')).toHaveValue('batch');
+    await expect(dialog.getByTestId('submit-gpu-model')).toHaveValue('H100-80GB');
+    await expect(dialog.getByTestId('submit-gpus')).toHaveValue('1');
+    await expect(dialog.getByTestId('submit-duration')).toHaveValue('5');
+    await dialog.getByTestId('submit-job').click();
+    await expect(page.getByTestId('job-detail')).toHaveAttribute('data-job-name', 'ui-ran-on-2');
+    const cloneId = (await page.getByTestId('job-detail').getAttribute('data-job-id'))!;
+    expect(cloneId).not.toBe(job.id);
+    expect(await api.jobs.get(cloneId)).toMatchObject({
+      name: 'ui-ran-on-2',
+      kind: 'batch',
+      resources: { gpus: 1, gpuModel: 'H100-80GB' },
+      simulation: { durationSeconds: 5 },
+    });
+  });
+});
