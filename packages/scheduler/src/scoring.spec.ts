@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { runCycle } from './cycle';
 import { Engine } from './engine';
-import { CpuStrandModel, FragmentationModel, PROFILES, fitMass, strandedMilli } from './plugins';
+import { CpuStrandModel, strandedMilli } from './cpu-strand';
+import { FragmentationModel, fitMass } from './fragmentation';
+import { PROFILES } from './profiles';
 import { ShapeMix, mixDistance, type MixEntry } from './shape-mix';
 import { job, node } from './testing/builders';
 import type { NodeState, PendingJob, ShapeCount } from './types';
