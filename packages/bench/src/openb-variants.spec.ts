@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadNodes, loadPods, type OpenbPod } from './openb';
 import { gridTable, type GridCell } from './openb-grid';
@@ -75,8 +77,8 @@ describe('openb trace variants', () => {
 
   it('writes a CSV the replay reads back as the same pods', () => {
     const v = makeVariant(base, parseVariant('gpuspec33'), 3, table, nodes);
-    const file = join(require('node:os').tmpdir(), `gantry-variant-${process.pid}.csv`);
-    require('node:fs').writeFileSync(file, variantCsv(v));
+    const file = join(tmpdir(), `gantry-variant-${process.pid}.csv`);
+    writeFileSync(file, variantCsv(v));
     expect(loadPods(file)).toEqual(v);
   });
 });

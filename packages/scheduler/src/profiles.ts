@@ -15,7 +15,7 @@ export const PROFILES: Record<string, Profile> = {
     score: [
       // differences below 0.1 GPU of expected fragmentation are ties; each GPU left without the
       // CPU to feed it (at the mix's CPU per GPU) costs 0.2 (the cpu-strand score, folded in)...
-      { name: 'fragmentation', weight: 1, args: { quantum: 0.1, strand: 0.2 } },
+      { name: 'fragmentation', weight: 1, args: { quantum: 0.1, strand: 0.2, pressure: 1 } },
       // ...then the busier node and the tighter GPU (consolidation), then node order
       { name: 'packing', weight: 0.001 },
       { name: 'nvlink', weight: 1 },

@@ -5,6 +5,7 @@
  */
 import { CpuStrandModel } from '../cpu-strand';
 import { FragmentationModel } from '../fragmentation';
+import { ModelPressureModel } from '../model-pressure';
 import type { ScorePlugin } from '../framework';
 import { ShapeMix } from '../shape-mix';
 import type { ShapeCount } from '../types';
@@ -22,6 +23,9 @@ export function fragmentationScore(engine: EngineHandle, args: Record<string, un
   // CPU stranding folded in (weight args.strand, after the quantum): one plugin call per option
   const strandW = (args.strand as number | undefined) ?? 0;
   const strand = new CpuStrandModel(engine.mix, (args.strandScale as number | undefined) ?? 1);
+  // pinned work displaced from pressured GPU models (weight args.pressure, after the quantum)
+  const pressureW = (args.pressure as number | undefined) ?? 0;
+  const pressure = pressureW > 0 ? new ModelPressureModel(engine.mix, engine.nodes) : null;
   return {
     name: 'fragmentation',
     epoch: () => engine.mix.version,
@@ -29,7 +33,8 @@ export function fragmentationScore(engine: EngineHandle, args: Record<string, un
       const v = -model.change(job, n, option) / 1000;
       const q = relative ? Math.max(floor, (quantum * job.gpus * job.milli) / 1000) : quantum;
       const f = q > 0 ? Math.floor(v / q) * q : v;
-      return strandW > 0 ? f - (strandW * strand.change(job, n, option, model.idle(n))) / 1000 : f;
+      const g = strandW > 0 ? f - (strandW * strand.change(job, n, option, model.idle(n))) / 1000 : f;
+      return pressure ? g - pressureW * pressure.cost(job, n, option) : g;
     },
   };
 }
