@@ -1,6 +1,6 @@
 /**
  * Fragmentation score plugins: `fragmentation` (Gantry: the expected fragmentation a placement
- * adds under the learned shape mix, with CPU stranding folded in) and `fgd` (the FGD paper's
+ * adds under the learned shape mix, with CPU stranding and model pressure folded in) and `fgd` (the FGD paper's
  * integer score, for the baseline). The measure itself: ../fragmentation.ts.
  */
 import { CpuStrandModel } from '../cpu-strand';
