@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 /**
  * pnpm --silent bench openb [--pods <csv>] [--nodes <csv>] --policy <random|best-fit|fgd|gantry> --seeds 42-51 [--json]
+ * pnpm --silent bench openb-grid [--variants gpuspec20,gpuspec25,...] [--trace-seeds 1-2] [--seeds 42-51] [--policies gantry,fgd] [--json]
+ * pnpm --silent bench openb-variant --variant gpuspec25 [--trace-seed 1] [--out file.csv]
  * pnpm --silent bench throughput [--nodes 10000] [--jobs N] [--json]
  * pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--json]
  * pnpm --silent bench crash [--kills 50] [--json]
@@ -10,7 +12,10 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { runOpenb, type Policy } from './openb';
+import { loadNodes, loadPods, runOpenb, type Policy } from './openb';
+import { gridTable, runGrid } from './openb-grid';
+import { makeVariant, parseVariant, specTable, variantCsv } from './openb-variants';
+import { writeFileSync } from 'node:fs';
 import { repoRoot } from './scratch-db';
 import { runThroughput } from './throughput';
 import { parseSeeds } from './seeds';
@@ -46,6 +51,9 @@ function pathArg(p: string): string {
   return resolve(repoRoot(), p);
 }
 
+/** The grid kept in docs/benchmarks.md. */
+const GRID_VARIANTS = 'gpuspec20,gpuspec25,gpuspec33,multigpu30,multigpu40,gpushare60,cpu200,gpuspec25+multigpu30';
+
 function main(): number {
   const { cmd, opts } = args(process.argv.slice(2));
   const json = opts.json === 'true';
@@ -67,6 +75,44 @@ function main(): number {
     process.stdout.write(JSON.stringify(r) + '\n');
     return 0;
   }
+  if (cmd === 'openb-grid') {
+    const policies = (opts.policies ?? 'gantry,fgd').split(',') as Policy[];
+    const bad = policies.find((p) => !['random', 'best-fit', 'fgd', 'gantry'].includes(p));
+    if (bad) {
+      process.stderr.write(`unknown policy ${bad} (random | best-fit | fgd | gantry)\n`);
+      return 2;
+    }
+    const variants = (opts.variants ?? GRID_VARIANTS).split(',');
+    try {
+      variants.forEach(parseVariant);
+    } catch (e) {
+      process.stderr.write(`${(e as Error).message}\n`);
+      return 2;
+    }
+    const cells = runGrid(
+      { dataDir: data, variants, traceSeeds: parseSeeds(opts['trace-seeds'] ?? '1-2'), seeds: parseSeeds(opts.seeds ?? '42-51'), policies },
+      (s) => process.stderr.write(s + '\n'),
+    );
+    if (!json) process.stdout.write(gridTable(cells) + '\n');
+    process.stdout.write(JSON.stringify({ grid: cells }) + '\n');
+    return 0;
+  }
+  if (cmd === 'openb-variant') {
+    let spec;
+    try {
+      spec = parseVariant(opts.variant ?? '');
+    } catch (e) {
+      process.stderr.write(`${(e as Error).message}\n`);
+      return 2;
+    }
+    const nodes = loadNodes(resolve(data, 'openb_node_list_gpu_node.csv'));
+    const table = specTable(loadPods(resolve(data, 'openb_pod_list_gpuspec10.csv')));
+    const pods = makeVariant(loadPods(resolve(data, 'openb_pod_list_default.csv')), spec, Number(opts['trace-seed'] ?? 1), table, nodes);
+    const text = variantCsv(pods);
+    if (opts.out) writeFileSync(pathArg(opts.out), text);
+    else process.stdout.write(text);
+    return 0;
+  }
   if (cmd === 'throughput') {
     const r = runThroughput({ nodes: Number(opts.nodes ?? 10000), jobs: opts.jobs ? Number(opts.jobs) : undefined, seed: Number(opts.seed ?? 42) }, log);
     process.stdout.write(JSON.stringify(r) + '\n');
@@ -83,7 +129,7 @@ function main(): number {
     return 0;
   }
   process.stderr.write(
-    'usage: bench openb [--pods csv] [--nodes csv] --policy random|best-fit|fgd|gantry --seeds 42-51 [--json]\n       bench throughput [--nodes 10000] [--jobs N] [--json]\n       bench kube [--nodes 1000] [--jobs 2000] [--json]\n',
+    'usage: bench openb [--pods csv] [--nodes csv] --policy random|best-fit|fgd|gantry --seeds 42-51 [--json]\n       bench openb-grid [--variants v1,v2] [--trace-seeds 1-2] [--seeds 42-51] [--policies gantry,fgd] [--json]\n       bench openb-variant --variant gpuspec25 [--trace-seed 1] [--out csv]\n       bench throughput [--nodes 10000] [--jobs N] [--json]\n       bench kube [--nodes 1000] [--jobs 2000] [--json]\n',
   );
   return cmd === 'help' ? 0 : 2;
 }

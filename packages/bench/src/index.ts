@@ -3,3 +3,7 @@ export type { OpenbNode, OpenbPod, OpenbSummary, Policy, RunResult } from './ope
 export { runThroughput, syntheticCluster, syntheticJobs } from './throughput';
 export { Rng } from './rng';
 export { parseSeeds } from './seeds';
+export { makeVariant, parseVariant, podKind, specTable, variantCsv } from './openb-variants';
+export type { PodKind, SpecTable, VariantSpec } from './openb-variants';
+export { gridTable, runGrid } from './openb-grid';
+export type { GridCell, GridOptions } from './openb-grid';

@@ -1,7 +1,8 @@
 import { runCycle } from './cycle';
 import { Engine } from './engine';
 import { Registry, SUCCESS, type Profile } from './framework';
-import { PROFILES, defaultPluginRegistry, defaultProfileRegistry } from './plugins';
+import { PROFILES, defaultProfileRegistry } from './profiles';
+import { defaultPluginRegistry } from './registry';
 import { job, node } from './testing/builders';
 import type { ClusterSnapshot, CycleDecision, NodeState, PendingJob, TeamUsage } from './types';
 

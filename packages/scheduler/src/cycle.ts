@@ -9,7 +9,7 @@
  */
 import { Engine, type EngineOptions } from './engine';
 import type { ClusterSnapshot, CycleDecision, CycleOptions, PendingJob, TeamUsage } from './types';
-import { gpuUnits } from './plugins';
+import { gpuUnits } from './plugins/reserve-permit';
 
 export function runCycle(
   snapshot: ClusterSnapshot,

@@ -2,9 +2,14 @@
  * The plugin framework (after kube-scheduler): one small interface per extension point,
  * a registry that refuses duplicate names, and profiles that list which plugins run with
  * which weights. Plugins return statuses (values), never throw.
+ *
+ * Where things are: the engine's working types in views.ts; the pipeline that runs the plugins
+ * in engine.ts; the built-in plugins in plugins/ (one file per family: filters, fragmentation,
+ * cpu-strand, fit, topology, reserve-permit); their registry in registry.ts; profiles in
+ * profiles.ts.
  */
 import type { PendingJob, Reason, ReplicaPlacement, Status, StatusCode } from './types';
-import type { DeviceOption, Engine, JobView, NodeView } from './engine';
+import type { DeviceOption, EngineHandle, JobView, NodeView } from './views';
 
 export const SUCCESS: Status = Object.freeze({ code: 'success', reasons: [] }) as Status;
 
@@ -20,7 +25,7 @@ export const isSuccess = (s: Status): boolean => s.code === 'success';
  * Filter / Score call reads it. `data` is free for plugins, keyed by plugin name.
  */
 export interface CycleState {
-  readonly engine: Engine;
+  readonly engine: EngineHandle;
   job: JobView;
   /** Device options the capacity filter found on the node being filtered. */
   options: DeviceOption[];
@@ -57,7 +62,7 @@ export type AnyPlugin = PreFilterPlugin | FilterPlugin | ScorePlugin | ReservePl
 export type ExtensionPoint = 'preFilter' | 'filter' | 'score' | 'reserve' | 'permit';
 
 /** Builds a plugin for one engine; `args` come from the profile. */
-export type PluginFactory = (engine: Engine, args: Record<string, unknown>) => AnyPlugin;
+export type PluginFactory = (engine: EngineHandle, args: Record<string, unknown>) => AnyPlugin;
 
 export interface WeightedPlugin {
   name: string;

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { runCycle } from './cycle';
 import { Engine } from './engine';
-import { CpuStrandModel, FragmentationModel, PROFILES, fitMass, strandedMilli } from './plugins';
+import { CpuStrandModel, strandedMilli } from './cpu-strand';
+import { FragmentationModel, fitMass } from './fragmentation';
+import { ModelPressureModel } from './model-pressure';
+import { PROFILES } from './profiles';
 import { ShapeMix, mixDistance, type MixEntry } from './shape-mix';
 import { job, node } from './testing/builders';
 import type { NodeState, PendingJob, ShapeCount } from './types';
@@ -216,5 +219,50 @@ describe('ShapeMix: total-variation distance and refresh hysteresis', () => {
     mix.add(e.mixShape(job().share(500).build().request, 'container'), 1);
     mix.refresh();
     expect(mix.version).toBe(2);
+  });
+});
+
+describe('model pressure: pinned demand keeps its GPU model', () => {
+  const t4 = () => node('t4').gpus(2, 'T4').cpu(104000).build();
+  const g2 = () => node('g2').gpus(8, 'G2').cpu(96000).build();
+  const mixOf = (shapes: ShapeCount[]) => {
+    const e = new Engine({ nodes: [t4(), g2()] }, { history: shapes });
+    e.mix.refresh();
+    return new ModelPressureModel(e.mix, e.nodes);
+  };
+
+  it.each([
+    {
+      name: 'half the jobs pinned to T4 (a fifth of the GPUs): T4 capacity is all needed, G2 none',
+      history: [count(job().gpus(1).models('T4').build(), 50), count(job().gpus(1).build(), 50)],
+      want: { T4: 1, G2: 0 },
+    },
+    {
+      name: 'a twentieth pinned to T4: a quarter of T4 capacity is needed',
+      history: [count(job().gpus(1).models('T4').build(), 5), count(job().gpus(1).build(), 95)],
+      want: { T4: 0.25, G2: 0 },
+    },
+    {
+      name: 'pinned to either model: the load is split by capacity, pressure equal',
+      history: [count(job().gpus(1).models('T4', 'G2').build(), 10), count(job().gpus(1).build(), 90)],
+      want: { T4: 0.1, G2: 0.1 },
+    },
+    { name: 'nothing pinned: no pressure anywhere', history: [count(job().gpus(1).build(), 10), count(job().share(500).build(), 10)], want: { T4: 0, G2: 0 } },
+  ])('$name', ({ history, want }) => {
+    const m = mixOf(history);
+    expect(m.of('T4')).toBeCloseTo(want.T4, 6);
+    expect(m.of('G2')).toBeCloseTo(want.G2, 6);
+  });
+
+  it('an unpinned job leaves the pressured model to the jobs pinned to it; the pinned job still goes there', () => {
+    const history = [count(job().gpus(1).models('T4').cpu(8000).build(), 40), count(job().gpus(1).cpu(8000).build(), 60)];
+    const free = job('free').gpus(1).cpu(24000).build();
+    expect(runCycle({ nodes: [t4(), g2()] }, [free], { history, profile: undefined }).placed[0]!.replicas[0]!.nodeId).toBe('g2');
+    const pinned = job('pinned').gpus(1).models('T4').cpu(8000).build();
+    expect(runCycle({ nodes: [t4(), g2()] }, [pinned], { history }).placed[0]!.replicas[0]!.nodeId).toBe('t4');
+  });
+
+  it('the gantry profile charges displaced pinned work at one GPU per GPU', () => {
+    expect(PROFILES.gantry!.score.find((s) => s.name === 'fragmentation')!.args).toMatchObject({ pressure: 1 });
   });
 });

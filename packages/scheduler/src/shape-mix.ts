@@ -3,7 +3,9 @@
  * from the jobs the engine has seen (queue and recent history), never from the future.
  * Refreshed on a geometric schedule (hysteresis: the mix does not move with every job).
  */
-import type { JobKind } from './engine';
+
+/** How a request uses GPUs: not at all, whole GPUs, a share of one GPU, or a MIG slice. */
+export type JobKind = 'none' | 'whole' | 'share' | 'mig';
 
 export interface MixShape {
   key: string;

@@ -1,0 +1,115 @@
+/**
+ * Gang placement: all replicas of a multi-replica job or none, inside one topology domain when
+ * the job requires it (node, leaf switch, spine). The tightest domain that can hold the gang is
+ * filled greedily, best score first; a failure says what the best domain had room for.
+ */
+import type { CycleState } from './framework';
+import { fitCount } from './device-options';
+import type { Journal } from './journal';
+import { placementOf } from './journal';
+import type { ClassEntry } from './node-classes';
+import { describeRequest, formatCount } from './reasons';
+import type { Reason, ReplicaPlacement, TopologyLevel } from './types';
+import type { DeviceOption, JobView, NodeClass, NodeView } from './views';
+
+/** What gang placement needs of the engine: its nodes and classes, evaluation, mutation and undo. */
+export interface GangHost {
+  readonly nodes: readonly NodeView[];
+  readonly classes: ReadonlyMap<string, NodeClass>;
+  /** The cached evaluation of a node class for the state's job (filters, options, best score). */
+  entry(state: CycleState, cls: NodeClass, epoch: number): ClassEntry;
+  /** Applies one replica and re-classifies the node. */
+  apply(n: NodeView, job: JobView, option: DeviceOption): Journal;
+  /** Takes back the journal's changes (in reverse) and re-classifies the nodes. */
+  undo(journal: Journal[]): void;
+}
+
+export type GangResult = { ok: true; replicas: ReplicaPlacement[]; journal: Journal[] } | { ok: false; reason: Reason };
+
+const LEVELS: TopologyLevel[] = ['node', 'leaf', 'spine', 'any'];
+
+export function placeGang(host: GangHost, state: CycleState, epoch: number): GangResult {
+  const job = state.job.job;
+  const want = job.replicas;
+  const maxLevel = job.topology.required ? job.topology.level : 'any';
+  const top = LEVELS.indexOf(maxLevel);
+  // feasible nodes with how many replicas each could take
+  const feasible: { n: NodeView; fit: number }[] = [];
+  for (const cls of host.classes.values()) {
+    const e = host.entry(state, cls, epoch);
+    if (e.status !== null) continue;
+    if (e.fit < 0) e.fit = fitCount(state.job, host.nodes[cls.nodes[0]!]!);
+    if (e.fit <= 0) continue;
+    for (const pos of cls.nodes) feasible.push({ n: host.nodes[pos]!, fit: e.fit });
+  }
+  feasible.sort((a, b) => a.n.pos - b.n.pos);
+  let bestCapacity = 0;
+  for (let li = 0; li <= top; li++) {
+    const level = LEVELS[li]!;
+    const domains = new Map<string, { nodes: NodeView[]; cap: number }>();
+    for (const f of feasible) {
+      const key = level === 'node' ? f.n.id : level === 'leaf' ? `${f.n.spine}/${f.n.leaf}` : level === 'spine' ? f.n.spine : '*';
+      let d = domains.get(key);
+      if (!d) domains.set(key, (d = { nodes: [], cap: 0 }));
+      d.nodes.push(f.n);
+      d.cap += f.fit;
+    }
+    // the tightest domain that holds the gang (least spare room), then the earliest; a domain
+    // whose summed per-node room covers the gang always succeeds greedily (each replica uses
+    // one unit of one node's room), so only the chosen domain is simulated
+    let chosen: { slack: number; first: number; nodes: NodeView[] } | null = null;
+    for (const d of domains.values()) {
+      if (li === top) bestCapacity = Math.max(bestCapacity, d.cap);
+      if (d.cap < want) continue;
+      const slack = d.cap - want;
+      const first = d.nodes[0]!.pos;
+      if (!chosen || slack < chosen.slack || (slack === chosen.slack && first < chosen.first)) chosen = { slack, first, nodes: d.nodes };
+    }
+    if (chosen) {
+      const sim = greedy(host, state, epoch, chosen.nodes, want);
+      if (sim) return { ok: true, replicas: sim.replicas, journal: sim.journal };
+    }
+  }
+  const where =
+    maxLevel === 'node' ? 'on one node' : maxLevel === 'leaf' ? 'under one leaf switch' : maxLevel === 'spine' ? 'under one spine' : 'in the cluster';
+  const best = maxLevel === 'any' ? 'the cluster' : maxLevel === 'node' ? 'the best node' : `the best ${maxLevel}`;
+  return {
+    ok: false,
+    reason: {
+      code: maxLevel === 'any' ? 'gang_unsatisfiable' : 'topology_unsatisfiable',
+      message: `needs ${want} x ${describeRequest(job.request)} ${where}: ${best} has room for ${formatCount(Math.min(bestCapacity, want - 1))}`,
+    },
+  };
+}
+
+/** Places `want` replicas one by one on the best-scoring of `nodes`; undoes everything and returns null if one does not fit. */
+function greedy(
+  host: GangHost,
+  state: CycleState,
+  epoch: number,
+  nodes: NodeView[],
+  want: number,
+): { replicas: ReplicaPlacement[]; journal: Journal[] } | null {
+  const replicas: ReplicaPlacement[] = [];
+  const journal: Journal[] = [];
+  for (let r = 0; r < want; r++) {
+    let best: NodeView | null = null;
+    let bestE: ClassEntry | null = null;
+    for (const n of nodes) {
+      const e = host.entry(state, n.cls, epoch);
+      if (e.status !== null) continue;
+      if (!bestE || e.bestScore > bestE.bestScore || (e.bestScore === bestE.bestScore && n.pos < best!.pos)) {
+        best = n;
+        bestE = e;
+      }
+    }
+    if (!best || !bestE) {
+      host.undo(journal);
+      return null;
+    }
+    const option = bestE.options[bestE.best]!;
+    journal.push(host.apply(best, state.job, option));
+    replicas.push(placementOf(r, best, state.job, option));
+  }
+  return { replicas, journal };
+}
