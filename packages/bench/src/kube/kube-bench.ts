@@ -239,7 +239,7 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       driver: workerPid ? (processCpuSeconds(workerPid) ?? 0) : (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
     });
     let cpuBefore = cpuNow();
-    let cpuIdlePerSecond = { apiserver: 0, etcd: 0, emulator: 0, driver: 0 };
+    const cpuIdlePerSecond = { apiserver: 0, etcd: 0, emulator: 0, driver: 0 };
     let cpuAt = Date.now();
     const startCounting = async () => {
       await watch!.start();
