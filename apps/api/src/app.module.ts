@@ -32,6 +32,7 @@ import { JobRequestValidator } from './modules/jobs/job-request.validator';
 import { ClusterController } from './modules/cluster/cluster.controller';
 import { ClusterService } from './modules/cluster/cluster.service';
 import { ClusterRepository } from './modules/cluster/cluster.repository';
+import { ForeignGpuUse } from './modules/cluster/foreign-gpu-use';
 import { SchedulingRepository } from './modules/scheduling/scheduling.repository';
 import { SchedulingService } from './modules/scheduling/scheduling.service';
 import { LifecycleRepository } from './modules/lifecycle/lifecycle.repository';
@@ -114,8 +115,17 @@ export class CoreModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CoreModule,
-      providers: [{ provide: APP_CONFIG, useValue: config }, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository, MetricsRecorder],
-      exports: [APP_CONFIG, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository, MetricsRecorder],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        PrismaService,
+        RedisService,
+        QueuesService,
+        EventsRepository,
+        ClusterRepository,
+        ForeignGpuUse,
+        MetricsRecorder,
+      ],
+      exports: [APP_CONFIG, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository, ForeignGpuUse, MetricsRecorder],
     };
   }
 }

@@ -34,3 +34,4 @@ export { RemoteDriver, RemoteDriverError, type RemoteDriverOptions } from './rem
 export { KubernetesDriver, KUBERNETES_DRIVER_DEFAULTS, type KubernetesDriverOptions, type MigPartedConfigMapRef } from './kubernetes/kubernetes-driver';
 export * as kubernetesSpecs from './kubernetes/specs';
 export * as kubernetesHealthSignals from './kubernetes/health-signals';
+export { withConnectionPool, closeConnectionPool } from './kubernetes/connection-pool';

@@ -71,6 +71,9 @@ export interface StartRequest {
   image?: string;
 }
 
+/** How one start of a startMany() went: started (or already running), or refused with the reason. */
+export type StartOutcome = { jobId: string; ok: true } | { jobId: string; ok: false; error: Error };
+
 export interface WorkloadStatus {
   state: 'running' | 'exited' | 'unknown';
   progressSeconds: number;
@@ -126,6 +129,11 @@ export interface ClusterDriver {
   drain(nodeName: string): Promise<void>;
   /** Idempotent: starting a job that already runs is a no-op. */
   start(req: StartRequest): Promise<void>;
+  /**
+   * start() of many jobs at once, as the driver does them best (in parallel, bounded); one
+   * outcome per request, in order. A refusal fails only its own request.
+   */
+  startMany(requests: readonly StartRequest[]): Promise<StartOutcome[]>;
   /** Idempotent: stopping an unknown job is a no-op. Emits no `job-exited` (the caller asked). */
   stop(jobId: string): Promise<void>;
   /** Checkpoints and stops the job (no `job-exited` event); resume with start({ progressSeconds, checkpoint }). */
@@ -135,6 +143,12 @@ export interface ClusterDriver {
   onEvent(listener: (e: DriverEvent) => void): () => void;
   metrics(): Promise<GpuMetricSample[]>;
   close(): Promise<void>;
+  /**
+   * Optional (drivers of clusters shared with other workloads: Kubernetes): the GPU resources
+   * held now, per node, by workloads Gantry did not start (as `externalGpuUse` in discover()),
+   * cheap enough to ask every few seconds. Nodes without such use are absent.
+   */
+  gpuUseByOthers?(): Promise<Map<string, Record<string, number>>>;
   /** Only drivers that can fake hardware faults implement this (the simulated driver). */
   injectFault?(fault: FaultInjection): Promise<void>;
   /**

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../driver/driver.provider';
 import { ClusterRepository } from '../modules/cluster/cluster.repository';
+import { ForeignGpuUse } from '../modules/cluster/foreign-gpu-use';
 import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
 import { QueuesService } from '../queues/queues.service';
 import { isFailoverExit } from '../modules/failover/fault-classification';
@@ -26,11 +27,13 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly lifecycle: LifecycleService,
     private readonly queues: QueuesService,
     private readonly mig: MigReconciler,
+    private readonly foreign: ForeignGpuUse,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const inv = await this.driver.discover();
     const added = await this.cluster.syncInventory(inv);
+    this.foreign.set(new Map(inv.nodes.filter((n) => n.externalGpuUse).map((n) => [n.name, n.externalGpuUse!])));
     this.logger.log(`${this.driver.name} cluster: ${inv.nodes.length} nodes (${added.nodesAdded} new, ${added.gpusAdded} new GPUs)`);
     // Before any work is started or re-attached: the database's MIG slices become the cluster's
     // (a restarted simulated cluster has none of them), wanted layouts are applied again.
@@ -49,6 +52,8 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
     if (this.running) return;
     this.running = true;
     try {
+      // GPUs held by pods Gantry did not create: used capacity for the next cycles
+      if (this.driver.gpuUseByOthers) this.foreign.set(await this.driver.gpuUseByOthers());
       await this.lifecycle.reconcile();
     } catch (e) {
       this.logger.warn(`reconcile failed: ${e instanceof Error ? e.message : String(e)}`);

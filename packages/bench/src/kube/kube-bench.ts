@@ -28,7 +28,7 @@ import { apiserverRequestTotal } from './apiserver-metrics';
 import { kubeCreate } from './kube-http';
 import { startCountingProxy } from './counting-proxy';
 import { PodWatch } from './pod-watch';
-import { processMemoryMiB } from './process-memory';
+import { processCpuSeconds, processMemoryMiB } from './process-memory';
 
 export interface KubeBenchOptions {
   nodes: number;
@@ -71,6 +71,8 @@ export interface KubeBenchReport {
   apiserverRequestsPerPlacement: number;
   /** Jobs accepted but without a Running pod at the deadline (pending in Gantry, or a pod not started yet). */
   unplaced: number;
+  /** Starts (driver only) or submissions (whole system) refused, by error. */
+  refused: Record<string, number>;
   /** Pods the driver created that were not Running at the deadline (the emulated kubelets' backlog). */
   podsCreatedNotRunning: number;
   lost: number;
@@ -82,6 +84,18 @@ export interface KubeBenchReport {
   emulatorPeakMiB: number;
   workerRssMiB: number;
   workerPeakMiB: number;
+  /**
+   * CPU milliseconds spent per pod placed, from the first start to the last pod Running: the
+   * machine-independent figure on a loaded machine. `driver` is the worker (whole system) or this
+   * process (driver only: the driver, and the benchmark's own pod watch).
+   */
+  cpuMsPerPlacement: { apiserver: number; etcd: number; emulator: number; driver: number; total: number };
+  /** cpuMsPerPlacement less the background the idle cluster burns (Leases, heartbeats) over the same time. */
+  netCpuMsPerPlacement: { apiserver: number; etcd: number; emulator: number; driver: number; total: number };
+  /** Cores the idle cluster keeps busy (measured for 10 s before the starts). */
+  idleCpuCores: number;
+  /** (2 cores - idleCpuCores) / netCpuMsPerPlacement: the starts per second 2 cores of their own would sustain. */
+  startsPerSecondOnTwoIdleCores: number;
   pass: boolean;
 }
 
@@ -190,6 +204,7 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
     cp = await startControlPlane({ startTimeoutMs: 90_000 });
     const api = { server: cp.server, token: cp.adminToken };
     const apiserverPid = Number(readFileSync(resolve(cp.dir, 'apiserver.pid'), 'utf8'));
+    const etcdPid = Number(readFileSync(resolve(cp.dir, 'etcd.pid'), 'utf8'));
     log(`kube-apiserver ${cp.server} (pid ${apiserverPid}), logs in ${logDir}`);
     // the workload namespace (deploy/kubernetes/namespace.yaml); the driver runs as admin here
     await kubeCreate(api, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gantry' } });
@@ -217,9 +232,27 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
     let workerPid: number | undefined;
     watch = new PodWatch(api, 'gantry', log);
     let counted = { before: 0, counts: {} as Record<string, number>, apiserver: 0 };
+    const cpuNow = () => ({
+      apiserver: processCpuSeconds(apiserverPid) ?? 0,
+      etcd: processCpuSeconds(etcdPid) ?? 0,
+      emulator: processCpuSeconds(emulator!.pid!) ?? 0,
+      driver: workerPid ? (processCpuSeconds(workerPid) ?? 0) : (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+    });
+    let cpuBefore = cpuNow();
+    const cpuIdlePerSecond = { apiserver: 0, etcd: 0, emulator: 0, driver: 0 };
+    let cpuAt = Date.now();
     const startCounting = async () => {
       await watch!.start();
+      // the cluster's background before any start (Leases, heartbeats, watches): measured for 10 s
+      const idleFrom = cpuNow();
+      const idleAt = Date.now();
+      await sleep(10_000);
+      const idleTo = cpuNow();
+      const idleSeconds = (Date.now() - idleAt) / 1000;
+      for (const k of Object.keys(cpuIdlePerSecond) as (keyof typeof cpuIdlePerSecond)[]) cpuIdlePerSecond[k] = (idleTo[k] - idleFrom[k]) / idleSeconds;
       counted = { before: proxy!.total(), counts: proxy!.counts(), apiserver: await apiserverRequestTotal(api) };
+      cpuBefore = cpuNow();
+      cpuAt = Date.now();
     };
     let t0 = Date.now();
     if (o.through === 'system') {
@@ -301,6 +334,8 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       .map(([id, at]) => watch!.runningAt.get(id)! - at)
       .sort((a, b) => a - b);
 
+    const cpuAfter = cpuNow();
+    const cpuSeconds = (Date.now() - cpuAt) / 1000;
     const driverRequests = proxy.total() - counted.before;
     const byKind = Object.fromEntries(
       Object.entries(proxy.counts())
@@ -322,6 +357,15 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
     const lost = lostInGantry + (o.jobs - created.size);
     const placed = runningTimes.length;
     const startsPerSecond = placed / Math.max(0.001, placementSeconds);
+    const cpuMs = (k: keyof typeof cpuAfter) => Math.round(((cpuAfter[k] - cpuBefore[k]) * 1000) / Math.max(1, placed));
+    const cpuMsPerPlacement = { apiserver: cpuMs('apiserver'), etcd: cpuMs('etcd'), emulator: cpuMs('emulator'), driver: cpuMs('driver'), total: 0 };
+    cpuMsPerPlacement.total = cpuMsPerPlacement.apiserver + cpuMsPerPlacement.etcd + cpuMsPerPlacement.emulator + cpuMsPerPlacement.driver;
+    // the same, less the background the idle cluster burns over the same time
+    const netMs = (k: keyof typeof cpuIdlePerSecond) =>
+      Math.max(0, Math.round(((cpuAfter[k] - cpuBefore[k] - cpuIdlePerSecond[k] * cpuSeconds) * 1000) / Math.max(1, placed)));
+    const netCpuMsPerPlacement = { apiserver: netMs('apiserver'), etcd: netMs('etcd'), emulator: netMs('emulator'), driver: netMs('driver'), total: 0 };
+    netCpuMsPerPlacement.total = netCpuMsPerPlacement.apiserver + netCpuMsPerPlacement.etcd + netCpuMsPerPlacement.emulator + netCpuMsPerPlacement.driver;
+    const idleCpuCores = round(Object.values(cpuIdlePerSecond).reduce((a, b) => a + b, 0));
     const report: KubeBenchReport = {
       bench: 'kube',
       method: o.through === 'system' ? 'whole-system' : 'driver-only',
@@ -343,6 +387,7 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       driverRequestsByKind: byKind,
       apiserverRequestsPerPlacement: round(apiserverRequests / Math.max(1, placed)),
       unplaced,
+      refused: rejected,
       podsCreatedNotRunning: Math.max(0, (byKind['CREATE pods'] ?? 0) - placed),
       lost,
       doubleBound: watch.doubleBound.length,
@@ -353,13 +398,18 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       emulatorPeakMiB: emulatorMemory.peakMiB,
       workerRssMiB: workerMemory.rssMiB,
       workerPeakMiB: workerMemory.peakMiB,
+      cpuMsPerPlacement,
+      netCpuMsPerPlacement,
+      idleCpuCores,
+      startsPerSecondOnTwoIdleCores: round((Math.max(0, 2 - idleCpuCores) * 1000) / Math.max(1, netCpuMsPerPlacement.total)),
       pass: syncSeconds < 10 && startsPerSecond >= 100 && unplaced === 0 && lost === 0 && watch.doubleBound.length === 0,
     };
     for (const d of watch.doubleBound.slice(0, 5)) log(`DOUBLE-BOUND ${d}`);
     for (const [pod, reason] of [...watch.failed.entries()].slice(0, 5)) log(`failed pod ${pod}: ${reason}`);
     log(
       `${placed} pods Running in ${placementSeconds.toFixed(1)} s: ${startsPerSecond.toFixed(1)} starts/s; created -> Running p50 ${report.p50Ms} ms p99 ${report.p99Ms} ms; ` +
-        `${report.driverRequestsPerPlacement} driver requests per placement (${report.apiserverRequestsPerPlacement} for everyone); lost ${lost}, double-bound ${report.doubleBound}`,
+        `${report.driverRequestsPerPlacement} driver requests per placement (${report.apiserverRequestsPerPlacement} for everyone); lost ${lost}, double-bound ${report.doubleBound}; ` +
+        `CPU per placement ${JSON.stringify(cpuMsPerPlacement)} ms, net of the idle background ${JSON.stringify(netCpuMsPerPlacement)} ms (idle: ${idleCpuCores} cores)`,
     );
     return report;
   } finally {

@@ -26,6 +26,7 @@ export type DriverContractCase =
   | 'discover'
   | 'job lifecycle'
   | 'start idempotent'
+  | 'start many'
   | 'stop idempotent'
   | 'suspend and resume'
   | 'invalid MIG layout'
@@ -117,6 +118,31 @@ export function describeDriverContract(name: string, makeSubject: () => Promise<
 
       await driver.start(request);
       expect((await driver.status(request.jobId)).progressSeconds).toBeGreaterThanOrEqual(before);
+    });
+
+    contractCase('start many', 'starts many jobs in one call; a refused start fails alone, the others run', async () => {
+      const on = (index: number) => job(LONG_JOB_REAL_SECONDS, { replicas: [{ replica: 0, nodeName: node.name, gpus: [{ index }] }] });
+      const first = on(0);
+      const second = on(1);
+      // one GPU more than the node has: refused by every driver
+      const tooBig = job(LONG_JOB_REAL_SECONDS, {
+        replicas: [{ replica: 0, nodeName: node.name, gpus: [...node.gpus.map((g) => ({ index: g.index })), { index: node.gpus.length }] }],
+      });
+      const outcomes = await driver.startMany([first, tooBig, second]);
+      expect(outcomes.map((o) => [o.jobId, o.ok])).toEqual([
+        [first.jobId, true],
+        [tooBig.jobId, false],
+        [second.jobId, true],
+      ]);
+      expect(outcomes[1]).toMatchObject({ error: expect.any(Error) });
+      for (const started of [first, second]) expect((await driver.status(started.jobId)).state).toBe('running');
+      expect((await driver.status(tooBig.jobId)).state).toBe('unknown');
+      // idempotent like start(): starting a running job again is a no-op
+      await waitFor(async () => (await driver.status(first.jobId)).progressSeconds > 0);
+      expect(await driver.startMany([first])).toEqual([{ jobId: first.jobId, ok: true }]);
+      expect((await driver.status(first.jobId)).progressSeconds).toBeGreaterThan(0);
+      await driver.stop(first.jobId);
+      await driver.stop(second.jobId);
     });
 
     contractCase('stop idempotent', 'stops a job, and stopping it again or an unknown job is a no-op', async () => {

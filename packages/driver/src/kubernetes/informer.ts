@@ -56,7 +56,8 @@ export interface InformerOptions<T> {
   /** For messages: "pods in gantry". */
   what: string;
   source: InformerSource<T>;
-  onDelta(delta: Delta<T>): void;
+  /** Handler of every change; more can subscribe with `subscribe()`. */
+  onDelta?(delta: Delta<T>): void;
   backoff?: { initialMs: number; maxMs: number };
   /** Server-side watch timeout; the watch is reopened after it. Default 300 s (+ up to 60 s jitter). */
   watchTimeoutSeconds?: number;
@@ -85,6 +86,7 @@ export class Informer<T extends KubeObject> {
   private resolveSynced!: () => void;
   private readonly syncedPromise = new Promise<void>((resolve) => (this.resolveSynced = resolve));
   private version?: string;
+  private readonly listeners = new Set<(delta: Delta<T>) => void>();
 
   constructor(private readonly options: InformerOptions<T>) {
     this.backoff = new Backoff(options.backoff ?? { initialMs: 200, maxMs: 10_000 });
@@ -118,6 +120,17 @@ export class Informer<T extends KubeObject> {
 
   list(): T[] {
     return [...this.cache.values()];
+  }
+
+  /**
+   * Adds a handler of every change. Once the informer has listed, the objects already cached are
+   * handed to it first, as `initial` ADDED deltas: a late subscriber starts from the same state as
+   * one that was there from the first list. Returns the unsubscribe function.
+   */
+  subscribe(listener: (delta: Delta<T>) => void): () => void {
+    this.listeners.add(listener);
+    if (this.hasSynced) for (const object of this.cache.values()) this.call(listener, { type: 'ADDED', object, initial: true });
+    return () => this.listeners.delete(listener);
   }
 
   get(namespace: string | undefined, name: string): T | undefined {
@@ -250,8 +263,13 @@ export class Informer<T extends KubeObject> {
   }
 
   private deliver(delta: Delta<T>): void {
+    if (this.options.onDelta) this.call(this.options.onDelta, delta);
+    for (const listener of this.listeners) this.call(listener, delta);
+  }
+
+  private call(listener: (delta: Delta<T>) => void, delta: Delta<T>): void {
     try {
-      this.options.onDelta(delta);
+      listener(delta);
     } catch (err) {
       this.warn(`handler failed on ${delta.type} ${keyOf(delta.object)}: ${describe(err)}`);
     }

@@ -12,9 +12,9 @@ export class JobExitTracker {
   /** Pod uids whose run has been reported. */
   private readonly reported = new Set<string>();
 
-  /** The job's live pods changed: its exit, if it just ended. */
-  onJobPods(jobId: string, pods: readonly V1Pod[], now: number): DriverEvent[] {
-    const exit = jobExitFromPods(pods);
+  /** The job's live pods changed: its exit, if it just ended (`gpuFaulted`: the health source blames the pod's GPU). */
+  onJobPods(jobId: string, pods: readonly V1Pod[], now: number, gpuFaulted?: (pod: V1Pod) => boolean): DriverEvent[] {
+    const exit = jobExitFromPods(pods, gpuFaulted);
     if (!exit || !this.isNewRun(pods)) return [];
     this.markReported(pods);
     return [{ type: 'job-exited', jobId, exitCode: exit.exitCode, reason: exit.reason, at: now }];

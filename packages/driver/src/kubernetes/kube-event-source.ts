@@ -15,17 +15,19 @@ import { GANTRY_LABELS } from '../shared/labels';
 import { xidsOfEvent } from './health-signals';
 import { Informer, type Delta } from './informer';
 import { JobExitTracker } from './job-exit-tracker';
+import type { ClusterView } from './cluster-view';
 import type { KubeApi } from './kube-api';
 import { NodeHealthTracker } from './node-health-tracker';
 import { inventoryNodeFromKubeNode } from './node-inventory';
-import { gantryPodsSelector, isPodTerminating } from './pods';
+import { isPodTerminating, placedGpuIndexesOf } from './pods';
+import { xidEffect } from '../shared/xid';
 
 export interface KubeEventSourceOptions {
   api: KubeApi;
+  /** The driver's informers of Gantry's pods and of the GPU nodes (shared with start and status). */
+  view: ClusterView;
   events: DriverEventBus;
   clock: Clock;
-  namespace: string;
-  nodeLabelSelector?: string;
   /** Watch reconnect backoff. Default 200 ms doubling to 10 s. */
   backoff?: { initialMs: number; maxMs: number };
   /** Server-side watch timeout, seconds (default 300). */
@@ -39,23 +41,14 @@ export class KubeEventSource {
   private readonly podInformer: Informer<V1Pod>;
   private readonly nodeInformer: Informer<V1Node>;
   private readonly eventInformer: Informer<CoreV1Event>;
+  private unsubscribe: (() => void)[] = [];
   private started = false;
 
   constructor(private readonly options: KubeEventSourceOptions) {
-    const { api, namespace, nodeLabelSelector } = options;
+    const { api } = options;
     const common = { backoff: options.backoff, watchTimeoutSeconds: options.watchTimeoutSeconds, warn: options.warn };
-    this.podInformer = new Informer({
-      ...common,
-      what: `pods in ${namespace}`,
-      source: api.podInformerSource(namespace, gantryPodsSelector),
-      onDelta: (d) => this.onPod(d),
-    });
-    this.nodeInformer = new Informer({
-      ...common,
-      what: 'nodes',
-      source: api.nodeInformerSource(nodeLabelSelector),
-      onDelta: (d) => this.onNode(d),
-    });
+    this.podInformer = options.view.gantryPods;
+    this.nodeInformer = options.view.nodes;
     this.eventInformer = new Informer({
       ...common,
       what: 'node events',
@@ -71,17 +64,23 @@ export class KubeEventSource {
   start(): void {
     if (this.started) return;
     this.started = true;
-    // Pods first: a node deleted in the first moments needs its pods known.
-    for (const informer of this.informers) informer.start();
+    // Pods first: a node deleted in the first moments needs its pods known. The view's informers
+    // hand a late subscriber what they already hold as the initial state.
+    this.unsubscribe = [this.podInformer.subscribe((d) => this.onPod(d)), this.nodeInformer.subscribe((d) => this.onNode(d))];
+    void this.options.view.synced();
+    this.eventInformer.start();
   }
 
+  /** Stops reporting; the view's informers run on for the driver (it stops them on close). */
   async stop(): Promise<void> {
-    await Promise.all(this.informers.map((i) => i.stop()));
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    this.unsubscribe = [];
+    await this.eventInformer.stop();
   }
 
   /** Resolves once every watch has listed its state. */
   async synced(): Promise<void> {
-    await Promise.all(this.informers.map((i) => i.synced()));
+    await Promise.all([this.options.view.synced(), this.eventInformer.synced()]);
   }
 
   /** Watch statistics (lists, watches, 410s, errors), per resource. */
@@ -97,7 +96,7 @@ export class KubeEventSource {
     const jobId = delta.object.metadata?.labels?.[GANTRY_LABELS.jobId];
     if (delta.type === 'DELETED' && delta.object.metadata?.uid) this.jobs.forget(delta.object.metadata.uid);
     if (!jobId) return;
-    this.emit(this.jobs.onJobPods(jobId, this.livePodsOfJob(jobId), this.options.clock.now()));
+    this.emit(this.jobs.onJobPods(jobId, this.livePodsOfJob(jobId), this.options.clock.now(), (pod) => this.gpuFaulted(pod)));
   }
 
   private onNode(delta: Delta<V1Node>): void {
@@ -125,8 +124,15 @@ export class KubeEventSource {
     this.emit(xids.map((x) => ({ type: 'xid', nodeName, gpuIndex: x.gpuIndex, xid: x.xid, at: now })));
   }
 
+  /** A fatal Xid held on one of the GPUs the pod was placed on (the node's health conditions). */
+  gpuFaulted(pod: V1Pod): boolean {
+    const xids = this.nodes.health(pod.spec?.nodeName ?? '')?.xids ?? [];
+    const gpus = placedGpuIndexesOf(pod);
+    return xids.some((x) => gpus.includes(x.gpuIndex) && xidEffect(x.xid).killsProcesses);
+  }
+
   /** A job's pods that are not being deleted (a deleted pod was stopped, suspended or evicted on purpose). */
   private livePodsOfJob(jobId: string): V1Pod[] {
-    return this.podInformer.list().filter((p) => p.metadata?.labels?.[GANTRY_LABELS.jobId] === jobId && !isPodTerminating(p));
+    return this.options.view.podsOfJob(jobId).filter((p) => !isPodTerminating(p));
   }
 }

@@ -183,11 +183,13 @@ describe('KubernetesDriver on a real API server + the kube-emulator', () => {
       await runJob(driver, 'on-gpu-3', SLOT.health, 3);
       await runJob(driver, 'on-gpu-0', SLOT.health, 0);
 
-      // A fatal Xid: a SysLogsXIDError condition; the GPU is unhealthy and the job on it dies.
+      // A fatal Xid: a SysLogsXIDError condition; the GPU is unhealthy and the job on it dies, a
+      // GPU fault with the exit code of its CUDA error (failover moves it; status() says the same).
       await cluster.emulator.injectFault({ nodeName, kind: 'xid', gpuIndex: 3, xid: 79 });
       await seen('xid 79 on GPU 3', (e) => e.type === 'xid' && e.gpuIndex === 3 && e.xid === 79);
       await seen('the job on GPU 3 failing', (e) => e.type === 'job-exited' && e.jobId === 'on-gpu-3');
-      expect(events.find((e) => e.type === 'job-exited' && e.jobId === 'on-gpu-3')).toMatchObject({ reason: 'failed', exitCode: 1 });
+      expect(events.find((e) => e.type === 'job-exited' && e.jobId === 'on-gpu-3')).toMatchObject({ reason: 'gpu-fault', exitCode: 1 });
+      expect(await driver.status('on-gpu-3')).toMatchObject({ state: 'exited', exitCode: 1, reason: 'gpu-fault' });
       expect((await driver.discover()).nodes[0].gpus[3].health).toBe('unhealthy');
 
       // An application Xid: an Event; the GPU stays healthy.

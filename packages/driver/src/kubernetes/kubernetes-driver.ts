@@ -8,8 +8,22 @@ import type { KubeConfig, V1Node, V1Pod } from '@kubernetes/client-node';
 import { systemClock, type Clock } from '../clock';
 import { DriverEventBus } from '../event-bus';
 import { assertValidMigLayout } from '../shared/mig-layout';
-import type { ClusterDriver, DriverEvent, GpuMetricSample, Inventory, InventoryNode, MigSliceSpec, Persona, StartRequest, WorkloadStatus } from '../types';
+import type {
+  ClusterDriver,
+  DriverEvent,
+  GpuMetricSample,
+  Inventory,
+  InventoryNode,
+  MigSliceSpec,
+  Persona,
+  StartOutcome,
+  StartRequest,
+  WorkloadStatus,
+} from '../types';
+import { startEach } from '../shared/start-many';
 import { capacityShortfall, externalGpuUseByNode } from './gpu-capacity';
+import { ClusterView } from './cluster-view';
+import { closeConnectionPool, withConnectionPool } from './connection-pool';
 import { KubeApi, httpStatusOf, loadClientNode, loadKubeConfig } from './kube-api';
 import { KubeEventSource } from './kube-event-source';
 import { parseDcgmMetrics } from './dcgm-metrics';
@@ -57,6 +71,8 @@ export interface KubernetesDriverOptions {
    * time, suspend returns a reference made from the measured progress.
    */
   checkpointTimeoutSeconds?: number;
+  /** Starts in flight at once in startMany(), and API connections kept open. Default 32. */
+  startConcurrency?: number;
   /** A dcgm-exporter (or Prometheus federation) `/metrics` URL; metrics() is empty without it. */
   dcgmMetricsUrl?: string;
   clock?: Clock;
@@ -71,6 +87,7 @@ export const KUBERNETES_DRIVER_DEFAULTS = {
   personaTimeoutSeconds: 900,
   drainTimeoutSeconds: 300,
   checkpointTimeoutSeconds: 45,
+  startConcurrency: 32,
 } as const;
 
 interface ResolvedSettings {
@@ -82,7 +99,11 @@ interface ResolvedSettings {
   personaTimeoutSeconds: number;
   drainTimeoutSeconds: number;
   checkpointTimeoutSeconds: number;
+  startConcurrency: number;
 }
+
+/** status() reads the API server, not the cache, this long after the driver deleted a job's pods. */
+const CACHE_TRUST_AFTER_DELETE_MS = 10_000;
 
 /** Exit code reported for pods a drain evicted (SIGTERM). */
 const EVICTED_EXIT_CODE = 143;
@@ -91,15 +112,24 @@ export class KubernetesDriver implements ClusterDriver {
   readonly name = 'kubernetes' as const;
 
   private readonly api: KubeApi;
+  private readonly kubeConfig: KubeConfig;
   private readonly clock: Clock;
   private readonly events = new DriverEventBus();
+  private readonly view: ClusterView;
+  /** Jobs whose pods this driver deleted, and when: the cache may not show the deletion yet. */
+  private readonly deletedAt = new Map<string, number>();
   private eventSource?: KubeEventSource;
   private readonly settings: ResolvedSettings;
   private closed = false;
 
   constructor(private readonly options: KubernetesDriverOptions = {}) {
     const defaults = KUBERNETES_DRIVER_DEFAULTS;
-    this.api = new KubeApi(options.kubeConfig ?? loadKubeConfig(options.kubeconfigPath), {
+    // A config of its own (a caller's may be shared), with one keep-alive connection pool.
+    this.kubeConfig = withConnectionPool(
+      options.kubeConfig ? copyKubeConfig(options.kubeConfig) : loadKubeConfig(options.kubeconfigPath),
+      Math.max(16, (options.startConcurrency ?? defaults.startConcurrency) * 2),
+    );
+    this.api = new KubeApi(this.kubeConfig, {
       retryTimeoutMs: (options.apiRetrySeconds ?? 30) * 1000,
       isClosed: () => this.closed,
     });
@@ -113,7 +143,14 @@ export class KubernetesDriver implements ClusterDriver {
       personaTimeoutSeconds: options.personaTimeoutSeconds ?? defaults.personaTimeoutSeconds,
       drainTimeoutSeconds: options.drainTimeoutSeconds ?? defaults.drainTimeoutSeconds,
       checkpointTimeoutSeconds: options.checkpointTimeoutSeconds ?? defaults.checkpointTimeoutSeconds,
+      startConcurrency: options.startConcurrency ?? defaults.startConcurrency,
     };
+    this.view = new ClusterView({
+      api: this.api,
+      namespace: this.settings.namespace,
+      nodeLabelSelector: options.nodeLabelSelector,
+      backoff: options.watchBackoff,
+    });
   }
 
   /** The watches behind onEvent (undefined while nobody listens); tests read their statistics. */
@@ -130,6 +167,12 @@ export class KubernetesDriver implements ClusterDriver {
       if (use) node.externalGpuUse = use;
     }
     return { nodes: inventory };
+  }
+
+  /** From the active-pods watch (no request once it has listed). */
+  async gpuUseByOthers(): Promise<Map<string, Record<string, number>>> {
+    await this.view.synced();
+    return externalGpuUseByNode(this.view.activePods.list());
   }
 
   /**
@@ -185,6 +228,8 @@ export class KubernetesDriver implements ClusterDriver {
     for (const pod of pods) {
       const ref = { name: pod.metadata!.name!, namespace: pod.metadata!.namespace! };
       if (await this.evictWhenAllowed(ref, nodeName)) evicted.push(pod);
+      const jobId = pod.metadata?.labels?.[GANTRY_LABELS.jobId];
+      if (jobId) this.deletedAt.set(jobId, Date.now());
     }
     await pollUntil(
       async () => {
@@ -202,25 +247,63 @@ export class KubernetesDriver implements ClusterDriver {
 
   /**
    * Idempotent: a job whose pods run is left alone, and a retried create finds its pod there.
-   * Pods of an earlier run are deleted and, while they terminate (their names are taken), waited
-   * for. A replica that does not fit beside the pods already bound to its node (Gantry's or not)
-   * is refused before anything is created.
+   * One request per replica in the usual case (the pod, created already bound to its node): what
+   * runs and what holds the node's GPUs is read from the informers' caches, and whatever the caches
+   * had not seen yet shows up as a conflict the API server answers (409: the pod's name is taken),
+   * settled then against the API server itself. Pods of an earlier run are deleted and, while they
+   * terminate (their names are taken), waited for. A replica that does not fit beside the pods
+   * already bound to its node (Gantry's or not) is refused before anything is created.
    */
   async start(req: StartRequest): Promise<void> {
-    const pods = await this.jobPods(req.jobId);
-    if (pods.some((p) => !isPodFinished(p))) return;
-    const podsOfJob = await this.api.listPods(this.settings.namespace, jobSelector(req.jobId));
-    await this.deletePods(podsOfJob);
-    if (podsOfJob.length) await this.waitUntilGone(req.jobId);
+    await this.view.synced();
+    const known = this.view.podsOfJob(req.jobId);
+    if (known.some((p) => !isPodFinished(p) && !isPodTerminating(p))) return;
     const wanted = req.replicas.map((replica) => ({
       replica,
       pod: replicaPod({ request: req, replica, namespace: this.settings.namespace, defaultImage: this.settings.image }),
     }));
+    if (known.length) {
+      // an earlier run's pods (finished, or being deleted): gone before the new ones take their names
+      await this.deletePods(known);
+      await this.waitUntilGone(req.jobId);
+    }
     await this.assertFits(
       req.jobId,
       wanted.map((w) => w.replica),
     );
-    for (const { pod } of wanted) await this.api.createPod(pod);
+    const created = await Promise.all(wanted.map(({ pod }) => this.api.createPod(pod)));
+    if (created.every(Boolean)) return;
+    await this.settleNameConflicts(
+      req.jobId,
+      wanted.map((w) => w.pod).filter((_, i) => !created[i]),
+    );
+  }
+
+  /** Many starts, at most `startConcurrency` in flight; each request succeeds or fails on its own. */
+  startMany(requests: readonly StartRequest[]): Promise<StartOutcome[]> {
+    return startEach(requests, this.settings.startConcurrency, (req) => this.start(req));
+  }
+
+  /**
+   * Creates that found their pod's name taken: by this run (a retried or concurrent start: done),
+   * or by a pod of an earlier run the cache had not shown (finished, or terminating): that one is
+   * deleted, waited for, and the replica created again.
+   */
+  private async settleNameConflicts(jobId: string, pods: V1Pod[]): Promise<void> {
+    const names = new Set(pods.map((p) => p.metadata!.name!));
+    const existing = (await this.api.listPods(this.settings.namespace, jobSelector(jobId))).filter((p) => names.has(p.metadata?.name ?? ''));
+    const stale = existing.filter((p) => isPodFinished(p) || isPodTerminating(p));
+    if (stale.length === 0) return;
+    await this.deletePods(stale);
+    const staleNames = new Set(stale.map((p) => p.metadata!.name!));
+    await pollUntil(
+      async () => {
+        const left = await this.api.listPods(this.settings.namespace, jobSelector(jobId));
+        return left.some((p) => staleNames.has(p.metadata?.name ?? '') && (isPodFinished(p) || isPodTerminating(p))) ? 'waiting' : { done: undefined };
+      },
+      this.pollOptions(`the pods of an earlier run of job ${jobId} to terminate`, this.settings.drainTimeoutSeconds),
+    );
+    for (const pod of pods.filter((p) => staleNames.has(p.metadata!.name!))) await this.api.createPod(pod);
   }
 
   async stop(jobId: string): Promise<void> {
@@ -251,8 +334,23 @@ export class KubernetesDriver implements ClusterDriver {
     return { checkpoint: fallbackCheckpoint(this.settings.namespace, jobId, progressSeconds), progressSeconds };
   }
 
+  /**
+   * From the cache while it holds every replica of the job's run; otherwise (nothing seen yet, a
+   * replica missing, or not listed yet) from the API server, so `unknown` is never a cache's lag.
+   */
   async status(jobId: string): Promise<WorkloadStatus> {
-    return workloadStatusFromPods(await this.jobPods(jobId), this.clock.now());
+    const deleted = this.deletedAt.get(jobId);
+    if (deleted !== undefined && Date.now() - deleted > CACHE_TRUST_AFTER_DELETE_MS) this.deletedAt.delete(jobId);
+    if (this.view.gantryPods.hasSynced && !this.deletedAt.has(jobId)) {
+      const cached = this.view.podsOfJob(jobId).filter((p) => !isPodTerminating(p));
+      const replicas = Number(cached[0]?.spec?.containers?.[0]?.env?.find((e) => e.name === 'GANTRY_REPLICAS')?.value);
+      if (cached.length > 0 && cached.length === replicas) return workloadStatusFromPods(cached, this.clock.now(), (p) => this.gpuFaulted(p));
+    }
+    return workloadStatusFromPods(await this.jobPods(jobId), this.clock.now(), (p) => this.gpuFaulted(p));
+  }
+
+  private gpuFaulted(pod: V1Pod): boolean {
+    return this.eventSource?.gpuFaulted(pod) ?? false;
   }
 
   /** Events come from watches that run while someone listens (kube-event-source.ts). */
@@ -261,10 +359,9 @@ export class KubernetesDriver implements ClusterDriver {
     if (!this.closed && !this.eventSource) {
       this.eventSource = new KubeEventSource({
         api: this.api,
+        view: this.view,
         events: this.events,
         clock: this.clock,
-        namespace: this.settings.namespace,
-        nodeLabelSelector: this.options.nodeLabelSelector,
         backoff: this.options.watchBackoff,
       });
       this.eventSource.start();
@@ -287,6 +384,8 @@ export class KubernetesDriver implements ClusterDriver {
     this.closed = true;
     this.events.clear();
     await this.stopEventSource();
+    await this.view.stop();
+    closeConnectionPool(this.kubeConfig);
   }
 
   private async stopEventSource(): Promise<void> {
@@ -329,11 +428,19 @@ export class KubernetesDriver implements ClusterDriver {
       for (const r of onNode) {
         for (const [resource, amount] of Object.entries(gpuResourceLimits(r.gpus))) wanted[resource] = (wanted[resource] ?? 0) + Number(amount);
       }
-      const check = async () => {
-        const [node, pods] = await Promise.all([this.api.readNode(nodeName), this.api.listPodsOnNode(nodeName)]);
+      const shortfalls = (node: V1Node, pods: V1Pod[]) => {
         const others = pods.filter((p) => p.metadata?.labels?.[GANTRY_LABELS.jobId] !== jobId);
         const staying = others.filter((p) => !isPodTerminating(p));
-        return { node, shortfall: capacityShortfall(node, others, wanted), lasting: capacityShortfall(node, staying, wanted) };
+        return { shortfall: capacityShortfall(node, others, wanted), lasting: capacityShortfall(node, staying, wanted) };
+      };
+      // The node's allocatable from the node watch; what is bound there from the API server's watch
+      // cache (one cheap request: a pod created a moment ago, by anyone, is already in it).
+      const cachedNode = this.view.node(nodeName);
+      if (cachedNode && !shortfalls(cachedNode, await this.api.listActivePodsOnNode(nodeName)).shortfall) continue;
+      // Short: ask etcd itself before refusing or waiting.
+      const check = async () => {
+        const [node, pods] = await Promise.all([this.api.readNode(nodeName), this.api.listPodsOnNode(nodeName)]);
+        return { node, ...shortfalls(node, pods) };
       };
       const first = await check();
       if (first.lasting) throw new Error(`job ${jobId} does not fit on node ${nodeName}: ${first.lasting}`);
@@ -351,6 +458,12 @@ export class KubernetesDriver implements ClusterDriver {
 
   private async deletePods(pods: readonly V1Pod[]): Promise<void> {
     const alive = pods.filter((p) => !isPodTerminating(p));
+    const now = Date.now();
+    for (const [jobId, at] of this.deletedAt) if (now - at > CACHE_TRUST_AFTER_DELETE_MS) this.deletedAt.delete(jobId);
+    for (const pod of alive) {
+      const jobId = pod.metadata?.labels?.[GANTRY_LABELS.jobId];
+      if (jobId) this.deletedAt.set(jobId, now);
+    }
     await Promise.all(alive.map((p) => this.api.deletePod(p.metadata!.namespace ?? this.settings.namespace, p.metadata!.name!)));
   }
 
@@ -396,4 +509,11 @@ export class KubernetesDriver implements ClusterDriver {
   private pollOptions(what: string, timeoutSeconds: number) {
     return { what, intervalMs: this.settings.pollMs, timeoutMs: timeoutSeconds * 1000, isClosed: () => this.closed };
   }
+}
+
+/** A copy of a KubeConfig (the driver gives its own a connection pool and closes it). */
+function copyKubeConfig(config: KubeConfig): KubeConfig {
+  const copy = new (loadClientNode().KubeConfig)();
+  copy.loadFromString(config.exportConfig());
+  return copy;
 }

@@ -129,13 +129,41 @@ export function exitReasonOf(podReason: string | undefined): JobExitReason {
   return 'failed';
 }
 
-/** How a job's pods ended, once all succeeded or one failed; undefined while it runs. */
-export function jobExitFromPods(pods: readonly V1Pod[]): { exitCode: number; reason: JobExitReason } | undefined {
+/** `Xid 79`, `Xid: 48`, NVSentinel's `ErrorCode:79`: a termination message that blames the GPU. */
+const XID_IN_MESSAGE = /\b(?:Xid\s*:?\s*|ErrorCode\s*[:=]\s*)\d+/i;
+
+/** The GPU indexes the placement recorded on the pod (its GANTRY_GPU_INDEXES). */
+export function placedGpuIndexesOf(pod: V1Pod): number[] {
+  const value = pod.spec?.containers?.[0]?.env?.find((e) => e.name === 'GANTRY_GPU_INDEXES')?.value ?? '';
+  return value
+    .split(',')
+    .filter((s) => s.trim() !== '')
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n >= 0);
+}
+
+/**
+ * Whether a failed pod died with its GPU: its container's termination message names an Xid (the
+ * CUDA error a process-fatal Xid leaves), or `gpuFaulted` (the health source: an Xid condition on
+ * one of the pod's GPUs) says so.
+ */
+function diedWithGpu(pod: V1Pod, gpuFaulted?: (pod: V1Pod) => boolean): boolean {
+  const terminated = pod.status?.containerStatuses?.map((c) => c.state?.terminated).find((t) => t !== undefined);
+  if (terminated && terminated.exitCode !== 0 && XID_IN_MESSAGE.test(`${terminated.message ?? ''} ${pod.status?.message ?? ''}`)) return true;
+  return gpuFaulted?.(pod) ?? false;
+}
+
+/**
+ * How a job's pods ended, once all succeeded or one failed; undefined while it runs. A pod killed
+ * by a fatal Xid is a `gpu-fault` (the failover loop moves the job), with its exit code.
+ */
+export function jobExitFromPods(pods: readonly V1Pod[], gpuFaulted?: (pod: V1Pod) => boolean): { exitCode: number; reason: JobExitReason } | undefined {
   if (pods.length === 0) return undefined;
   const failed = pods.find((p) => p.status?.phase === 'Failed');
   if (failed) {
     const exitCode = failed.status?.containerStatuses?.find((c) => c.state?.terminated)?.state?.terminated?.exitCode;
-    const reason = exitReasonOf(failed.status?.reason);
+    let reason = exitReasonOf(failed.status?.reason);
+    if (reason === 'failed' && diedWithGpu(failed, gpuFaulted)) reason = 'gpu-fault';
     const fallback = reason === 'node-lost' ? NODE_LOST_EXIT_CODE : 1;
     return { exitCode: exitCode === undefined || exitCode === 0 ? fallback : exitCode, reason };
   }
@@ -146,16 +174,16 @@ export function jobExitFromPods(pods: readonly V1Pod[]): { exitCode: number; rea
  * A job's status from its pods at `now` (ms). Progress is the progress it started from plus the
  * time its slowest replica has been running, capped at its duration.
  */
-export function workloadStatusFromPods(pods: readonly V1Pod[], now: number): WorkloadStatus {
+export function workloadStatusFromPods(pods: readonly V1Pod[], now: number, gpuFaulted?: (pod: V1Pod) => boolean): WorkloadStatus {
   if (pods.length === 0) return { state: 'unknown', progressSeconds: 0 };
   const annotations = pods[0].metadata?.annotations ?? {};
   const base = Number(annotations[GANTRY_ANNOTATIONS.progressSeconds] ?? 0) || 0;
   const durationText = annotations[GANTRY_ANNOTATIONS.durationSeconds];
   const duration = durationText === undefined ? Number.POSITIVE_INFINITY : Number(durationText);
-  const exit = jobExitFromPods(pods);
+  const exit = jobExitFromPods(pods, gpuFaulted);
   if (exit) {
     const progressSeconds = exit.exitCode === 0 && Number.isFinite(duration) ? duration : base + runningSeconds(pods, now);
-    return { state: 'exited', progressSeconds: Math.min(duration, progressSeconds), exitCode: exit.exitCode };
+    return { state: 'exited', progressSeconds: Math.min(duration, progressSeconds), exitCode: exit.exitCode, reason: exit.reason };
   }
   const starting = pods.some((p) => p.status?.phase !== 'Running' && !isPodFinished(p));
   if (starting) return { state: 'running', progressSeconds: base, starting: true };

@@ -9,6 +9,7 @@ import {
   inventoryNodeFromKubeNode,
   isEvictable,
   jobExitFromPods,
+  placedGpuIndexesOf,
   layoutOfNamedConfig,
   memoryMiBOf,
   migApplyProgress,
@@ -385,15 +386,29 @@ describe('workloadStatusFromPods', () => {
     {
       name: 'all replicas succeeded',
       pods: [terminated('Succeeded', 0), terminated('Succeeded', 0)],
-      wantStatus: { state: 'exited', progressSeconds: 600, exitCode: 0 },
+      wantStatus: { state: 'exited', progressSeconds: 600, exitCode: 0, reason: 'completed' },
     },
     {
       name: 'one replica killed',
       pods: [running('2025-01-01T00:09:00Z'), terminated('Failed', 137)],
-      wantStatus: { state: 'exited', progressSeconds: 40, exitCode: 137 },
+      wantStatus: { state: 'exited', progressSeconds: 40, exitCode: 137, reason: 'failed' },
     },
   ])('reads $name', ({ pods, wantStatus }) => {
     expect(workloadStatusFromPods(pods as V1Pod[], NOW)).toEqual(wantStatus);
+  });
+
+  it('tells a process killed by a fatal Xid (its CUDA error, or an Xid condition on its GPU) from a failure', () => {
+    const killed = (message: string): V1Pod => ({
+      spec: { containers: [{ name: 'workload', env: [{ name: 'GANTRY_GPU_INDEXES', value: '3' }] }] },
+      status: {
+        phase: 'Failed',
+        containerStatuses: [{ name: 'workload', image: '', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 1, message } } }],
+      },
+    });
+    expect(jobExitFromPods([killed('CUDA error: Xid 79 (GPU has fallen off the bus) on GPU 3')])).toEqual({ exitCode: 1, reason: 'gpu-fault' });
+    expect(jobExitFromPods([killed('ErrorCode:48 GPU:3 Double Bit ECC Error')])).toEqual({ exitCode: 1, reason: 'gpu-fault' });
+    expect(jobExitFromPods([killed('loss went NaN')])).toEqual({ exitCode: 1, reason: 'failed' });
+    expect(jobExitFromPods([killed('loss went NaN')], (p) => placedGpuIndexesOf(p).includes(3))).toEqual({ exitCode: 1, reason: 'gpu-fault' });
   });
 
   it('tells an eviction and a lost node from a failure', () => {

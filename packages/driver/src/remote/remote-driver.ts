@@ -6,7 +6,19 @@
  */
 import { Agent, request } from 'node:http';
 import { DriverEventBus } from '../event-bus';
-import type { ClusterDriver, DriverEvent, FaultInjection, GpuMetricSample, Inventory, MigSliceSpec, Persona, StartRequest, WorkloadStatus } from '../types';
+import type {
+  ClusterDriver,
+  DriverEvent,
+  FaultInjection,
+  GpuMetricSample,
+  Inventory,
+  MigSliceSpec,
+  Persona,
+  StartOutcome,
+  StartRequest,
+  WorkloadStatus,
+} from '../types';
+import { startEach } from '../shared/start-many';
 import { MigLayoutError } from '../shared/mig-layout';
 import type { RemoteMethod, RpcError, RpcResponse } from './protocol';
 
@@ -61,6 +73,11 @@ export class RemoteDriver implements ClusterDriver {
   }
   start(req: StartRequest): Promise<void> {
     return this.call('start', req);
+  }
+
+  /** One request per start, over the pooled connections. */
+  startMany(requests: readonly StartRequest[]): Promise<StartOutcome[]> {
+    return startEach(requests, 16, (req) => this.start(req));
   }
   stop(jobId: string): Promise<void> {
     return this.call('stop', jobId);

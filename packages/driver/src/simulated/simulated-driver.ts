@@ -8,7 +8,19 @@
  */
 import { systemClock, type Clock } from '../clock';
 import { DriverEventBus } from '../event-bus';
-import type { ClusterDriver, DriverEvent, FaultInjection, GpuMetricSample, Inventory, MigSliceSpec, Persona, StartRequest, WorkloadStatus } from '../types';
+import type {
+  ClusterDriver,
+  DriverEvent,
+  FaultInjection,
+  GpuMetricSample,
+  Inventory,
+  MigSliceSpec,
+  Persona,
+  StartOutcome,
+  StartRequest,
+  WorkloadStatus,
+} from '../types';
+import { startEach } from '../shared/start-many';
 import { SimCluster, type SimGpu, type SimNode } from './cluster-state';
 import { demoTopology } from './generate-topology';
 import { assertValidMigLayout, sameMigLayout } from '../shared/mig-layout';
@@ -160,6 +172,11 @@ export class SimulatedDriver implements ClusterDriver {
     if (this.workloads.isActive(req.jobId)) return;
     const claims = resolveReplicaClaims(this.cluster, req, this.workloads.heldClaims());
     this.workloads.start(req, claims);
+  }
+
+  /** In memory: one after the other, each on the claims the ones before it left. */
+  startMany(requests: readonly StartRequest[]): Promise<StartOutcome[]> {
+    return startEach(requests, 1, (req) => this.start(req));
   }
 
   async stop(jobId: string): Promise<void> {

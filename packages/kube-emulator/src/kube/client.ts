@@ -2,11 +2,11 @@
  * @kubernetes/client-node 1.x, loaded on demand (an ES-module package, required through
  * require(esm) on Node >= 20.19), with one keep-alive connection pool per KubeConfig.
  *
- * Why the pool: client-node 1.4 builds a new https.Agent for every request, so every call pays a
- * TLS handshake; registering a thousand nodes that way costs seconds of CPU on both sides.
+ * Why the pool (the driver's connection-pool.ts): client-node 1.4 builds a new https.Agent for
+ * every request, so every call pays a TLS handshake; registering a thousand nodes that way costs
+ * seconds of CPU on both sides.
  */
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
+import { closeConnectionPool, withConnectionPool } from '@gantry/driver';
 import type * as K8s from '@kubernetes/client-node';
 
 export type ClientNode = typeof K8s;
@@ -24,30 +24,7 @@ export function loadKubeConfig(path?: string, maxSockets = 64): K8s.KubeConfig {
   return withConnectionPool(config, maxSockets);
 }
 
-const pools = new WeakMap<K8s.KubeConfig, () => HttpAgent | undefined>();
-
-/** Makes the config hand out one keep-alive agent instead of a new one per request. */
-export function withConnectionPool(config: K8s.KubeConfig, maxSockets = 64): K8s.KubeConfig {
-  let agent: HttpAgent | undefined;
-  pools.set(config, () => agent);
-  const pooled = config as unknown as { createAgent(cluster: { server?: string } | null, options: AgentOptions): HttpAgent };
-  const original = pooled.createAgent.bind(config);
-  pooled.createAgent = (cluster, options) => {
-    if (cluster && (cluster as { proxyUrl?: string }).proxyUrl) return original(cluster, options);
-    if (!agent) {
-      agent = cluster?.server?.startsWith('http:')
-        ? new HttpAgent({ keepAlive: true, maxSockets })
-        : new HttpsAgent({ ...options, keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
-    }
-    return agent;
-  };
-  return config;
-}
-
-/** Closes the pooled connections (idle keep-alive sockets would keep the process alive). */
-export function closeConnectionPool(config: K8s.KubeConfig): void {
-  pools.get(config)?.()?.destroy();
-}
+export { closeConnectionPool, withConnectionPool };
 
 export function httpStatusOf(err: unknown): number | undefined {
   const e = err as { code?: unknown; statusCode?: unknown } | null;

@@ -45,15 +45,7 @@ export function extendedResourceRequests(pod: V1Pod): Record<string, number> {
 }
 
 /** GPU indexes the placement recorded in GANTRY_GPU_INDEXES (the driver's env); empty when absent. */
-export function placedGpuIndexes(pod: V1Pod): number[] {
-  const env = pod.spec?.containers?.[0]?.env?.find((e) => e.name === 'GANTRY_GPU_INDEXES')?.value;
-  if (!env) return [];
-  return env
-    .split(',')
-    .filter((s) => s.trim() !== '')
-    .map(Number)
-    .filter((n) => Number.isInteger(n) && n >= 0);
-}
+export const placedGpuIndexes = (pod: V1Pod): number[] => kubernetesSpecs.placedGpuIndexesOf(pod);
 
 function containerNames(pod: V1Pod): string[] {
   const names = (pod.spec?.containers ?? []).map((c) => c.name);

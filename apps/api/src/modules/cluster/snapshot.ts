@@ -2,10 +2,20 @@ import type { ClusterSnapshot, GpuState, NodeState, PendingJob } from '@gantry/s
 import { PRIORITY_VALUE, type JobResources, type TopologyLevel } from '@gantry/contracts';
 import type { NodeRow } from './cluster.repository';
 import { personaToApi } from './cluster.presenter';
+import { markForeignUse, type ForeignGpuUseByNode } from './foreign-gpu-use';
 
-/** Step 1 of the cycle: the engine's in-memory view of the cluster, from Postgres rows. */
-export function buildSnapshot(nodes: NodeRow[], without?: ReadonlySet<string>, nowMs = Date.now()): ClusterSnapshot {
-  return { nodes: nodes.map((n) => nodeState(n, without, nowMs)) };
+/**
+ * Step 1 of the cycle: the engine's in-memory view of the cluster, from Postgres rows, with the
+ * GPUs that workloads Gantry did not start hold (`foreign`, from the driver) taken.
+ */
+export function buildSnapshot(
+  nodes: NodeRow[],
+  without?: ReadonlySet<string>,
+  nowMs = Date.now(),
+  foreign?: ForeignGpuUseByNode,
+): ClusterSnapshot {
+  const snapshot = { nodes: nodes.map((n) => nodeState(n, without, nowMs)) };
+  return foreign ? markForeignUse(snapshot, foreign) : snapshot;
 }
 
 /** `without`: jobs whose allocations are left out ("what if these were preempted"). */

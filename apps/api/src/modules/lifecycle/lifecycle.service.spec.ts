@@ -71,7 +71,11 @@ describe('LifecycleService.suspend when the job exits meanwhile', () => {
       { state: 'exited', exitCode: 137, progressSeconds: 150, reason: 'gpu-fault' },
       ['markSuspended j2 ckpt-1 120', 'requestSchedule'],
     ],
-    ['it completed on its own: finished', { state: 'exited', exitCode: 0, progressSeconds: 600, reason: 'completed' }, ['finish j2 0', 'requestSchedule']],
+    [
+      'it completed on its own: finished, then its finished pods removed',
+      { state: 'exited', exitCode: 0, progressSeconds: 600, reason: 'completed' },
+      ['finish j2 0', 'requestSchedule', 'stop j2'],
+    ],
   ])('%s', async (_what, status, wantCalls) => {
     const calls: string[] = [];
     const repo = {
@@ -84,6 +88,7 @@ describe('LifecycleService.suspend when the job exits meanwhile', () => {
     };
     const driver = {
       status: async () => status,
+      stop: async (id: string) => void calls.push(`stop ${id}`),
       suspend: async () => {
         throw new Error('not running');
       },
@@ -92,5 +97,19 @@ describe('LifecycleService.suspend when the job exits meanwhile', () => {
     const svc = new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never, {} as never);
     await svc.suspend('j2');
     expect(calls).toEqual(wantCalls);
+  });
+
+  it('a job whose end another message recorded already: its leftovers are removed; one that runs again is left alone', async () => {
+    const calls: string[] = [];
+    let state = 'failed';
+    const repo = { finish: async () => false, findWithAllocations: async () => ({ state }) };
+    const driver = { stop: async (id: string) => void calls.push(`stop ${id}`) };
+    const queues = { requestSchedule: async () => void calls.push('requestSchedule') };
+    const svc = new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never);
+    await svc.exited('j3', 1);
+    expect(calls).toEqual(['stop j3']);
+    state = 'pending';
+    await svc.exited('j3', 1);
+    expect(calls).toEqual(['stop j3']);
   });
 });

@@ -86,10 +86,16 @@ export class LifecycleService {
     }
   }
 
+  /**
+   * Records the job's end, then has the driver remove what is left of its run (Kubernetes: the
+   * finished pods, which would otherwise pile up on the API server). Only after the end is
+   * recorded: a crash in between leaves the pods, and a retry of this message removes them.
+   */
   async exited(jobId: string, exitCode: number): Promise<void> {
-    if (await this.repo.finish(jobId, exitCode, new Date())) {
-      await this.queues.requestSchedule(`job ${jobId} finished`);
-    }
+    const finished = await this.repo.finish(jobId, exitCode, new Date());
+    if (finished) await this.queues.requestSchedule(`job ${jobId} finished`);
+    const state = finished ? 'finished' : (await this.repo.findWithAllocations(jobId))?.state;
+    if (state === 'finished' || state === 'succeeded' || state === 'failed') await this.driver.stop(jobId);
   }
 
   /**

@@ -14,6 +14,7 @@ import { SchedulingRepository } from './scheduling.repository';
 import type { NewAllocation } from '../allocations/gpu-slots';
 import type { QuotaGuard } from '../quotas/quota-guard';
 import { buildSnapshot, pendingJob } from '../cluster/snapshot';
+import { ForeignGpuUse } from '../cluster/foreign-gpu-use';
 
 export interface CycleReport {
   pending: number;
@@ -38,6 +39,7 @@ export class SchedulingService {
     private readonly cluster: ClusterRepository,
     private readonly queues: QueuesService,
     private readonly endpoints: EndpointWorkSource,
+    private readonly foreign: ForeignGpuUse,
   ) {}
 
   private preemptedThisCycle = 0;
@@ -50,7 +52,7 @@ export class SchedulingService {
     const [nodes, jobs, replicas] = await Promise.all([this.cluster.allNodes(), this.repo.pendingJobs(), this.endpoints.pending()]);
     const pending: PendingRow[] = [...jobs, ...(replicas as unknown as PendingRow[])];
     if (!pending.length) return { pending: 0, placed: 0, conflicts: 0, preempted: 0, ms: performance.now() - t0 };
-    const snapshot = buildSnapshot(nodes);
+    const snapshot = buildSnapshot(nodes, undefined, Date.now(), this.foreign.current());
     // 2. order: priority, then age (the engine orders again, with fair share, among admitted jobs)
     const ordered = [...pending].sort((a, b) => PRIORITY_VALUE[b.priority] - PRIORITY_VALUE[a.priority] || a.createdAt.getTime() - b.createdAt.getTime());
     // 3. admit: guaranteed, borrowing within the tenant's pool up to the limit, tenant total, budgets
@@ -219,7 +221,7 @@ export class SchedulingService {
         running: candidates,
         borrowerTeams: q.borrowerTeams,
         freeing,
-        canPlace: (without) => ++checks <= MAX_CHECKS && runCycle(buildSnapshot(nodes, without), [engineJob]).placed.length === 1,
+        canPlace: (without) => ++checks <= MAX_CHECKS && runCycle(buildSnapshot(nodes, without, Date.now(), this.foreign.current()), [engineJob]).placed.length === 1,
       });
       if (plan.kind === 'wait') {
         out.set(job.id, {

@@ -1,0 +1,62 @@
+import { Injectable } from '@nestjs/common';
+import type { ClusterSnapshot } from '@gantry/scheduler';
+
+/** GPU resources held per node by workloads Gantry did not start (the driver's `externalGpuUse`). */
+export type ForeignGpuUseByNode = ReadonlyMap<string, Readonly<Record<string, number>>>;
+
+/**
+ * What the worker last heard from the driver about GPUs held by pods Gantry did not create
+ * (Kubernetes: another scheduler's or a user's pods on a Gantry-managed node). In memory: the
+ * reconciler refreshes it from the driver at boot and on every tick, and the scheduling cycle
+ * counts it as used capacity (markForeignUse), so such GPUs are never offered.
+ */
+@Injectable()
+export class ForeignGpuUse {
+  private byNode: ForeignGpuUseByNode = new Map();
+
+  set(byNode: ForeignGpuUseByNode): void {
+    this.byNode = byNode;
+  }
+
+  current(): ForeignGpuUseByNode {
+    return this.byNode;
+  }
+}
+
+const WHOLE_GPU = 'nvidia.com/gpu';
+const MIG_PREFIX = 'nvidia.com/mig-';
+
+/**
+ * Marks, on each node, as many free whole GPUs and free MIG slices as foreign pods hold
+ * (`nvidia.com/gpu`, `nvidia.com/mig-<profile>`) as taken. The device plugin chose which ones;
+ * Gantry only knows how many, so it takes the highest-indexed free ones: the count is what keeps a
+ * placement from being refused by the kubelet. Returns the snapshot (changed in place).
+ */
+export function markForeignUse(snapshot: ClusterSnapshot, foreign: ForeignGpuUseByNode): ClusterSnapshot {
+  if (foreign.size === 0) return snapshot;
+  for (const node of snapshot.nodes) {
+    const use = foreign.get(node.name);
+    if (!use) continue;
+    let wholeLeft = use[WHOLE_GPU] ?? 0;
+    for (const gpu of [...node.gpus].sort((a, b) => b.index - a.index)) {
+      if (wholeLeft <= 0) break;
+      if (gpu.mode !== 'whole' || gpu.allocated) continue;
+      gpu.allocated = true;
+      wholeLeft--;
+    }
+    for (const [resource, amount] of Object.entries(use)) {
+      if (!resource.startsWith(MIG_PREFIX)) continue;
+      const profile = resource.slice(MIG_PREFIX.length);
+      let left = amount;
+      for (const gpu of [...node.gpus].sort((a, b) => b.index - a.index)) {
+        for (const slice of gpu.mig) {
+          if (left <= 0) break;
+          if (slice.profile !== profile || slice.busy) continue;
+          slice.busy = true;
+          left--;
+        }
+      }
+    }
+  }
+  return snapshot;
+}
