@@ -5,6 +5,7 @@
  * pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--json]
  * pnpm --silent bench crash [--kills 50] [--json]
  * pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--json]   (real kube-apiserver + kube-emulator)
+ * pnpm --silent bench planner [--trace default | --generate N] [--policies gantry,fgd,best-fit,kubernetes-default] [--json]
  * The last line of output is one JSON object.
  */
 import { existsSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { utilizationCommand } from './utilization';
 import { loadCommand } from './load';
 import { crashCommand } from './crash';
 import { kubeCommand } from './kube/kube-bench';
+import { plannerCommand } from './planner';
 
 function args(argv: string[]): { cmd: string; opts: Record<string, string> } {
   const [cmd = 'help', ...rest] = argv;
@@ -75,12 +77,13 @@ function main(): number {
   if (cmd === 'load') return (loadCommand(opts, log), 0);
   if (cmd === 'crash') return (crashCommand(opts, log), 0);
   if (cmd === 'kube') return (kubeCommand(opts, log), 0);
+  if (cmd === 'planner') return (plannerCommand(opts, log, pathArg), 0);
   if (cmd === 'cold-starts') {
     coldStartsCommand(opts, log);
     return 0;
   }
   process.stderr.write(
-    'usage: bench openb [--pods csv] [--nodes csv] --policy random|best-fit|fgd|gantry --seeds 42-51 [--json]\n       bench throughput [--nodes 10000] [--jobs N] [--json]\n       bench kube [--nodes 1000] [--jobs 2000] [--json]\n',
+    'usage: bench openb [--pods csv] [--nodes csv] --policy random|best-fit|fgd|gantry --seeds 42-51 [--json]\n       bench throughput [--nodes 10000] [--jobs N] [--json]\n       bench kube [--nodes 1000] [--jobs 2000] [--json]\n       bench planner [--trace default | --generate N] [--policies ...] [--compress F] [--no-power] [--json]\n',
   );
   return cmd === 'help' ? 0 : 2;
 }
