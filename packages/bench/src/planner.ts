@@ -37,9 +37,12 @@ export function plannerCommand(opts: Record<string, string>, log: (s: string) =>
   if (opts.compress) jobs = scaleArrivals(jobs, Number(opts.compress));
   const t0 = process.hrtime.bigint();
   const c0 = process.cpuUsage();
-  const r = runPlan({ nodes, jobs, policies, seed, power: opts['no-power'] === 'true' ? null : undefined }, {
-    onPlanProgress: (f, p) => log(`${(f * 100).toFixed(0)}% (${p})`),
-  });
+  const r = runPlan(
+    { nodes, jobs, policies, seed, power: opts['no-power'] === 'true' ? null : undefined },
+    {
+      onPlanProgress: (f, p) => log(`${(f * 100).toFixed(0)}% (${p})`),
+    },
+  );
   const wallSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const c = process.cpuUsage(c0);
   const out: Record<string, unknown> = {

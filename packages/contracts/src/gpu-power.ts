@@ -37,7 +37,9 @@ const LEGACY: Record<string, GpuPowerSpec> = {
 
 /** Power and memory per GPU model: the catalog's models and the openb trace's. */
 export const GPU_POWER: Readonly<Record<string, Readonly<GpuPowerSpec>>> = Object.freeze({
-  ...Object.fromEntries(Object.values(GPU_MODEL_SPECS).map((s) => [s.model, Object.freeze({ idleW: s.idleW, busyW: s.busyW, offW: 0, memoryMiB: s.memoryMiB })])),
+  ...Object.fromEntries(
+    Object.values(GPU_MODEL_SPECS).map((s) => [s.model, Object.freeze({ idleW: s.idleW, busyW: s.busyW, offW: 0, memoryMiB: s.memoryMiB })]),
+  ),
   ...Object.fromEntries(Object.entries(LEGACY).map(([k, v]) => [k, Object.freeze(v)])),
 });
 

@@ -56,7 +56,15 @@ export function applyEdits(nodes: PlannerNode[], edits: ClusterEdit[]): PlannerN
       const like = e.template ?? out.find((n) => n.model === e.model);
       if (!like) return p.add(i + 1, 'edits.template', `the cluster has no ${e.model} node to copy: give a template`);
       for (let k = 0; k < e.count; k++)
-        out.push({ id: `whatif-${e.model}-${i}-${k}`, model: e.model, gpus: like.gpus, cpuMilli: like.cpuMilli, memoryMiB: like.memoryMiB, leaf: like.leaf, spine: like.spine });
+        out.push({
+          id: `whatif-${e.model}-${i}-${k}`,
+          model: e.model,
+          gpus: like.gpus,
+          cpuMilli: like.cpuMilli,
+          memoryMiB: like.memoryMiB,
+          leaf: like.leaf,
+          spine: like.spine,
+        });
     } else {
       let left = -e.count;
       for (let k = out.length - 1; k >= 0 && left > 0; k--)

@@ -42,7 +42,7 @@ export function parseCsv(text: string, source: string, required: readonly string
   const lines = text.split(/\r?\n/).filter((l) => l.trim().length > 0);
   const problems = new Problems(source);
   if (lines.length === 0) {
-    problems.add(null, 'header', 'the file is empty')
+    problems.add(null, 'header', 'the file is empty');
     problems.throwIfAny();
   }
   const head = lines[0]!.split(',').map((h) => h.trim());

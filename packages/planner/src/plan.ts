@@ -142,7 +142,17 @@ export function runPlan(input: PlanInput, hooks: PlanHooks = {}): PlanResult {
   for (const policy of policies) {
     const main = runs.find((r) => r.policy === policy && r.pm === plan.find((p) => p.policy === policy)!.pm)!;
     const bare = runs.find((r) => r.policy === policy && !r.pm);
-    results.push(summarise(policy, main.pm, main.replay.outcome(), bare ? bare.replay.outcome() : null, jobs.length, neverFits.length, main.cpu + (bare && bare !== main ? bare.cpu : 0)));
+    results.push(
+      summarise(
+        policy,
+        main.pm,
+        main.replay.outcome(),
+        bare ? bare.replay.outcome() : null,
+        jobs.length,
+        neverFits.length,
+        main.cpu + (bare && bare !== main ? bare.cpu : 0),
+      ),
+    );
   }
   const g = results.find((r) => r.policy === 'gantry');
   const k = results.find((r) => r.policy === 'kubernetes-default');
@@ -164,7 +174,15 @@ export function runPlan(input: PlanInput, hooks: PlanHooks = {}): PlanResult {
   };
 }
 
-function summarise(policy: PolicyName, pm: boolean, o: ReplayOutcome, bare: ReplayOutcome | null, jobs: number, neverFits: number, cpuSeconds: number): PolicyResult {
+function summarise(
+  policy: PolicyName,
+  pm: boolean,
+  o: ReplayOutcome,
+  bare: ReplayOutcome | null,
+  jobs: number,
+  neverFits: number,
+  cpuSeconds: number,
+): PolicyResult {
   const s = o.integrals;
   const waits = [...o.waits].sort((a, b) => a - b);
   const hist = WAIT_BOUNDS.map((le) => ({ le, count: 0 }));

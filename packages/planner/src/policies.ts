@@ -100,9 +100,25 @@ export function policySetup(name: PolicyName, shapes: ShapeCount[]): PolicySetup
     case 'best-fit':
       return { name, profile: PROFILES['best-fit']!, plugins, learn: false, request: asIs, topology: gantryTopology, powerManaged: true };
     case 'fgd':
-      return { name, profile: { ...PROFILES.fgd!, args: { fgd: { shapes } } }, plugins, learn: false, request: asIs, topology: gantryTopology, powerManaged: true };
+      return {
+        name,
+        profile: { ...PROFILES.fgd!, args: { fgd: { shapes } } },
+        plugins,
+        learn: false,
+        request: asIs,
+        topology: gantryTopology,
+        powerManaged: true,
+      };
     case 'kubernetes-default':
-      return { name, profile: KUBERNETES_DEFAULT, plugins, learn: false, request: (j) => wholeGpuRequest(j.request), topology: gantryTopology, powerManaged: false };
+      return {
+        name,
+        profile: KUBERNETES_DEFAULT,
+        plugins,
+        learn: false,
+        request: (j) => wholeGpuRequest(j.request),
+        topology: gantryTopology,
+        powerManaged: false,
+      };
   }
 }
 

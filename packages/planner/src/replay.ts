@@ -8,7 +8,16 @@
  * Everything observable is integrated over time (piecewise constant between events): GPU
  * allocation, SM use, GPU memory use, power, queue length, fragmentation while jobs wait.
  */
-import { Engine, type ClusterSnapshot, type NodeState, type PendingJob, type ReplicaPlacement, type ReplicaRequest, type ShapeCount } from '@gantry/scheduler';
+import {
+  Engine,
+  type ClusterSnapshot,
+  type NodeState,
+  type NodeView,
+  type PendingJob,
+  type ReplicaPlacement,
+  type ReplicaRequest,
+  type ShapeCount,
+} from '@gantry/scheduler';
 import { migSliceFraction } from '@gantry/contracts';
 import { fitsEmpty, nodeState, type PlannerNode } from './cluster';
 import { TimeHeap } from './heap';
@@ -77,7 +86,19 @@ interface Running {
   sm: number;
 }
 
-const EMPTY_INTEGRALS = (): Integrals => ({ allocGpuS: 0, smGpuS: 0, memMiBS: 0, gpusOnS: 0, memOnMiBS: 0, busyGpuS: 0, busyMemMiBS: 0, energyJ: 0, fragS: 0, fragGpuS: 0, fragOnGpuS: 0 });
+const EMPTY_INTEGRALS = (): Integrals => ({
+  allocGpuS: 0,
+  smGpuS: 0,
+  memMiBS: 0,
+  gpusOnS: 0,
+  memOnMiBS: 0,
+  busyGpuS: 0,
+  busyMemMiBS: 0,
+  energyJ: 0,
+  fragS: 0,
+  fragGpuS: 0,
+  fragOnGpuS: 0,
+});
 
 function shareOf(r: ReplicaRequest): number {
   if (r.gpus) return r.gpus;
@@ -168,8 +189,10 @@ export class Replay {
   run(): this {
     const jobs = this.jobs;
     for (;;) {
-      const next = Math.min(this.arrivalPos < jobs.length ? jobs[this.arrivalPos]!.arrival : Infinity, this.departures.peekTime(), this.transitions.peekTime());
-      if (next === Infinity) break;
+      const work = Math.min(this.arrivalPos < jobs.length ? jobs[this.arrivalPos]!.arrival : Infinity, this.departures.peekTime(), this.transitions.peekTime());
+      if (work === Infinity) break;
+      // power management acts between events too (a node's idle time running out)
+      const next = Math.min(work, this.pm ? this.idleTimers.peekTime() : Infinity);
       this.step(Math.max(next, this.t));
       if ((++this.steps & 255) === 0) {
         if (this.hooks.shouldStop?.()) throw new PlanCancelled();
@@ -226,8 +249,8 @@ export class Replay {
       if (this.policy.learn) this.observe(j);
       this.dirty = true;
     }
-    if (this.rebuild) this.rebuildEngine();
-    const unfit = this.dirty ? this.schedule() : [];
+    if (this.rebuild && this.dirty && this.queue.length) this.rebuildEngine();
+    const unfit = this.dirty && this.queue.length ? this.schedule() : [];
     if (this.pm) this.managePower(unfit);
   }
 
@@ -242,7 +265,15 @@ export class Replay {
   }
 
   private pending(j: PlannerJob, request: ReplicaRequest): PendingJob {
-    return { id: j.id, teamId: j.teamId, priority: j.priority, createdAtMs: j.arrival * 1000, replicas: j.replicas, request, topology: this.policy.topology(j) };
+    return {
+      id: j.id,
+      teamId: j.teamId,
+      priority: j.priority,
+      createdAtMs: j.arrival * 1000,
+      replicas: j.replicas,
+      request,
+      topology: this.policy.topology(j),
+    };
   }
 
   /** One pass over the queue in order; returns the jobs that did not fit. */
@@ -302,6 +333,7 @@ export class Replay {
 
   private depart(r: Running): void {
     this.engine.release(r.replicas, r.request);
+    if (r.request.gpuMilli) this.wholeAgain(r);
     const allocPer = shareOf(r.request);
     r.replicas.forEach((rep, k) => {
       const i = r.nodes[k]!;
@@ -323,6 +355,31 @@ export class Replay {
     });
     this.freeWhole += allocPer * r.replicas.length;
     this.dirty = true;
+  }
+
+  /**
+   * Engine.release leaves a GPU whose last share left in 'shared' mode with nothing used; the
+   * worker's next snapshot shows it whole again (whole-GPU jobs may take it). The view is set
+   * back to whole and re-filed in its node class the way the engine's own undo does; if the
+   * engine offers no way to re-file it, the engine is rebuilt from a snapshot before the next pass.
+   */
+  private wholeAgain(r: Running): void {
+    const engine = this.engine as unknown as { classify?: (n: NodeView) => void };
+    for (const rep of r.replicas) {
+      const view = this.engine.nodeById.get(rep.nodeId);
+      if (!view) continue;
+      let changed = false;
+      for (const pg of rep.gpus) {
+        const g = view.gpus.find((x) => x.id === pg.gpuId);
+        if (g && g.mode === 'shared' && g.milliUsed === 0) {
+          g.mode = 'whole';
+          changed = true;
+        }
+      }
+      if (!changed) continue;
+      if (typeof engine.classify === 'function') engine.classify.call(this.engine, view);
+      else this.rebuild = true;
+    }
   }
 
   private setSm(i: number, v: number): void {
@@ -369,7 +426,8 @@ export class Replay {
     // power up ahead of queued demand that fits nowhere on the nodes that are on
     if (unfit.length) {
       const booting = new Map<number, { cpu: number; mem: number; gpus: number }>();
-      for (let i = 0; i < this.nodes.length; i++) if (this.state[i] === 'powering-up') booting.set(i, { cpu: this.nodes[i]!.cpuMilli, mem: this.nodes[i]!.memoryMiB, gpus: this.nodes[i]!.gpus });
+      for (let i = 0; i < this.nodes.length; i++)
+        if (this.state[i] === 'powering-up') booting.set(i, { cpu: this.nodes[i]!.cpuMilli, mem: this.nodes[i]!.memoryMiB, gpus: this.nodes[i]!.gpus });
       for (const j of unfit) {
         const r = j.request;
         const g = Math.ceil(shareOf(r));
@@ -443,7 +501,7 @@ export class Replay {
         nvlinkDomain: g.domain,
         healthy: true,
         schedulable: true,
-        mode: g.mode,
+        mode: g.mode === 'shared' && g.milliUsed === 0 ? ('whole' as const) : g.mode,
         allocated: g.allocated,
         sharedMilliUsed: g.milliUsed,
         mig: g.mig.map((s) => ({ ...s })),

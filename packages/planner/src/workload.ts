@@ -58,7 +58,11 @@ export function parseOpenbTrace(text: string, source = 'trace'): PlannerJob[] {
     const scheduled = hasScheduled && r.scheduled_time ? intField(p, row, r, 'scheduled_time', 0) : created;
     const start = Number.isFinite(scheduled) ? scheduled : created;
     if (Number.isFinite(deleted) && Number.isFinite(start) && deleted < start)
-      p.add(row, 'deletion_time', `is before ${hasScheduled && r.scheduled_time ? 'scheduled_time' : 'creation_time'} (negative duration ${deleted - start} s)`);
+      p.add(
+        row,
+        'deletion_time',
+        `is before ${hasScheduled && r.scheduled_time ? 'scheduled_time' : 'creation_time'} (negative duration ${deleted - start} s)`,
+      );
     if (numGpu > 1 && milli > 0 && milli < 1000) p.add(row, 'gpu_milli', `is ${milli} with num_gpu ${numGpu}: a share is of one GPU`);
     if (numGpu > 0 && milli === 0) p.add(row, 'gpu_milli', `is 0 with num_gpu ${numGpu}`);
     const spec = (r.gpu_spec ?? '').split('|').filter(Boolean);
@@ -110,7 +114,15 @@ export function generateWorkload(o: GeneratorOptions): PlannerJob[] {
           ? { gpus: 1, cpuMilli: 8000, memoryMiB: 32768 }
           : { gpus: [2, 4, 8][Math.floor(rand() * 3)]!, cpuMilli: 16000, memoryMiB: 65536 };
     if (o.gpuModels?.length) request.gpuModels = [...o.gpuModels];
-    jobs.push({ id: `gen-${String(i).padStart(6, '0')}`, teamId: 'generated', arrival: Math.round(t), duration: Math.max(1, Math.round(exp(o.meanDuration))), replicas: 1, request, priority: 0 });
+    jobs.push({
+      id: `gen-${String(i).padStart(6, '0')}`,
+      teamId: 'generated',
+      arrival: Math.round(t),
+      duration: Math.max(1, Math.round(exp(o.meanDuration))),
+      replicas: 1,
+      request,
+      priority: 0,
+    });
     t += exp(o.meanInterarrival);
   }
   return jobs;
