@@ -16,3 +16,4 @@ export * from './users';
 export * from './audit';
 export * from './endpoints';
 export * from './schedules';
+export * from './planner';
