@@ -19,23 +19,45 @@ describe('planner runs (real Postgres and Redis)', () => {
   const post = (path: string, body: object, auth = admin.auth) => sys.http().post(path).set('Authorization', auth).send(body);
   const get = (id: string, auth = admin.auth) => sys.http().get(`/v1/planner/runs/${id}`).set('Authorization', auth);
   const ended = (id: string) =>
-    eventually(
-      async () => {
-        const r = (await get(id)).body;
-        return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
-      },
-      50_000,
-    );
+    eventually(async () => {
+      const r = (await get(id)).body;
+      return ['succeeded', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+    }, 50_000);
 
   const HEAD = 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
   const small = { kind: 'generator', jobs: 300, meanInterarrivalSeconds: 20, meanDurationSeconds: 1800, mix: { share: 0.9, whole: 0.1, multi: 0 } };
 
   it.each([
-    ['a trace without deletion_time', { kind: 'csv', csv: 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time\np0,1,1,1,1000,0' }, { kind: 'openb' }, 'workload.csv[row 0].deletion_time'],
-    ['a malformed number', { kind: 'csv', csv: `${HEAD}\np0,1000,1,1,1000,,LS,Running,0,10,0\np1,1000,1,1,x,,LS,Running,0,10,0` }, { kind: 'openb' }, 'workload.csv[row 2].gpu_milli'],
-    ['a negative duration', { kind: 'csv', csv: `${HEAD}\np0,1000,1,1,1000,,LS,Running,0,10,0\np1,1000,1,1,1000,,LS,Running,50,20,40` }, { kind: 'openb' }, 'workload.csv[row 2].deletion_time'],
-    ['an unknown GPU model in the trace', { kind: 'csv', csv: `${HEAD}\np0,1000,1,1,1000,Z9,LS,Running,0,10,0` }, { kind: 'openb' }, 'workload.csv[row 1].gpu_spec'],
-    ['an unknown GPU model in the cluster', small, { kind: 'csv', csv: 'sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,A100-80GB\nn1,64000,262144,8,Q900' }, 'cluster.csv[row 2].model'],
+    [
+      'a trace without deletion_time',
+      { kind: 'csv', csv: 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time\np0,1,1,1,1000,0' },
+      { kind: 'openb' },
+      'workload.csv[row 0].deletion_time',
+    ],
+    [
+      'a malformed number',
+      { kind: 'csv', csv: `${HEAD}\np0,1000,1,1,1000,,LS,Running,0,10,0\np1,1000,1,1,x,,LS,Running,0,10,0` },
+      { kind: 'openb' },
+      'workload.csv[row 2].gpu_milli',
+    ],
+    [
+      'a negative duration',
+      { kind: 'csv', csv: `${HEAD}\np0,1000,1,1,1000,,LS,Running,0,10,0\np1,1000,1,1,1000,,LS,Running,50,20,40` },
+      { kind: 'openb' },
+      'workload.csv[row 2].deletion_time',
+    ],
+    [
+      'an unknown GPU model in the trace',
+      { kind: 'csv', csv: `${HEAD}\np0,1000,1,1,1000,Z9,LS,Running,0,10,0` },
+      { kind: 'openb' },
+      'workload.csv[row 1].gpu_spec',
+    ],
+    [
+      'an unknown GPU model in the cluster',
+      small,
+      { kind: 'csv', csv: 'sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,A100-80GB\nn1,64000,262144,8,Q900' },
+      'cluster.csv[row 2].model',
+    ],
     ['a cluster where nothing fits', small, { kind: 'csv', csv: 'sn,cpu_milli,memory_mib,gpu,model\nn0,1000,1024,1,T4' }, 'cluster.nodes'],
   ])('refuses %s with 400 naming the row and field', async (_name, workload, cluster, wantField) => {
     const res = await post('/v1/planner/runs', { workload, cluster, policies: ['gantry', 'kubernetes-default'] });

@@ -16,9 +16,17 @@ export const ZPlannerWorkload = z.discriminatedUnion('kind', [
       kind: z.literal('generator'),
       jobs: z.number().int().min(1).max(50_000),
       meanInterarrivalSeconds: z.number().positive().max(86_400),
-      meanDurationSeconds: z.number().positive().max(30 * 86_400),
+      meanDurationSeconds: z
+        .number()
+        .positive()
+        .max(30 * 86_400),
       mix: z.object({ share: z.number().min(0), whole: z.number().min(0), multi: z.number().min(0) }).strict(),
-      seed: z.number().int().min(0).max(2 ** 31).default(42),
+      seed: z
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 31)
+        .default(42),
     })
     .strict(),
 ]);
@@ -39,11 +47,18 @@ export const ZPlannerRunCreate = z
       .array(z.object({ model: z.string().min(1).max(40), count: z.number().int().min(-10_000).max(10_000) }).strict())
       .max(20)
       .default([]),
-    policies: z.array(z.enum(PLANNER_POLICIES)).min(1).max(4).default([...PLANNER_POLICIES]),
+    policies: z
+      .array(z.enum(PLANNER_POLICIES))
+      .min(1)
+      .max(4)
+      .default([...PLANNER_POLICIES]),
     /** Power management for the policies that have it; null turns it off. */
     power: z
       .object({
-        idleSeconds: z.number().min(0).max(7 * 86_400),
+        idleSeconds: z
+          .number()
+          .min(0)
+          .max(7 * 86_400),
         headroom: z.number().min(0).max(1),
         bootSeconds: z.number().min(0).max(3600),
         shutdownSeconds: z.number().min(0).max(3600),
@@ -53,7 +68,12 @@ export const ZPlannerRunCreate = z
       .optional(),
     /** Arrivals this many times faster (1 = as recorded). */
     compress: z.number().positive().max(10_000).default(1),
-    seed: z.number().int().min(0).max(2 ** 31).default(42),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31)
+      .default(42),
   })
   .strict();
 export type PlannerRunCreate = z.input<typeof ZPlannerRunCreate>;

@@ -23,10 +23,13 @@ export function runPlanInThread(spec: PlannerRunSpec, opts: { onProgress?: (frac
   const worker = new Worker(__filename, { workerData: spec });
   let stopReason: string | null = null;
   const result = new Promise<PlanResult>((resolvePromise, reject) => {
-    const timer = setTimeout(() => {
-      stopReason = `the replay did not finish within ${opts.timeoutMs ?? 0} ms`;
-      void worker.terminate();
-    }, opts.timeoutMs ?? 30 * 60_000);
+    const timer = setTimeout(
+      () => {
+        stopReason = `the replay did not finish within ${opts.timeoutMs ?? 0} ms`;
+        void worker.terminate();
+      },
+      opts.timeoutMs ?? 30 * 60_000,
+    );
     const finish = (f: () => void) => {
       clearTimeout(timer);
       f();
