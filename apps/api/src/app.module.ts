@@ -26,6 +26,10 @@ import { SchedulesService } from './modules/schedules/schedules.service';
 import { SchedulesRepository } from './modules/schedules/schedules.repository';
 import { SchedulesProcessor } from './worker/schedules.processor';
 import { SchedulesScheduler } from './worker/schedules.scheduler';
+import { PlannerController } from './modules/planner/planner.controller';
+import { PlannerService } from './modules/planner/planner.service';
+import { PlannerRepository } from './modules/planner/planner.repository';
+import { PlannerProcessor } from './worker/planner.processor';
 import { JobsService } from './modules/jobs/jobs.service';
 import { JobsRepository } from './modules/jobs/jobs.repository';
 import { JobRequestValidator } from './modules/jobs/job-request.validator';
@@ -156,6 +160,7 @@ export class HttpModule {
         AuthController,
         UsersController,
         AuditController,
+        PlannerController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
@@ -201,6 +206,8 @@ export class HttpModule {
         IntegrityRepository,
         IntegrityStore,
         EventsStreamService,
+        PlannerService,
+        PlannerRepository,
       ],
     };
   }
@@ -262,6 +269,9 @@ export class WorkerModule {
         SchedulesService,
         SchedulesProcessor,
         SchedulesScheduler,
+        PlannerService,
+        PlannerRepository,
+        PlannerProcessor,
         EventsFeedRepository,
         EventsPublisher,
         {
@@ -275,6 +285,7 @@ export class WorkerModule {
             FailoverProcessor,
             AutoscaleProcessor,
             SchedulesProcessor,
+            PlannerProcessor,
           ],
           useFactory: (...processors: QueueProcessor[]) => processors,
         },

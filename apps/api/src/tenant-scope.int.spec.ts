@@ -9,6 +9,7 @@ import { EventsRepository } from './modules/events/events.repository';
 import { JobsRepository } from './modules/jobs/jobs.repository';
 import { QuotasRepository } from './modules/quotas/quotas.repository';
 import { SchedulesRepository } from './modules/schedules/schedules.repository';
+import { PlannerRepository } from './modules/planner/planner.repository';
 import { TenantsRepository } from './modules/tenants/tenants.repository';
 import { UsersRepository } from './modules/users/users.repository';
 import { UtilizationRepository } from './modules/utilization/utilization.repository';
@@ -35,6 +36,7 @@ function makeRepos(client: PrismaClient) {
     tenants: new TenantsRepository(prisma),
     users: new UsersRepository(prisma),
     schedules: new SchedulesRepository(prisma),
+    planner: new PlannerRepository(prisma),
     audit: new AuditRepository(prisma),
     keys: new ApiKeysRepository(prisma),
     utilization: new UtilizationRepository(prisma),
@@ -42,7 +44,7 @@ function makeRepos(client: PrismaClient) {
 }
 
 /** Tenant A (teams A1 and A2) holds one of everything in A1; tenant B has its own team. */
-const A = { tenantId: '', team1: '', team2: '', job: '', suspendedJob: '', endpoint: '', schedule: '', key: '', user: '', gpu: '' };
+const A = { tenantId: '', team1: '', team2: '', job: '', suspendedJob: '', endpoint: '', schedule: '', plannerRun: '', key: '', user: '', gpu: '' };
 let asB: TenantScope;
 let asA2: TenantScope;
 let asA1: TenantScope & { kind: 'tenant' };
@@ -96,6 +98,7 @@ beforeAll(async () => {
   A.suspendedJob = held.id;
   A.endpoint = (await repos.endpoints.create(asA1, endpointBody(a1.id))).id;
   A.schedule = (await repos.schedules.create(asA1, { teamId: a1.id, jobId: null, action: 'suspend', cron: '0 18 * * *', timeZone: 'UTC' })).id;
+  A.plannerRun = (await repos.planner.create(asA1, { createdByKeyId: 'seed', spec: {}, policies: ['gantry'] })).id;
   const key = await repos.keys.createWithin(
     asA1,
     { name: 'a1 key', role: 'member', scopes: ['jobs:read'], tenantId: tA.id, teamId: a1.id, userId: null, owner: 'key:seed', expiresAt: null },
@@ -163,6 +166,11 @@ const TENANT_LEVEL = new Set([
   'TenantsRepository.createTeam',
   'JobsRepository.pendingOrder',
   'AuditRepository.list',
+  // planner runs are the tenant's (a tenant admin's), not a team's
+  'PlannerRepository.create',
+  'PlannerRepository.find',
+  'PlannerRepository.list',
+  'PlannerRepository.requestCancel',
 ]);
 
 const cases: Record<string, Case> = {
@@ -285,6 +293,18 @@ const cases: Record<string, Case> = {
   'SchedulesRepository.remove': async (o) => {
     expect(await repos.schedules.remove(o, A.schedule)).toBe(false);
     expect(await db.suspendSchedule.count({ where: { id: A.schedule } })).toBe(1);
+  },
+
+  'PlannerRepository.create': async (o) => {
+    // a run is always the caller's own tenant's: never A's
+    const run = await repos.planner.create(o, { createdByKeyId: 'x', spec: {}, policies: ['gantry'] });
+    expect(run.tenantId).not.toBe(A.tenantId);
+  },
+  'PlannerRepository.find': async (o) => expect(await repos.planner.find(o, A.plannerRun)).toBeNull(),
+  'PlannerRepository.list': async (o) => expect((await repos.planner.list(o)).map((r) => r.id)).not.toContain(A.plannerRun),
+  'PlannerRepository.requestCancel': async (o) => {
+    expect(await repos.planner.requestCancel(o, A.plannerRun)).toBe(false);
+    expect((await db.plannerRun.findUnique({ where: { id: A.plannerRun } }))!.cancelRequested).toBe(false);
   },
 
   'AuditRepository.list': async (o) => expect((await repos.audit.list(o, page, {})).filter((r) => r.tenantId === A.tenantId)).toEqual([]),

@@ -35,6 +35,10 @@ const SYSTEM_ACCESS: Record<string, string> = {
   'AuditRepository.append': 'the audit interceptor writes the caller’s own tenant from its principal',
   'SchedulesRepository.all': 'the worker’s schedule tick reads every schedule',
   'SchedulesRepository.claim': 'the worker’s schedule tick claims one fire',
+  'PlannerRepository.byId': 'the worker replays the planner run its queue job names',
+  'PlannerRepository.claim': 'the worker claims the planner run its queue job names',
+  'PlannerRepository.progress': 'the worker writes the progress of the planner run it replays',
+  'PlannerRepository.finish': 'the worker (or a cancel already checked through the caller’s scope) ends a planner run',
   'UtilizationRepository.heatmap': 'hardware only: GPU samples and held units, no tenant or team',
 };
 

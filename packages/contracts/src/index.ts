@@ -3,6 +3,7 @@ import './zod-setup';
 
 export * from './common';
 export * from './gpu-catalog';
+export * from './gpu-power';
 export * from './events';
 export * from './tenancy';
 export * from './cluster';
@@ -15,3 +16,4 @@ export * from './users';
 export * from './audit';
 export * from './endpoints';
 export * from './schedules';
+export * from './planner';

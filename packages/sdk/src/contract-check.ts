@@ -24,6 +24,7 @@ import type {
 } from '@gantry/contracts';
 import type { GpuHeatmap, IdleAllocations, UtilizationReport } from '@gantry/contracts';
 import type { Schedule, ScheduleCreate, ScheduleList, TeamResumeResult, TeamSuspendResult } from '@gantry/contracts';
+import type { PlannerRun } from '@gantry/contracts';
 import type { RequestOf, ResponseOf } from './openapi-types';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -73,3 +74,4 @@ same<Same<ResponseOf<'/v1/teams/{id}/schedules', 'post'>, Schedule>>(true);
 same<
   RequestOf<'/v1/teams/{id}/schedules', 'post'> extends object ? (ScheduleCreate extends RequestOf<'/v1/teams/{id}/schedules', 'post'> ? true : false) : false
 >(true);
+same<Same<ResponseOf<'/v1/planner/runs/{id}', 'get'>, PlannerRun>>(true);

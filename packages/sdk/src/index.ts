@@ -1,4 +1,6 @@
 import type {
+  PlannerRun,
+  PlannerRunCreate,
   Schedule,
   ScheduleCreate,
   ScheduleList,
@@ -116,6 +118,13 @@ export class GantryClient {
   };
 
   /** Suspend and resume windows: a 5-field cron in an IANA time zone, for a team or one of its jobs. */
+  planner = {
+    create: (body: PlannerRunCreate) => this.request<PlannerRun>('POST', '/v1/planner/runs', { body }),
+    list: () => this.request<{ items: PlannerRun[] }>('GET', '/v1/planner/runs'),
+    get: (id: string) => this.request<PlannerRun>('GET', `/v1/planner/runs/${enc(id)}`),
+    cancel: (id: string) => this.request<PlannerRun>('POST', `/v1/planner/runs/${enc(id)}/cancel`),
+  };
+
   schedules = {
     list: (teamId: string) => this.request<ScheduleList>('GET', `/v1/teams/${enc(teamId)}/schedules`),
     /** 400 names the field for a bad cron or an unknown time zone. */

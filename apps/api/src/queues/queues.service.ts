@@ -124,6 +124,16 @@ export class QueuesService implements OnApplicationShutdown {
     });
   }
 
+  /** A what-if run; one BullMQ job per run (a stalled one is handed out again: the run is claimed again). */
+  async planner(runId: string): Promise<void> {
+    await this.queue('planner').add('run', { runId } satisfies QueuePayload<'planner'>, {
+      jobId: `planner-${runId}`,
+      removeOnComplete: true,
+      removeOnFail: 100,
+      attempts: 1,
+    });
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close()));
   }

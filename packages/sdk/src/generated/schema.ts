@@ -814,6 +814,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/planner/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recent what-if runs (without their results) */
+        get: operations["PlannerController_list"];
+        put?: never;
+        /** Start a what-if run: replay a workload on a cluster under several policies (platform and tenant admins) */
+        post: operations["PlannerController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/planner/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A what-if run: status, progress and, once done, the comparison */
+        get: operations["PlannerController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/planner/runs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a queued or running what-if run */
+        post: operations["PlannerController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7130,6 +7182,609 @@ export interface operations {
                 };
             };
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    PlannerController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            progress: number;
+                            error: string | null;
+                            policies: ("gantry" | "fgd" | "best-fit" | "kubernetes-default")[];
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                            result: {
+                                horizonSeconds: number;
+                                nodes: number;
+                                gpus: number;
+                                jobs: number;
+                                power: {
+                                    idleSeconds: number;
+                                    headroom: number;
+                                    bootSeconds: number;
+                                    shutdownSeconds: number;
+                                } | null;
+                                policies: {
+                                    /** @enum {string} */
+                                    policy: "gantry" | "fgd" | "best-fit" | "kubernetes-default";
+                                    powerManagement: boolean;
+                                    jobs: number;
+                                    placed: number;
+                                    unplaced: number;
+                                    neverFits: number;
+                                    gpuAllocationPct: number;
+                                    gpuUtilisationPct: number;
+                                    gpuMemoryUsePct: number;
+                                    clusterSmUtilisationPct: number;
+                                    smPerBusyGpuPct: number;
+                                    memoryPerBusyGpuPct: number;
+                                    energyKWh: number;
+                                    energyWithoutPowerManagementKWh: number | null;
+                                    waitP50Seconds: number;
+                                    waitP95Seconds: number;
+                                    waitMaxSeconds: number;
+                                    fragmentationPct: number | null;
+                                    powerDowns: number;
+                                    powerUps: number;
+                                    series: {
+                                        t: number;
+                                        allocationPct: number;
+                                        smUtilisationPct: number;
+                                        memoryUsePct: number;
+                                        powerKW: number;
+                                        gpusOn: number;
+                                        queued: number;
+                                    }[];
+                                    waitHistogram: {
+                                        le: number;
+                                        count: number;
+                                    }[];
+                                    cpuSeconds: number;
+                                }[];
+                                gantryVsKubernetesDefault: {
+                                    gpuUtilisationPct: number;
+                                    gpuMemoryUsePct: number;
+                                    energyKWh: number;
+                                } | null;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    PlannerController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    workload: {
+                        /** @enum {string} */
+                        kind: "openb";
+                        /** @enum {string} */
+                        trace: "default" | "cpu050" | "gpushare40" | "gpuspec10";
+                    } | {
+                        /** @enum {string} */
+                        kind: "csv";
+                        csv: string;
+                    } | {
+                        /** @enum {string} */
+                        kind: "generator";
+                        jobs: number;
+                        meanInterarrivalSeconds: number;
+                        meanDurationSeconds: number;
+                        mix: {
+                            share: number;
+                            whole: number;
+                            multi: number;
+                        };
+                        /** @default 42 */
+                        seed?: number;
+                    };
+                    cluster: {
+                        /** @enum {string} */
+                        kind: "openb";
+                        size?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "csv";
+                        csv: string;
+                    };
+                    /** @default [] */
+                    edits?: {
+                        model: string;
+                        count: number;
+                    }[];
+                    /**
+                     * @default [
+                     *       "gantry",
+                     *       "fgd",
+                     *       "best-fit",
+                     *       "kubernetes-default"
+                     *     ]
+                     */
+                    policies?: ("gantry" | "fgd" | "best-fit" | "kubernetes-default")[];
+                    power?: {
+                        idleSeconds: number;
+                        headroom: number;
+                        bootSeconds: number;
+                        shutdownSeconds: number;
+                    } | null;
+                    /** @default 1 */
+                    compress?: number;
+                    /** @default 42 */
+                    seed?: number;
+                };
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        progress: number;
+                        error: string | null;
+                        policies: ("gantry" | "fgd" | "best-fit" | "kubernetes-default")[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        result: {
+                            horizonSeconds: number;
+                            nodes: number;
+                            gpus: number;
+                            jobs: number;
+                            power: {
+                                idleSeconds: number;
+                                headroom: number;
+                                bootSeconds: number;
+                                shutdownSeconds: number;
+                            } | null;
+                            policies: {
+                                /** @enum {string} */
+                                policy: "gantry" | "fgd" | "best-fit" | "kubernetes-default";
+                                powerManagement: boolean;
+                                jobs: number;
+                                placed: number;
+                                unplaced: number;
+                                neverFits: number;
+                                gpuAllocationPct: number;
+                                gpuUtilisationPct: number;
+                                gpuMemoryUsePct: number;
+                                clusterSmUtilisationPct: number;
+                                smPerBusyGpuPct: number;
+                                memoryPerBusyGpuPct: number;
+                                energyKWh: number;
+                                energyWithoutPowerManagementKWh: number | null;
+                                waitP50Seconds: number;
+                                waitP95Seconds: number;
+                                waitMaxSeconds: number;
+                                fragmentationPct: number | null;
+                                powerDowns: number;
+                                powerUps: number;
+                                series: {
+                                    t: number;
+                                    allocationPct: number;
+                                    smUtilisationPct: number;
+                                    memoryUsePct: number;
+                                    powerKW: number;
+                                    gpusOn: number;
+                                    queued: number;
+                                }[];
+                                waitHistogram: {
+                                    le: number;
+                                    count: number;
+                                }[];
+                                cpuSeconds: number;
+                            }[];
+                            gantryVsKubernetesDefault: {
+                                gpuUtilisationPct: number;
+                                gpuMemoryUsePct: number;
+                                energyKWh: number;
+                            } | null;
+                        } | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    PlannerController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        progress: number;
+                        error: string | null;
+                        policies: ("gantry" | "fgd" | "best-fit" | "kubernetes-default")[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        result: {
+                            horizonSeconds: number;
+                            nodes: number;
+                            gpus: number;
+                            jobs: number;
+                            power: {
+                                idleSeconds: number;
+                                headroom: number;
+                                bootSeconds: number;
+                                shutdownSeconds: number;
+                            } | null;
+                            policies: {
+                                /** @enum {string} */
+                                policy: "gantry" | "fgd" | "best-fit" | "kubernetes-default";
+                                powerManagement: boolean;
+                                jobs: number;
+                                placed: number;
+                                unplaced: number;
+                                neverFits: number;
+                                gpuAllocationPct: number;
+                                gpuUtilisationPct: number;
+                                gpuMemoryUsePct: number;
+                                clusterSmUtilisationPct: number;
+                                smPerBusyGpuPct: number;
+                                memoryPerBusyGpuPct: number;
+                                energyKWh: number;
+                                energyWithoutPowerManagementKWh: number | null;
+                                waitP50Seconds: number;
+                                waitP95Seconds: number;
+                                waitMaxSeconds: number;
+                                fragmentationPct: number | null;
+                                powerDowns: number;
+                                powerUps: number;
+                                series: {
+                                    t: number;
+                                    allocationPct: number;
+                                    smUtilisationPct: number;
+                                    memoryUsePct: number;
+                                    powerKW: number;
+                                    gpusOn: number;
+                                    queued: number;
+                                }[];
+                                waitHistogram: {
+                                    le: number;
+                                    count: number;
+                                }[];
+                                cpuSeconds: number;
+                            }[];
+                            gantryVsKubernetesDefault: {
+                                gpuUtilisationPct: number;
+                                gpuMemoryUsePct: number;
+                                energyKWh: number;
+                            } | null;
+                        } | null;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    PlannerController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        progress: number;
+                        error: string | null;
+                        policies: ("gantry" | "fgd" | "best-fit" | "kubernetes-default")[];
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        result: {
+                            horizonSeconds: number;
+                            nodes: number;
+                            gpus: number;
+                            jobs: number;
+                            power: {
+                                idleSeconds: number;
+                                headroom: number;
+                                bootSeconds: number;
+                                shutdownSeconds: number;
+                            } | null;
+                            policies: {
+                                /** @enum {string} */
+                                policy: "gantry" | "fgd" | "best-fit" | "kubernetes-default";
+                                powerManagement: boolean;
+                                jobs: number;
+                                placed: number;
+                                unplaced: number;
+                                neverFits: number;
+                                gpuAllocationPct: number;
+                                gpuUtilisationPct: number;
+                                gpuMemoryUsePct: number;
+                                clusterSmUtilisationPct: number;
+                                smPerBusyGpuPct: number;
+                                memoryPerBusyGpuPct: number;
+                                energyKWh: number;
+                                energyWithoutPowerManagementKWh: number | null;
+                                waitP50Seconds: number;
+                                waitP95Seconds: number;
+                                waitMaxSeconds: number;
+                                fragmentationPct: number | null;
+                                powerDowns: number;
+                                powerUps: number;
+                                series: {
+                                    t: number;
+                                    allocationPct: number;
+                                    smUtilisationPct: number;
+                                    memoryUsePct: number;
+                                    powerKW: number;
+                                    gpusOn: number;
+                                    queued: number;
+                                }[];
+                                waitHistogram: {
+                                    le: number;
+                                    count: number;
+                                }[];
+                                cpuSeconds: number;
+                            }[];
+                            gantryVsKubernetesDefault: {
+                                gpuUtilisationPct: number;
+                                gpuMemoryUsePct: number;
+                                energyKWh: number;
+                            } | null;
+                        } | null;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
