@@ -360,11 +360,9 @@ export class Replay {
   /**
    * Engine.release leaves a GPU whose last share left in 'shared' mode with nothing used; the
    * worker's next snapshot shows it whole again (whole-GPU jobs may take it). The view is set
-   * back to whole and re-filed in its node class the way the engine's own undo does; if the
-   * engine offers no way to re-file it, the engine is rebuilt from a snapshot before the next pass.
+   * back to whole and re-filed in its node class (Engine.refile).
    */
   private wholeAgain(r: Running): void {
-    const engine = this.engine as unknown as { classify?: (n: NodeView) => void };
     for (const rep of r.replicas) {
       const view = this.engine.nodeById.get(rep.nodeId);
       if (!view) continue;
@@ -377,8 +375,7 @@ export class Replay {
         }
       }
       if (!changed) continue;
-      if (typeof engine.classify === 'function') engine.classify.call(this.engine, view);
-      else this.rebuild = true;
+      this.engine.refile(view);
     }
   }
 

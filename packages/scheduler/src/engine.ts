@@ -475,6 +475,15 @@ export class Engine implements EngineHandle {
   }
 
   /**
+   * Re-files a node in its class after its views were changed outside `place`/`release` (a
+   * replay that turns a GPU whose last share left back into a whole GPU, as the worker's next
+   * snapshot would show it).
+   */
+  refile(n: NodeView): void {
+    this.index.classify(n);
+  }
+
+  /**
    * "What if these allocations were removed": frees the devices of a placement (for preemption
    * what-ifs and for tests). Returns an undo function.
    */
