@@ -50,6 +50,7 @@ import { SessionsService } from './modules/auth/sessions.service';
 import { SessionsRepository } from './modules/auth/sessions.repository';
 import { RateLimiter } from './modules/auth/rate-limiter.service';
 import { CredentialRevocations } from './common/credential-revocations.service';
+import { ChangeEpoch } from './common/change-epoch.service';
 import { CredentialCheck } from './modules/auth/credential-check.service';
 import { UsersController } from './modules/users/users.controller';
 import { UsersService } from './modules/users/users.service';
@@ -112,8 +113,17 @@ export class CoreModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CoreModule,
-      providers: [{ provide: APP_CONFIG, useValue: config }, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository, MetricsRecorder],
-      exports: [APP_CONFIG, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository, MetricsRecorder],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        PrismaService,
+        RedisService,
+        QueuesService,
+        EventsRepository,
+        ClusterRepository,
+        MetricsRecorder,
+        ChangeEpoch,
+      ],
+      exports: [APP_CONFIG, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository, MetricsRecorder, ChangeEpoch],
     };
   }
 }

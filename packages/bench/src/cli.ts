@@ -2,7 +2,7 @@
 /**
  * pnpm --silent bench openb [--pods <csv>] [--nodes <csv>] --policy <random|best-fit|fgd|gantry> --seeds 42-51 [--json]
  * pnpm --silent bench throughput [--nodes 10000] [--jobs N] [--json]
- * pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--json]
+ * pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--rate R] [--nodes N] [--json]
  * pnpm --silent bench crash [--kills 50] [--json]
  * pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--json]   (real kube-apiserver + kube-emulator)
  * The last line of output is one JSON object.
