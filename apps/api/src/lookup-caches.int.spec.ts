@@ -45,7 +45,15 @@ describe('lookup caches stay correct across API processes (real Postgres and Red
     http()
       .post('/v1/jobs')
       .set('Authorization', t.auth)
-      .send({ teamId: t.team.id, name: `caches-${gpus}`, kind: 'training', preemptible: true, replicas, resources: { gpus }, simulation: { durationSeconds: 1 } });
+      .send({
+        teamId: t.team.id,
+        name: `caches-${gpus}`,
+        kind: 'training',
+        preemptible: true,
+        replicas,
+        resources: { gpus },
+        simulation: { durationSeconds: 1 },
+      });
 
   it('a key revoked through one API process is refused by the other on its next request', async () => {
     const member = await createApiKey(sys.db, { name: 'member', role: 'member', tenantId: t.tenant.id, teamId: t.team.id, scopes: ['jobs:read'] });
@@ -80,10 +88,7 @@ describe('lookup caches stay correct across API processes (real Postgres and Red
   });
 
   it('a tenant total lowered by the platform admin bounds submissions on the other process at once', async () => {
-    const lower = await one()
-      .put(`/v1/tenants/${t.tenant.id}/quota`)
-      .set('Authorization', `Bearer ${BOOTSTRAP_ADMIN_KEY}`)
-      .send({ gpuTotal: 8 });
+    const lower = await one().put(`/v1/tenants/${t.tenant.id}/quota`).set('Authorization', `Bearer ${BOOTSTRAP_ADMIN_KEY}`).send({ gpuTotal: 8 });
     expect(lower.status).toBe(200);
     const refused = await submit(two, 8, 2);
     expect(refused.status).toBe(409);
