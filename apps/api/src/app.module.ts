@@ -55,6 +55,7 @@ import { SessionsService } from './modules/auth/sessions.service';
 import { SessionsRepository } from './modules/auth/sessions.repository';
 import { RateLimiter } from './modules/auth/rate-limiter.service';
 import { CredentialRevocations } from './common/credential-revocations.service';
+import { ChangeEpoch } from './common/change-epoch.service';
 import { CredentialCheck } from './modules/auth/credential-check.service';
 import { UsersController } from './modules/users/users.controller';
 import { UsersService } from './modules/users/users.service';
@@ -128,8 +129,9 @@ export class CoreModule {
         ClusterRepository,
         ForeignGpuUse,
         MetricsRecorder,
+        ChangeEpoch,
       ],
-      exports: [APP_CONFIG, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository, ForeignGpuUse, MetricsRecorder],
+      exports: [APP_CONFIG, PrismaService, RedisService, QueuesService, EventsRepository, ClusterRepository, ForeignGpuUse, MetricsRecorder, ChangeEpoch],
     };
   }
 }

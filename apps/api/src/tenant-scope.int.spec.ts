@@ -1,5 +1,5 @@
 import type { JobCreateParsed, EndpointCreateParsed } from '@gantry/contracts';
-import { createTeam, createTenant, type PrismaClient } from '@gantry/db';
+import { createTeam, createTenant, type PrismaClient, type Sql } from '@gantry/db';
 import type { PrismaService } from './common/prisma.service';
 import { SYSTEM_SCOPE, type TenantScope } from './common/tenant-scope';
 import { ApiKeysRepository } from './modules/api-keys/api-keys.repository';
@@ -27,8 +27,8 @@ let handle: Awaited<ReturnType<typeof startDatabase>>;
 let db: PrismaClient;
 let repos: ReturnType<typeof makeRepos>;
 
-function makeRepos(client: PrismaClient) {
-  const prisma = { client } as unknown as PrismaService;
+function makeRepos(client: PrismaClient, sql: Sql) {
+  const prisma = { client, sql } as unknown as PrismaService;
   return {
     jobs: new JobsRepository(prisma, new EventsRepository()),
     endpoints: new EndpointsRepository(prisma),
@@ -80,7 +80,7 @@ const endpointBody = (teamId: string): EndpointCreateParsed =>
 beforeAll(async () => {
   handle = await startDatabase();
   db = handle.db;
-  repos = makeRepos(db);
+  repos = makeRepos(db, handle.sql);
   const tA = await createTenant(db, { name: 'A', slug: 'scope-a' });
   const a1 = await createTeam(db, tA.id, { name: 'A1', slug: 'a1', quota: { guaranteed: 4, limit: 8 } });
   const a2 = await createTeam(db, tA.id, { name: 'A2', slug: 'a2', quota: { guaranteed: 2, limit: 2 } });

@@ -33,6 +33,8 @@ const SYSTEM_ACCESS: Record<string, string> = {
   'ApiKeysRepository.validity': 'authentication: re-checks the key the caller presented',
   'ApiKeysRepository.touch': 'authentication: last-used time of the caller’s own key',
   'AuditRepository.append': 'the audit interceptor writes the caller’s own tenant from its principal',
+  'AuditRepository.flush': 'writes the batch of entries queued by append (each with the tenant of its own principal)',
+  'AuditRepository.beforeApplicationShutdown': 'flushes the queued entries before the process stops',
   'SchedulesRepository.all': 'the worker’s schedule tick reads every schedule',
   'SchedulesRepository.claim': 'the worker’s schedule tick claims one fire',
   'PlannerRepository.byId': 'the worker replays the planner run its queue job names',

@@ -4,7 +4,7 @@
  * pnpm --silent bench openb-grid [--variants gpuspec20,gpuspec25,...] [--trace-seeds 1-2] [--seeds 42-51] [--policies gantry,fgd] [--json]
  * pnpm --silent bench openb-variant --variant gpuspec25 [--trace-seed 1] [--out file.csv]
  * pnpm --silent bench throughput [--nodes 10000] [--jobs N] [--json]
- * pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--json]
+ * pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--rate R] [--nodes N] [--json]
  * pnpm --silent bench crash [--kills 50] [--json]
  * pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--json]   (real kube-apiserver + kube-emulator)
  * pnpm --silent bench mig [--gpus 64] [--seed 42] [--json]   (demand-driven MIG vs static layouts, simulated time)

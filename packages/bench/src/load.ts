@@ -4,16 +4,22 @@
  * API, two workers sharing it); the invariant checker runs every few seconds while the jobs are
  * placed, run and finish, and once more when all is quiet.
  *
- *   pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--json]
+ *   pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--rate R] [--nodes N] [--json]
  *
- * Reported: submission throughput and latency (autocannon), submission -> running latency
- * (Job.createdAt -> Job.startedAt, includes waiting for free GPUs), invariant violations.
+ * Closed loop by default (each client sends its next job when the last one is answered);
+ * `--rate R` is an open loop: R submissions per second in all, whatever the answers take.
+ * `--nodes N`: a cluster of N nodes of 8 GPUs (default 64 nodes, 512 GPUs); team quotas grow with it.
+ *
+ * Reported (flat fields of the last JSON line): submissionsPerSecond, submitP50Ms, submitP99Ms
+ * (autocannon, every job's first attempt), startsPerSecond, violations, lost; and the CPU time of
+ * the API and the workers per 1,000 jobs, their peak RSS, the scheduling cycle's p99 and the
+ * console Overview's answer time during the load.
  */
 import autocannon from 'autocannon';
 import { createApiKey, createPrismaClient, createTeam, createTenant } from '@gantry/db';
 import { generateTopology } from '@gantry/driver';
 import { checkInvariants, type InvariantViolation } from '@gantry/api/bench-support';
-import { startSystemProcesses } from './processes';
+import { BENCH_ADMIN_KEY, startSystemProcesses } from './processes';
 import { Rng } from './rng';
 import { scratchDatabase } from './scratch-db';
 import { gpusRegistered, percentile as pct, sleep, until } from './waiting';
@@ -23,6 +29,10 @@ export interface LoadOptions {
   clients: number;
   workers: number;
   seed: number;
+  /** Open loop: submissions per second in all (undefined: closed loop). */
+  rate?: number;
+  /** Nodes of 8 GPUs in the simulated cluster (undefined: 64 nodes, 512 GPUs). */
+  nodes?: number;
 }
 
 export interface LoadReport {
@@ -30,7 +40,33 @@ export interface LoadReport {
   jobs: number;
   clients: number;
   workers: number;
+  /** Open-loop rate (submissions/s), null for the closed loop. */
+  rate: number | null;
+  nodes: number;
   gpus: number;
+  submissionsPerSecond: number;
+  submitP50Ms: number;
+  submitP99Ms: number;
+  /** Jobs started per second between the first and the last start (the scheduler's and workers' pace). */
+  startsPerSecond: number;
+  /** The most jobs started in any 5 s window, per second (the pace while the queue is deep). */
+  peakStartsPerSecond: number;
+  /** Invariant violations seen during the run and once settled (details in violationDetails). */
+  violations: number;
+  lost: number;
+  /** CPU seconds of the API process and of all workers from the first submission until drained (/proc). */
+  apiCpuSeconds: number;
+  workerCpuSeconds: number;
+  /** (API + workers) CPU seconds per 1,000 accepted jobs: the cost of a job, independent of how busy the machine is. */
+  cpuSecondsPer1000Jobs: number;
+  apiRssMaxMB: number;
+  workerRssMaxMB: number;
+  /** Scheduling cycles run and their p99 (upper bound of the histogram bucket, from /metrics). */
+  cycles: number;
+  cycleP99Ms: number;
+  /** The console Overview's two requests (GET /v1/utilization, first page of GET /v1/jobs) answered together, every 2 s during the load. */
+  overviewP50Ms: number;
+  overviewP99Ms: number;
   submission: {
     accepted: number;
     rejected: Record<string, number>;
@@ -44,13 +80,10 @@ export interface LoadReport {
     maxMs: number;
   };
   toRunning: { jobs: number; p50Ms: number; p99Ms: number; maxMs: number };
-  /** Jobs started per second between the first and the last start (the scheduler's and workers' pace). */
-  startsPerSecond: number;
   drained: { seconds: number; succeeded: number; failed: number; cancelled: number; notTerminal: number };
-  lost: number;
   invariantChecks: number;
   invariantCheckP50Ms: number;
-  violations: InvariantViolation[];
+  violationDetails: InvariantViolation[];
   pass: boolean;
 }
 
@@ -76,9 +109,25 @@ export function loadJob(i: number, teamId: string, rng: Rng): Record<string, unk
   return { ...base, kind: 'notebook', resources: { gpuFraction: [0.25, 0.5][rng.int(2)] } };
 }
 
+/** The cluster of a run: 64 nodes (512 GPUs) by default, or `nodes` nodes of 8 GPUs over two spines of 32-node leaves. */
+export function loadTopology(nodes?: number) {
+  if (!nodes) return generateTopology({ spines: 1, leavesPerSpine: 4, nodesPerLeaf: 16, gpusPerNode: 8, models: ['H100-80GB', 'A100-80GB'] });
+  const spines = nodes >= 64 ? 2 : 1;
+  const nodesPerLeaf = Math.min(32, Math.ceil(nodes / spines));
+  return generateTopology({
+    spines,
+    leavesPerSpine: Math.ceil(nodes / spines / nodesPerLeaf),
+    nodesPerLeaf,
+    gpusPerNode: 8,
+    models: ['H100-80GB', 'A100-80GB'],
+  });
+}
+
 export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise<LoadReport> {
   const scratch = scratchDatabase('load', log);
-  const topology = generateTopology({ spines: 1, leavesPerSpine: 4, nodesPerLeaf: 16, gpusPerNode: 8, models: ['H100-80GB', 'A100-80GB'] });
+  const topology = loadTopology(o.nodes);
+  const nodeCount = topology.spines.reduce((n, s) => n + s.leaves.reduce((m, l) => m + l.nodes.length, 0), 0);
+  const expectedGpus = topology.spines.reduce((n, s) => n + s.leaves.reduce((m, l) => m + l.nodes.reduce((k, x) => k + x.gpus.length, 0), 0), 0);
   const db = createPrismaClient(scratch.url, { max: 4 });
   const sys = await startSystemProcesses({
     databaseUrl: scratch.url,
@@ -90,13 +139,19 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     log,
   });
   try {
-    const gpus = await gpusRegistered(db, 512);
-    // 5 tenants x 4 teams; one key per client, spread over the teams
+    const gpus = await gpusRegistered(db, expectedGpus, 120_000 + expectedGpus * 10);
+    // 5 tenants x 4 teams; one key per client, spread over the teams. Quotas grow with the
+    // cluster (24 guaranteed, 96 limit per team at 512 GPUs) so that a large cluster is used.
+    const scale = Math.max(1, gpus / 512);
     const teams: { id: string; tenantId: string }[] = [];
     for (let t = 0; t < 5; t++) {
       const tenant = await createTenant(db, { name: `load ${t}`, slug: `load-${t}` });
       for (let k = 0; k < 4; k++) {
-        const team = await createTeam(db, tenant.id, { name: `team ${k}`, slug: `team-${k}`, quota: { guaranteed: 24, limit: 96 } });
+        const team = await createTeam(db, tenant.id, {
+          name: `team ${k}`,
+          slug: `team-${k}`,
+          quota: { guaranteed: Math.round(24 * scale), limit: Math.round(96 * scale) },
+        });
         teams.push({ id: team.id, tenantId: tenant.id });
       }
     }
@@ -106,7 +161,9 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
       const k = await createApiKey(db, { name: `client ${c}`, role: 'member', tenantId: team.tenantId, teamId: team.id, scopes: ['jobs:read', 'jobs:write'] });
       keys.push({ key: k.key, teamId: team.id });
     }
-    log(`${gpus} GPUs, ${teams.length} teams, ${keys.length} client keys; submitting ${o.jobs} jobs with ${o.clients} concurrent clients`);
+    log(
+      `${nodeCount} nodes, ${gpus} GPUs, ${teams.length} teams, ${keys.length} client keys; submitting ${o.jobs} jobs with ${o.clients} ${o.rate ? `clients at ${o.rate}/s (open loop)` : 'concurrent clients (closed loop)'}`,
+    );
 
     // invariants, every few seconds while the system works
     const violations = new Map<string, InvariantViolation>();
@@ -121,6 +178,19 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
         await sleep(3000);
       }
     })();
+    // what the console's Overview asks, and the processes' memory, every 2 s
+    const overviewMs: number[] = [];
+    const rss = { api: 0, worker: 0 };
+    const prober = (async () => {
+      while (checking) {
+        rss.api = Math.max(rss.api, sys.api.rssMB());
+        for (const w of sys.workers) rss.worker = Math.max(rss.worker, w.rssMB());
+        overviewMs.push(await overviewTime(sys.apiUrl));
+        await sleep(2000);
+      }
+    })();
+    const cpu = () => ({ api: sys.api.cpuSeconds(), workers: sys.workers.reduce((s, w) => s + w.cpuSeconds(), 0) });
+    const cpuBefore = cpu();
 
     const rng = new Rng(o.seed);
     const bodies = Array.from({ length: o.jobs }, (_, i) => ({ key: keys[i % keys.length]!, body: loadJob(i, keys[i % keys.length]!.teamId, rng) }));
@@ -146,6 +216,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
         connections: Math.min(o.clients, batch.length),
         amount: batch.length,
         timeout: 60,
+        ...(o.rate ? { overallRate: o.rate } : {}),
         requests: [
           {
             method: 'POST',
@@ -198,8 +269,10 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
       1000,
     ).catch(() => log('jobs still open after 20 minutes'));
     const drainSeconds = (Date.now() - drainStart) / 1000;
+    const cpuAfter = cpu();
     checking = false;
-    await checker;
+    await Promise.all([checker, prober]);
+    const cycles = await cycleHistogram(sys.apiUrl);
     await sleep(2000);
     const final = await checkInvariants(db, { settled: true, graceSeconds: 2 });
     for (const v of final.violations) violations.set(`${v.rule} ${v.subject}`, v);
@@ -213,12 +286,34 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
       .sort((a, b) => a - b);
     const count = (s: string) => rows.filter((r) => r.state === s).length;
     const sortedChecks = [...checkMs].sort((a, b) => a - b);
+    const sortedOverview = [...overviewMs].sort((a, b) => a - b);
+    const apiCpu = cpuAfter.api - cpuBefore.api;
+    const workerCpu = cpuAfter.workers - cpuBefore.workers;
+    const r1 = (n: number) => Math.round(n * 10) / 10;
     const report: LoadReport = {
       bench: 'load',
       jobs: o.jobs,
       clients: o.clients,
       workers: o.workers,
+      rate: o.rate ?? null,
+      nodes: nodeCount,
       gpus,
+      submissionsPerSecond: Math.round(ids.length / submitSeconds),
+      submitP50Ms: first.p50,
+      submitP99Ms: first.p99,
+      startsPerSecond: startsPerSecond(rows),
+      peakStartsPerSecond: peakStartsPerSecond(rows, 5000),
+      violations: violations.size,
+      lost,
+      apiCpuSeconds: r1(apiCpu),
+      workerCpuSeconds: r1(workerCpu),
+      cpuSecondsPer1000Jobs: ids.length ? r1(((apiCpu + workerCpu) * 1000) / ids.length) : -1,
+      apiRssMaxMB: rss.api,
+      workerRssMaxMB: rss.worker,
+      cycles: cycles.count,
+      cycleP99Ms: cycles.p99Ms,
+      overviewP50Ms: pct(sortedOverview, 50),
+      overviewP99Ms: pct(sortedOverview, 99),
       submission: {
         accepted: ids.length,
         rejected,
@@ -232,7 +327,6 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
         maxMs: first.max,
       },
       toRunning: { jobs: waits.length, p50Ms: pct(waits, 50), p99Ms: pct(waits, 99), maxMs: waits[waits.length - 1] ?? -1 },
-      startsPerSecond: startsPerSecond(rows),
       drained: {
         seconds: Math.round(drainSeconds),
         succeeded: count('succeeded'),
@@ -240,18 +334,46 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
         cancelled: count('cancelled'),
         notTerminal: rows.length - count('succeeded') - count('failed') - count('cancelled'),
       },
-      lost,
       invariantChecks: checkMs.length + 1,
       invariantCheckP50Ms: pct(sortedChecks, 50),
-      violations: [...violations.values()],
+      violationDetails: [...violations.values()],
       pass: false,
     };
-    report.pass = report.violations.length === 0 && lost === 0 && report.submission.accepted === o.jobs && report.drained.notTerminal === 0;
+    report.pass = report.violations === 0 && lost === 0 && report.submission.accepted === o.jobs && report.drained.notTerminal === 0;
     return report;
   } finally {
     await sys.stop();
     await db.$disconnect();
     scratch.drop();
+  }
+}
+
+/** Milliseconds for the console Overview's requests (capacity and the first page of jobs), as the bootstrap admin; -1 on failure. */
+async function overviewTime(apiUrl: string): Promise<number> {
+  const t0 = Date.now();
+  const headers = { authorization: `Bearer ${BENCH_ADMIN_KEY}` };
+  try {
+    const answers = await Promise.all([fetch(`${apiUrl}/v1/utilization`, { headers }), fetch(`${apiUrl}/v1/jobs?limit=500`, { headers })]);
+    await Promise.all(answers.map((a) => a.arrayBuffer()));
+    return answers.every((a) => a.ok) ? Date.now() - t0 : -1;
+  } catch {
+    return -1;
+  }
+}
+
+/** Cycles run and the p99 cycle time (the upper bound of its histogram bucket) from the API's /metrics. */
+async function cycleHistogram(apiUrl: string): Promise<{ count: number; p99Ms: number }> {
+  try {
+    const text = await (await fetch(`${apiUrl}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_KEY}` } })).text();
+    const buckets = [...text.matchAll(/^gantry_scheduling_cycle_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)].map((m) => ({
+      le: m[1] === '+Inf' ? Infinity : Number(m[1]),
+      n: Number(m[2]),
+    }));
+    const count = Number(/^gantry_scheduling_cycle_seconds_count (\d+)/m.exec(text)?.[1] ?? 0);
+    const b = buckets.sort((x, y) => x.le - y.le).find((x) => x.n >= 0.99 * count);
+    return { count, p99Ms: b && Number.isFinite(b.le) ? Math.round(b.le * 1000) : -1 };
+  } catch {
+    return { count: 0, p99Ms: -1 };
   }
 }
 
@@ -262,16 +384,37 @@ function startsPerSecond(rows: { startedAt: Date | null }[]): number {
   return span > 0 ? Math.round(starts.length / span) : 0;
 }
 
+/** The most starts in any window of `ms` (sliding over the starts), per second. */
+export function peakStartsPerSecond(rows: { startedAt: Date | null }[], ms: number): number {
+  const starts = rows
+    .filter((r) => r.startedAt)
+    .map((r) => r.startedAt!.getTime())
+    .sort((a, b) => a - b);
+  let best = 0;
+  for (let i = 0, j = 0; j < starts.length; j++) {
+    while (starts[j]! - starts[i]! > ms) i++;
+    best = Math.max(best, j - i + 1);
+  }
+  return Math.round((best * 1000) / ms);
+}
+
 /** `bench load`: progress on stderr, one JSON line on stdout. */
 export function loadCommand(opts: Record<string, string>, log: (s: string) => void): void {
   runLoad(
-    { jobs: Number(opts.jobs ?? 10000), clients: Number(opts.clients ?? 200), workers: Number(opts.workers ?? 2), seed: Number(opts.seed ?? 42) },
+    {
+      jobs: Number(opts.jobs ?? 10000),
+      clients: Number(opts.clients ?? 200),
+      workers: Number(opts.workers ?? 2),
+      seed: Number(opts.seed ?? 42),
+      rate: opts.rate ? Number(opts.rate) : undefined,
+      nodes: opts.nodes ? Number(opts.nodes) : undefined,
+    },
     log,
   ).then(
     (r) => {
       if (opts.json !== 'true') {
         log(
-          `load: ${r.submission.accepted}/${r.jobs} accepted by ${r.clients} clients at ${r.submission.perSecond}/s (p50 ${r.submission.p50Ms} ms, p99 ${r.submission.p99Ms} ms); submission -> running p50 ${r.toRunning.p50Ms} ms, p99 ${r.toRunning.p99Ms} ms; ${r.startsPerSecond} starts/s; ${r.violations.length} invariant violations in ${r.invariantChecks} checks; lost ${r.lost}: ${r.pass ? 'PASS' : 'FAIL'}`,
+          `load: ${r.submission.accepted}/${r.jobs} accepted by ${r.clients} clients at ${r.submissionsPerSecond}/s (p50 ${r.submitP50Ms} ms, p99 ${r.submitP99Ms} ms); submission -> running p50 ${r.toRunning.p50Ms} ms, p99 ${r.toRunning.p99Ms} ms; ${r.startsPerSecond} starts/s (peak ${r.peakStartsPerSecond}); ${r.cpuSecondsPer1000Jobs} CPU-s per 1,000 jobs (API ${r.apiCpuSeconds} s, workers ${r.workerCpuSeconds} s); cycle p99 ${r.cycleP99Ms} ms; ${r.violations} invariant violations in ${r.invariantChecks} checks; lost ${r.lost}: ${r.pass ? 'PASS' : 'FAIL'}`,
         );
       }
       process.stdout.write(JSON.stringify(r) + '\n');

@@ -4,7 +4,7 @@
  * the API and N workers (GANTRY_DRIVER=remote), all on one scratch database and queue prefix.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { formatTopologyJson, type SimulatedDelays, type Topology } from '@gantry/driver';
@@ -44,6 +44,30 @@ export class ManagedProcess {
     child.stdout!.pipe(out);
     child.stderr!.pipe(out);
     this.child = child;
+  }
+
+  /** CPU seconds (user + system) the process has used so far, from /proc (0 when it is not running). */
+  cpuSeconds(): number {
+    if (!this.child?.pid || !this.running) return 0;
+    try {
+      // fields after the command name: state is field 3, utime 14 and stime 15 (clock ticks, 100/s on Linux)
+      const stat = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / 100;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Resident memory in MB now, from /proc (0 when it is not running). */
+  rssMB(): number {
+    if (!this.child?.pid || !this.running) return 0;
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.child.pid}/status`, 'utf8'));
+      return m ? Math.round(Number(m[1]) / 1024) : 0;
+    } catch {
+      return 0;
+    }
   }
 
   get running(): boolean {

@@ -1,6 +1,7 @@
-/** True when Prisma refused a write because of a unique constraint (P2002). */
+/** True when a write was refused because of a unique constraint (Prisma's P2002, Postgres's 23505 through typed SQL). */
 export function isUniqueViolation(e: unknown): boolean {
-  return typeof e === 'object' && e !== null && (e as { code?: string }).code === 'P2002';
+  const code = typeof e === 'object' && e !== null ? (e as { code?: string }).code : undefined;
+  return code === 'P2002' || code === '23505';
 }
 
 /**
@@ -16,7 +17,9 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   if (typeof err.code === 'string' && (UNAVAILABLE_CODES.has(err.code) || UNAVAILABLE_ERRNOS.has(err.code))) return true;
   if (
     typeof err.message === 'string' &&
-    /Connection terminated|Can't reach database server|connection (?:refused|closed)|the database system is (?:starting up|shutting down)/i.test(err.message)
+    /Connection terminated|Can't reach database server|timeout exceeded when trying to connect|connection (?:refused|closed)|the database system is (?:starting up|shutting down)/i.test(
+      err.message,
+    )
   )
     return true;
   return err.cause !== undefined && err.cause !== e && isDatabaseUnavailable(err.cause);

@@ -35,3 +35,35 @@ describe('QueuesService enqueue after a failed attempt', () => {
     expect(removed).toEqual(['lost-j1-reconcile']);
   });
 });
+
+/** Schedule requests are coalesced per process, and none is lost. */
+describe('QueuesService.requestSchedule', () => {
+  function service() {
+    const sent: string[] = [];
+    const svc = Object.create(QueuesService.prototype) as QueuesService;
+    Object.assign(svc, {
+      config: { queuePrefix: 'p' },
+      redis: { client: { set: async () => 'OK' } },
+      queues: new Map([['schedule', { add: async (_n: string, data: { reason: string }) => void sent.push(data.reason) }]]),
+    });
+    return { svc, sent };
+  }
+
+  it('sends the first request at once and a burst after it as one, once the window ends', async () => {
+    const { svc, sent } = service();
+    const first = svc.requestSchedule('job 0 submitted');
+    await first;
+    expect(sent).toEqual(['job 0 submitted']);
+    const burst = Array.from({ length: 50 }, (_, i) => svc.requestSchedule(`job ${i + 1} submitted`));
+    await Promise.all(burst);
+    expect(sent).toEqual(['job 0 submitted', 'job 1 submitted and 49 more']);
+  });
+
+  it('sends a request made after a quiet window at once', async () => {
+    const { svc, sent } = service();
+    await svc.requestSchedule('a');
+    await new Promise((r) => setTimeout(r, 60));
+    await svc.requestSchedule('b');
+    expect(sent).toEqual(['a', 'b']);
+  });
+});

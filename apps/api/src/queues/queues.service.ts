@@ -4,10 +4,15 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { RedisService } from '../common/redis.service';
 import { QUEUE_NAMES, type QueueName, type QueuePayload } from './queue-names';
 
+/** Schedule requests of one process within this window are sent as one (the first at once, the rest at its end). */
+export const SCHEDULE_WINDOW_MS = 20;
+
 /** Producer side of the queues: every enqueue is deduplicated so that retries do no harm. */
 @Injectable()
 export class QueuesService implements OnApplicationShutdown {
   private readonly queues: Map<QueueName, Queue>;
+  /** The schedule request in flight or waiting for the end of its window (see requestSchedule). */
+  private scheduleWindow?: { trailing?: Promise<void>; reasons: string[] };
 
   constructor(
     @Inject(APP_CONFIG) readonly config: AppConfig,
@@ -28,8 +33,35 @@ export class QueuesService implements OnApplicationShutdown {
   /**
    * Asks for a scheduling cycle. Requests arriving while one waits are merged into it; the
    * dirty flag makes a running cycle go round once more for requests that came meanwhile.
+   *
+   * Coalesced per process: the first request of a window goes out at once; requests made during
+   * the next SCHEDULE_WINDOW_MS are sent as one at its end, after everything they follow was
+   * committed, so none is lost and a burst of submissions costs a few Redis round trips, not
+   * two per job. Each caller's promise settles once a request covering it has been sent.
    */
-  async requestSchedule(reason: string): Promise<void> {
+  requestSchedule(reason: string): Promise<void> {
+    const w = this.scheduleWindow;
+    if (w) {
+      w.reasons.push(reason);
+      w.trailing ??= new Promise<void>((resolve, reject) => {
+        setTimeout(() => {
+          const reasons = w.reasons.slice(1);
+          this.scheduleWindow = undefined;
+          this.sendSchedule(reasons.length > 1 ? `${reasons[0]} and ${reasons.length - 1} more` : (reasons[0] ?? reason)).then(resolve, reject);
+        }, SCHEDULE_WINDOW_MS);
+      });
+      return w.trailing;
+    }
+    this.scheduleWindow = { reasons: [reason] };
+    const sent = this.sendSchedule(reason);
+    // Without followers within the window, the next request is sent at once again.
+    setTimeout(() => {
+      if (this.scheduleWindow && !this.scheduleWindow.trailing) this.scheduleWindow = undefined;
+    }, SCHEDULE_WINDOW_MS);
+    return sent;
+  }
+
+  private async sendSchedule(reason: string): Promise<void> {
     await this.redis.client.set(this.dirtyKey, '1');
     await this.queue('schedule').add('cycle', { reason } satisfies QueuePayload<'schedule'>, {
       deduplication: { id: 'schedule-cycle' },

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { createApiKey, createTeam, createTenant, createPrismaClient, type PrismaClient, type Role } from '@gantry/db';
+import { createApiKey, createDatabase, createTeam, createTenant, createPrismaClient, type PrismaClient, type Role, type Sql } from '@gantry/db';
 import { parseConfig, type AppConfig } from '../config/config';
 import { HttpModule, WorkerModule } from '../app.module';
 import { configureHttp } from '../http';
@@ -97,13 +97,14 @@ async function copyOfRunDatabase(suffix: string): Promise<{ url: string; drop: (
  * A database of its own (a copy of the run's migrated one) and a client on it, without the API
  * or a worker: for specs of repositories. `close()` is bounded and always drops the database.
  */
-export async function startDatabase(): Promise<{ url: string; db: PrismaClient; close(): Promise<void> }> {
+export async function startDatabase(): Promise<{ url: string; db: PrismaClient; sql: Sql; close(): Promise<void> }> {
   const database = await copyOfRunDatabase(uniqueSuffix());
-  const db = createPrismaClient(database.url, { max: 3 });
+  const { client: db, sql } = createDatabase(database.url, { max: 3 });
   let closing: Promise<void> | undefined;
   const handle = {
     url: database.url,
     db,
+    sql,
     close() {
       openSystems.delete(handle);
       closing ??= teardown('closing a test database', [

@@ -8,6 +8,7 @@ import { hasScope, ownerOf, scopeOf, type Principal } from '../../common/princip
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { ROLE_SCOPES } from '../../common/role-scopes';
 import { CredentialRevocations } from '../../common/credential-revocations.service';
+import { ChangeEpoch } from '../../common/change-epoch.service';
 import { TenantsRepository } from '../tenants/tenants.repository';
 import { roleToApi, roleToDb } from '../../common/roles';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -21,6 +22,7 @@ export class ApiKeysService {
     private readonly keys: ApiKeysRepository,
     private readonly tenants: TenantsRepository,
     private readonly revocations: CredentialRevocations,
+    private readonly epochs: ChangeEpoch,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -87,6 +89,8 @@ export class ApiKeysService {
     const refusal = mayRevoke(p, row);
     if (refusal) throw new DomainError('forbidden', refusal);
     if (!(await this.keys.revoke(scope, id, new Date()))) throw new DomainError('invalid_state', `API key ${id} is already revoked`);
+    // Every process's key cache drops its rows before this answer leaves (see ChangeEpoch).
+    await this.epochs.changed('api-keys');
     await this.revocations.revoked({ apiKeyId: id });
   }
 

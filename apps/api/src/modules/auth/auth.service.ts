@@ -8,19 +8,27 @@ import { keyOwner, type Principal } from '../../common/principal';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { roleToApi } from '../../common/roles';
 import { ROLE_SCOPES } from '../../common/role-scopes';
+import { ChangeEpoch, EpochCache } from '../../common/change-epoch.service';
 
 const TOUCH_EVERY_MS = 60_000;
+/** How long a key row may be reused at most (revocations reach every process at once through ChangeEpoch). */
+const KEY_CACHE_MS = 10_000;
+
+type KeyRow = NonNullable<Awaited<ReturnType<ApiKeysRepository['findByHash']>>>;
 
 @Injectable()
 export class AuthService {
   private readonly logger = new Logger('auth');
   private readonly bootstrapHash?: string;
+  private readonly cache: EpochCache<KeyRow>;
 
   constructor(
     private readonly keys: ApiKeysRepository,
+    epochs: ChangeEpoch,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     if (config.bootstrapAdminKey) this.bootstrapHash = hashApiKey(config.bootstrapAdminKey);
+    this.cache = new EpochCache<KeyRow>(epochs, 'api-keys', KEY_CACHE_MS);
   }
 
   /** Resolves an `Authorization` header to a principal, or throws 401. */
@@ -35,7 +43,9 @@ export class AuthService {
   /**
    * The principal of the key whose sha256 is `hash`, or 401. Keys are found by that hash (a
    * unique index lookup, never a comparison of the secret); the bootstrap key, which has no
-   * row, is compared in constant time.
+   * row, is compared in constant time. Rows are cached per process until a key changes anywhere
+   * (ChangeEpoch 'api-keys': a revocation is seen by every process on its next request);
+   * revocation and expiry are checked on every use.
    */
   async byHash(hash: string, now = new Date()): Promise<Principal> {
     if (this.bootstrapHash && safeEqual(this.bootstrapHash, hash)) {
@@ -51,11 +61,12 @@ export class AuthService {
         apiKeyId: 'bootstrap',
       };
     }
-    const row = await this.keys.findByHash(hash);
+    const row = await this.cache.get(hash, () => this.keys.findByHash(hash));
     if (!row) throw new DomainError('unauthenticated', 'invalid API key');
     const problem = keyProblem(row, now);
     if (problem) throw new DomainError('unauthenticated', problem);
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
+      this.cache.update(hash, (r) => ({ ...r, lastUsedAt: now }));
       this.keys.touch(row.id, now).catch((e: unknown) => this.logger.warn(`could not record key use: ${String(e)}`));
     }
     return keyPrincipal(row);

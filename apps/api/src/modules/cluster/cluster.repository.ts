@@ -71,6 +71,11 @@ export class ClusterRepository {
     return this.prisma.client.node.findMany({ include: nodeWithGpus, orderBy: { name: 'asc' } });
   }
 
+  /** GPUs the cluster has in all, of `gpuModel` when given. */
+  gpuCount(gpuModel: string | undefined): Promise<number> {
+    return this.prisma.client.gpu.count({ where: gpuModel ? { model: gpuModel } : {} });
+  }
+
   /** For each GPU model, the most GPUs of that model on one node. */
   async maxGpusPerNodeByModel(): Promise<Map<string, number>> {
     const rows = await this.prisma.client.gpu.groupBy({ by: ['nodeId', 'model'], _count: { _all: true } });

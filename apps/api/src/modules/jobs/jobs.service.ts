@@ -9,6 +9,9 @@ import { ownerOf, scopeOf, type Principal } from '../../common/principal';
 import { type TenantScope } from '../../common/tenant-scope';
 import { QueuesService } from '../../queues/queues.service';
 import { TenantsRepository } from '../tenants/tenants.repository';
+import { ChangeEpoch, EpochCache } from '../../common/change-epoch.service';
+import { covers } from '../../common/tenant-scope';
+import { ClusterRepository } from '../cluster/cluster.repository';
 import { JobsRepository, SUSPENDABLE_KINDS, type JobRow } from './jobs.repository';
 import { presentJob, presentJobDetail } from './jobs.presenter';
 import { replicaGpuUnits } from '../quotas/job-units';
@@ -19,16 +22,30 @@ import { QuotasRepository } from '../quotas/quotas.repository';
 /** sha256 of a request body as parsed (defaults filled), to tell a retry from a reuse of its key. */
 const requestHash = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
 
+/** A team with its quota rows and tenant, as submission checks it. */
+type TeamWithQuotas = NonNullable<Awaited<ReturnType<QuotasRepository['findTeam']>>>;
+/** How long a team's quotas may be reused at most (quota changes reach every process at once through ChangeEpoch). */
+const TEAM_CACHE_MS = 10_000;
+/** How long the cluster's GPU count may be reused (it changes only when the inventory grows). */
+const GPU_COUNT_MS = 5_000;
+
 @Injectable()
 export class JobsService {
+  private readonly teamCache: EpochCache<TeamWithQuotas>;
+  private readonly gpuCounts = new Map<string, { at: number; n: number }>();
+
   constructor(
     private readonly jobs: JobsRepository,
     private readonly teams: TenantsRepository,
     private readonly validator: JobRequestValidator,
     private readonly quotas: QuotasRepository,
     private readonly queues: QueuesService,
+    private readonly cluster: ClusterRepository,
+    epochs: ChangeEpoch,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.teamCache = new EpochCache<TeamWithQuotas>(epochs, 'teams', TEAM_CACHE_MS);
+  }
 
   /**
    * Submits a job. An `Idempotency-Key` is the caller's own (scoped to its owner and the team):
@@ -38,7 +55,7 @@ export class JobsService {
   async submit(p: Principal, body: JobCreateParsed, idempotencyKey?: string): Promise<{ job: Job; replayed: boolean }> {
     const scope = scopeOf(p);
     if (scope.kind !== 'tenant') throw new DomainError('forbidden', 'jobs are submitted with a tenant or team key');
-    const team = await this.teams.findTeam(scope, body.teamId);
+    const team = await this.submittingTeam(scope, body.teamId);
     if (!team) throw notFound('team', body.teamId);
     const idempotency = idempotencyKey ? { key: `${ownerOf(p)}|${team.id}|${idempotencyKey}`, bodyHash: requestHash(body) } : undefined;
     if (idempotency) {
@@ -46,7 +63,7 @@ export class JobsService {
       if (earlier) return { job: await this.replay(scope, earlier, idempotency.bodyHash), replayed: true };
     }
     await this.validator.validate(body);
-    await this.checkQuotaLimit(scope, team.id, body);
+    await this.checkQuotaLimit(team, body);
     try {
       const row = await this.jobs.create(scope, body, { idempotencyKey: idempotency?.key, idempotencyBodyHash: idempotency?.bodyHash, keyId: p.keyId });
       await this.queues.requestSchedule(`job ${row.id} submitted`);
@@ -187,10 +204,34 @@ export class JobsService {
     return this.present(scope, (await this.jobs.find(scope, id))!);
   }
 
+  /**
+   * The team a job is submitted to, with its quotas and tenant: cached per process until a quota
+   * or tenant total changes anywhere (ChangeEpoch 'teams'), and checked against the caller's
+   * scope on every use, as the query would (another tenant's or another team's: null, 404).
+   */
+  private async submittingTeam(scope: TenantScope, teamId: string): Promise<TeamWithQuotas | null> {
+    const team = await this.teamCache.get(teamId, () => this.quotas.findTeam(scope, teamId));
+    return team && covers(scope, { tenantId: team.tenantId, teamId: team.id }) ? team : null;
+  }
+
+  /** GPUs of a model (or all) in the cluster, re-read every few seconds (never trusted while zero: the inventory may be loading). */
+  private async clusterGpus(gpuModel: string | undefined, nowMs = Date.now()): Promise<number> {
+    const key = gpuModel ?? '*';
+    const hit = this.gpuCounts.get(key);
+    if (hit && nowMs - hit.at < GPU_COUNT_MS) return hit.n;
+    const n = await this.cluster.gpuCount(gpuModel);
+    if (n > 0) this.gpuCounts.set(key, { at: nowMs, n });
+    return n;
+  }
+
   /** The quota rules of submission (see quota-coverage): covered, within the limit, borrowing only when preemptible. */
-  private async checkQuotaLimit(scope: TenantScope, teamId: string, body: JobCreateParsed): Promise<void> {
+  private async checkQuotaLimit(team: TeamWithQuotas, body: JobCreateParsed): Promise<void> {
     checkFitsQuota(
-      await this.quotas.bounds(scope, teamId, body.resources.gpuModel),
+      {
+        rows: team.quotas.map((q) => ({ gpuModel: q.gpuModel, guaranteed: Number(q.guaranteed), limit: Number(q.limit) })),
+        tenantTotal: team.tenant.gpuTotal == null ? null : Number(team.tenant.gpuTotal),
+        clusterGpus: await this.clusterGpus(body.resources.gpuModel),
+      },
       {
         gpuModel: body.resources.gpuModel,
         units: replicaGpuUnits(body.resources) * body.replicas,

@@ -4,6 +4,7 @@ import { EventsRepository } from '../events/events.repository';
 import type { Tx } from '@gantry/db';
 import { SYSTEM_SCOPE } from '../../common/tenant-scope';
 import { releaseAllocations, SUSPENDABLE_KINDS } from '../jobs/jobs.repository';
+import { newId } from '../../common/ids';
 
 /** Job state transitions driven by the cluster (system-scoped: worker only). */
 @Injectable()
@@ -26,46 +27,60 @@ export class LifecycleRepository {
     });
   }
 
-  /** starting -> running. False when the job is no longer starting (cancelled meanwhile). */
-  markRunning(job: { id: string; tenantId: string }, now: Date): Promise<boolean> {
-    return this.prisma.client.$transaction(async (tx) => {
-      const r = await tx.job.updateMany({
-        where: { id: job.id, state: 'starting' },
-        data: { state: 'running', runningSince: now, version: { increment: 1 } },
-      });
-      if (r.count !== 1) return false;
-      await tx.job.updateMany({ where: { id: job.id, startedAt: null }, data: { startedAt: now } });
-      await this.events.append(tx, { tenantId: job.tenantId, jobId: job.id, type: 'job.running', message: 'all replicas running' });
-      return true;
-    });
+  /**
+   * starting -> running, with its event, in one statement. False when the job is no longer
+   * starting (cancelled meanwhile).
+   */
+  async markRunning(job: { id: string; tenantId: string }, now: Date): Promise<boolean> {
+    const rows = await this.prisma.sql.query<{ id: string }>(
+      `WITH j AS (
+         UPDATE "Job" SET "state" = 'running', "runningSince" = $2::timestamp(3), "startedAt" = COALESCE("startedAt", $2::timestamp(3)),
+           "version" = "version" + 1
+         WHERE "id" = $1 AND "state" = 'starting'
+         RETURNING "id", "tenantId"
+       )
+       INSERT INTO "Event" ("id", "tenantId", "jobId", "type", "message", "data")
+       SELECT $3, j."tenantId", j."id", 'job.running', 'all replicas running', '{}'::jsonb FROM j
+       RETURNING "jobId" AS id`,
+      [job.id, now.toISOString(), newId()],
+    );
+    return rows.length === 1;
   }
 
-  /** starting|running|suspending -> succeeded|failed, releasing the GPUs in the same transaction. */
-  finish(jobId: string, exitCode: number, now: Date): Promise<boolean> {
-    return this.prisma.client.$transaction(async (tx) => {
-      const job = await tx.job.findUnique({ where: { id: jobId } });
-      if (!job || !['running', 'starting', 'suspending'].includes(job.state)) return false;
-      const ok = exitCode === 0;
-      await tx.job.update({
-        where: { id: jobId },
-        data: {
-          state: ok ? 'succeeded' : 'failed',
-          finishedAt: now,
-          runningSince: null,
-          version: { increment: 1 },
-          ...(ok && job.durationSeconds ? { progressSeconds: job.durationSeconds } : {}),
-          reasons: ok ? [] : [{ code: 'exit_code', message: `a replica exited with code ${exitCode}` }],
-        },
-      });
-      const released = await releaseAllocations(tx, SYSTEM_SCOPE, jobId, now);
-      await this.events.append(tx, {
-        tenantId: job.tenantId,
+  /**
+   * starting|running|suspending -> succeeded|failed, releasing the GPUs and recording the event,
+   * in one statement (atomic: the state condition is re-checked on the locked row, so a cancel
+   * or a second exit racing it changes nothing twice). False when the job had already ended.
+   */
+  async finish(jobId: string, exitCode: number, now: Date): Promise<boolean> {
+    const ok = exitCode === 0;
+    const rows = await this.prisma.sql.query<{ id: string }>(
+      `WITH j AS (
+         UPDATE "Job" SET "state" = $2::"JobState", "finishedAt" = $3::timestamp(3), "runningSince" = NULL, "version" = "version" + 1,
+           "progressSeconds" = CASE WHEN $4::boolean AND COALESCE("durationSeconds", 0) <> 0 THEN "durationSeconds" ELSE "progressSeconds" END,
+           "reasons" = $5::jsonb
+         WHERE "id" = $1 AND "state" IN ('running', 'starting', 'suspending')
+         RETURNING "id", "tenantId"
+       ), a AS (
+         UPDATE "Allocation" SET "endedAt" = $3::timestamp(3), "activeSlot" = NULL
+         WHERE "jobId" IN (SELECT "id" FROM j) AND "endedAt" IS NULL
+         RETURNING 1
+       )
+       INSERT INTO "Event" ("id", "tenantId", "jobId", "type", "message", "data")
+       SELECT $6, j."tenantId", j."id", $7, $8 || '; ' || (SELECT count(*) FROM a) || ' GPU allocation(s) released', '{}'::jsonb FROM j
+       RETURNING "jobId" AS id`,
+      [
         jobId,
-        type: ok ? 'job.succeeded' : 'job.failed',
-        message: `${ok ? 'completed' : `failed with exit code ${exitCode}`}; ${released} GPU allocation(s) released`,
-      });
-      return true;
-    });
+        ok ? 'succeeded' : 'failed',
+        now.toISOString(),
+        ok,
+        JSON.stringify(ok ? [] : [{ code: 'exit_code', message: `a replica exited with code ${exitCode}` }]),
+        newId(),
+        ok ? 'job.succeeded' : 'job.failed',
+        ok ? 'completed' : `failed with exit code ${exitCode}`,
+      ],
+    );
+    return rows.length === 1;
   }
 
   /**

@@ -7,12 +7,16 @@ import { replicaGpuUnits } from './job-units';
 import { checkNewTenantTotal, checkQuotaShape, checkTeamAdminCeiling, checkTenantTotal } from './quota-rules';
 import { QuotasRepository } from './quotas.repository';
 import { budgetPeriod } from './budget-period';
+import { ChangeEpoch } from '../../common/change-epoch.service';
 
 const r3 = (n: number) => Math.round(n * 1000) / 1000;
 
 @Injectable()
 export class QuotasService {
-  constructor(private readonly repo: QuotasRepository) {}
+  constructor(
+    private readonly repo: QuotasRepository,
+    private readonly epochs: ChangeEpoch,
+  ) {}
 
   async get(p: Principal, teamId: string): Promise<TeamQuotas> {
     const team = await this.repo.findTeam(scopeOf(p), teamId);
@@ -36,6 +40,8 @@ export class QuotasService {
       checkTenantTotal(state.gpuTotal, team.id, body.quotas, state.teams);
     });
     if (!replaced) throw notFound('team', teamId);
+    // Submissions on every process check the new quotas from their next request on.
+    await this.epochs.changed('teams');
     return this.get(p, teamId);
   }
 
@@ -52,6 +58,7 @@ export class QuotasService {
     requireRole(p, 'platform-admin');
     const r = await this.repo.setTenantTotal(scopeOf(p), t.id, gpuTotal, (sum) => checkNewTenantTotal(gpuTotal, sum));
     if (!r) throw notFound('tenant', tenantId);
+    await this.epochs.changed('teams');
     return { tenantId: t.id, gpuTotal: r.tenant.gpuTotal == null ? null : Number(r.tenant.gpuTotal), guaranteedSum: r3(r.guaranteedSum) };
   }
 

@@ -1,0 +1,89 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { RedisService } from './redis.service';
+
+/** What changed: the caches that hold it drop their entries (every API process and worker at once). */
+export type ChangeKind = 'api-keys' | 'teams';
+
+/**
+ * The change feed of the lookup caches (API keys, teams with their quota bounds): one counter per
+ * kind in Redis, shared by every process. A change bumps its counter after it is committed; a
+ * cache reads the counter on each use and trusts an entry only when it was loaded under the same
+ * value, so a key revoked through one API process is refused by every other one on its very next
+ * request (no message to wait for). Redis out of reach: `current` is null and the caches read
+ * Postgres, as they did before there were caches.
+ */
+@Injectable()
+export class ChangeEpoch {
+  private readonly logger = new Logger('change-epoch');
+
+  constructor(
+    private readonly redis: RedisService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  private key(kind: ChangeKind): string {
+    return `${this.config.queuePrefix}:changes:${kind}`;
+  }
+
+  /** The counter of `kind` now, or null when Redis cannot say (then nothing cached may be trusted). */
+  async current(kind: ChangeKind): Promise<string | null> {
+    try {
+      return (await this.redis.client.get(this.key(kind))) ?? '0';
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Announces a committed change. When Redis is out of reach the change cannot be announced: the
+   * caches then stop trusting entries anyway (their reads fail too) and their TTL bounds the rest.
+   */
+  async changed(kind: ChangeKind): Promise<void> {
+    await this.redis.client.incr(this.key(kind)).catch((e: unknown) => this.logger.warn(`could not announce a change of ${kind}: ${String(e)}`));
+  }
+}
+
+/**
+ * A small in-process cache whose entries are valid only under the change counter they were
+ * loaded with (see ChangeEpoch), and for `ttlMs` at most (a backstop for rows changed outside the
+ * API, such as by a database script). Misses are never cached.
+ */
+export class EpochCache<V> {
+  private readonly entries = new Map<string, { epoch: string; at: number; value: V }>();
+
+  constructor(
+    private readonly epochs: ChangeEpoch,
+    private readonly kind: ChangeKind,
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  /** The cached value of `key`, or what `load` returns (cached when not null/undefined). */
+  async get(key: string, load: () => Promise<V | null | undefined>, nowMs = Date.now()): Promise<V | null | undefined> {
+    const epoch = await this.epochs.current(this.kind);
+    const hit = this.entries.get(key);
+    if (epoch !== null && hit && hit.epoch === epoch && nowMs - hit.at < this.ttlMs) return hit.value;
+    // The counter was read before the load: a change committed meanwhile bumps it, and the
+    // entry stored now is not trusted by the next request.
+    const value = await load();
+    if (epoch === null || value === null || value === undefined) {
+      this.entries.delete(key);
+      return value;
+    }
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, { epoch, at: nowMs, value });
+    return value;
+  }
+
+  /** Drops one entry in this process (its own change, before the counter is bumped). */
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /** Updates a cached value in place (e.g. a key's last-used time), keeping its epoch. */
+  update(key: string, change: (v: V) => V): void {
+    const hit = this.entries.get(key);
+    if (hit) hit.value = change(hit.value);
+  }
+}
