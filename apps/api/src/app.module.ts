@@ -27,6 +27,10 @@ import { SchedulesRepository } from './modules/schedules/schedules.repository';
 import { SchedulesProcessor } from './worker/schedules.processor';
 import { SchedulesScheduler } from './worker/schedules.scheduler';
 import { JobsService } from './modules/jobs/jobs.service';
+import { FairShareRepository } from './modules/fair-share/fair-share.repository';
+import { FairShareService } from './modules/fair-share/fair-share.service';
+import { FairnessController } from './modules/jobs/fairness.controller';
+import { FairnessService } from './modules/jobs/fairness.service';
 import { JobsRepository } from './modules/jobs/jobs.repository';
 import { JobRequestValidator } from './modules/jobs/job-request.validator';
 import { ClusterController } from './modules/cluster/cluster.controller';
@@ -131,6 +135,7 @@ export class HttpModule {
         ApiKeysController,
         JobsController,
         TeamJobsController,
+        FairnessController,
         SchedulesController,
         ClusterController,
         NodeManagerController,
@@ -171,6 +176,9 @@ export class HttpModule {
         JobsService,
         JobsRepository,
         JobRequestValidator,
+        FairShareRepository,
+        FairShareService,
+        FairnessService,
         SchedulesService,
         SchedulesRepository,
         EndpointsService,
@@ -244,6 +252,8 @@ export class WorkerModule {
         JobRequestValidator,
         QuotasRepository,
         JobsService,
+        FairShareRepository,
+        FairShareService,
         SchedulesRepository,
         SchedulesService,
         SchedulesProcessor,

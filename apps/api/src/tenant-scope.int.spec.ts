@@ -12,6 +12,7 @@ import { SchedulesRepository } from './modules/schedules/schedules.repository';
 import { TenantsRepository } from './modules/tenants/tenants.repository';
 import { UsersRepository } from './modules/users/users.repository';
 import { UtilizationRepository } from './modules/utilization/utilization.repository';
+import { FairShareRepository } from './modules/fair-share/fair-share.repository';
 import { repositoryMethods } from './test-support/repository-methods';
 import { startDatabase } from './test-support/system';
 
@@ -38,6 +39,7 @@ function makeRepos(client: PrismaClient) {
     audit: new AuditRepository(prisma),
     keys: new ApiKeysRepository(prisma),
     utilization: new UtilizationRepository(prisma),
+    fairShare: new FairShareRepository(prisma),
   };
 }
 
@@ -146,6 +148,8 @@ const TENANT_LEVEL = new Set([
   'QuotasRepository.setTenantTotal',
   'TenantsRepository.createTeam',
   'JobsRepository.pendingOrder',
+  'JobsRepository.pendingQueue',
+  'FairShareRepository.teams',
   'AuditRepository.list',
 ]);
 
@@ -158,6 +162,12 @@ const cases: Record<string, Case> = {
   'JobsRepository.find': async (o) => expect(await repos.jobs.find(o, A.job)).toBeNull(),
   'JobsRepository.listEvents': async (o) => expect(await repos.jobs.listEvents(o, A.job)).toEqual([]),
   'JobsRepository.pendingOrder': async (o) => expect(await repos.jobs.pendingOrder(o)).not.toContain(A.job),
+  'JobsRepository.pendingQueue': async (o) => expect((await repos.jobs.pendingQueue(o)).map((j) => j.teamId)).not.toContain(A.team1),
+  'FairShareRepository.teams': async (o) => {
+    const seen = await repos.fairShare.teams(o, now.getTime(), hourAgo.getTime());
+    expect(seen.teams.map((t) => t.id)).not.toContain(A.team1);
+    expect(seen.holdings.map((h) => h.teamId)).not.toContain(A.team1);
+  },
   'JobsRepository.suspend': async (o) => {
     expect((await repos.jobs.suspend(o, A.job)).changed).toBe(false);
     expect((await job(A.job)).state).toBe('pending');
@@ -315,6 +325,9 @@ describe('tenant scope, tenant A against outsiders', () => {
       expect(await repos.endpoints.servingReplica(scope, A.endpoint)).not.toBeNull();
       expect(await repos.utilization.idleAllocations(scope, now, 10)).toHaveLength(1);
       expect(await repos.quotas.gpuHours(scope, A.team1, hourAgo, now, now)).toBeGreaterThan(0.9);
+      const fair = await repos.fairShare.teams(scope, now.getTime(), hourAgo.getTime());
+      expect(fair.teams.find((t) => t.id === A.team1)?.held.gpus).toBe(1);
+      expect(fair.holdings.some((h) => h.teamId === A.team1)).toBe(true);
     }
   });
 

@@ -35,6 +35,7 @@ const SYSTEM_ACCESS: Record<string, string> = {
   'AuditRepository.append': 'the audit interceptor writes the caller’s own tenant from its principal',
   'SchedulesRepository.all': 'the worker’s schedule tick reads every schedule',
   'SchedulesRepository.claim': 'the worker’s schedule tick claims one fire',
+  'FairShareRepository.roll': 'the scheduling cycle rolls every team’s decayed usage forward',
   'UtilizationRepository.heatmap': 'hardware only: GPU samples and held units, no tenant or team',
 };
 

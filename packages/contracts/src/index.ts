@@ -15,3 +15,4 @@ export * from './users';
 export * from './audit';
 export * from './endpoints';
 export * from './schedules';
+export * from './fairness';

@@ -15,6 +15,7 @@ import { replicaGpuUnits } from '../quotas/job-units';
 import { JobRequestValidator } from './job-request.validator';
 import { checkFitsQuota } from '../quotas/quota-coverage';
 import { QuotasRepository } from '../quotas/quotas.repository';
+import { FairShareService } from '../fair-share/fair-share.service';
 
 /** sha256 of a request body as parsed (defaults filled), to tell a retry from a reuse of its key. */
 const requestHash = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
@@ -28,6 +29,7 @@ export class JobsService {
     private readonly quotas: QuotasRepository,
     private readonly queues: QueuesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly fairShare: FairShareService,
   ) {}
 
   /**
@@ -74,7 +76,7 @@ export class JobsService {
   async list(p: Principal, q: PageQuery & { teamId?: string; state?: string }): Promise<Page<Job>> {
     const scope = scopeOf(p);
     const rows = await this.jobs.list(scope, q, q);
-    const order = rows.some((r) => r.state === 'pending') ? await this.jobs.pendingOrder(scope) : [];
+    const order = rows.some((r) => r.state === 'pending') ? await this.pendingOrder(scope) : [];
     const now = new Date();
     return toPage(rows, q, (r) => presentJob(r, { now, simSpeed: this.config.driver.simSpeed, queuePosition: position(order, r) }));
   }
@@ -83,7 +85,7 @@ export class JobsService {
     const scope = scopeOf(p);
     const row = await this.jobs.find(scope, id);
     if (!row) throw notFound('job', id);
-    const [events, order] = await Promise.all([this.jobs.listEvents(scope, id), row.state === 'pending' ? this.jobs.pendingOrder(scope) : Promise.resolve([])]);
+    const [events, order] = await Promise.all([this.jobs.listEvents(scope, id), row.state === 'pending' ? this.pendingOrder(scope) : Promise.resolve([])]);
     return presentJobDetail(row, events, { now: new Date(), simSpeed: this.config.driver.simSpeed, queuePosition: position(order, row) });
   }
 
@@ -187,8 +189,13 @@ export class JobsService {
   }
 
   private async present(scope: TenantScope, row: JobRow): Promise<Job> {
-    const order = row.state === 'pending' ? await this.jobs.pendingOrder(scope) : [];
+    const order = row.state === 'pending' ? await this.pendingOrder(scope) : [];
     return presentJob(row, { now: new Date(), simSpeed: this.config.driver.simSpeed, queuePosition: position(order, row) });
+  }
+
+  /** Queue order as the cycle sees it: priority, fair share with each team's decayed history, age. */
+  async pendingOrder(scope: TenantScope): Promise<string[]> {
+    return this.jobs.pendingOrder(scope, { gpus: await this.fairShare.historyGpus(scope), weight: this.fairShare.params.historyWeight });
   }
 }
 
