@@ -116,13 +116,6 @@ const ZEnv = z.object({
     .max(365 * 86_400)
     .default(86_400),
   GANTRY_FAIR_SHARE_HISTORY_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
-  /**
-   * Burn-in before uncordon after a GPU reset or node reboot: a diagnostic under load of this
-   * many simulated seconds (0: uncordon on the idle check alone), and on Kubernetes the image
-   * whose entrypoint runs it (a pod on the node's GPUs; exit 0 = pass), see docs/operations.md.
-   */
-  GANTRY_BURN_IN_SECONDS: z.coerce.number().min(0).max(86_400).default(120),
-  GANTRY_BURN_IN_IMAGE: z.string().min(1).max(500).default('nvcr.io/nvidia/cloud-native/dcgm:3.3.5-1-ubuntu22.04'),
 });
 
 export type Env = z.infer<typeof ZEnv>;
@@ -155,8 +148,6 @@ export interface AppConfig {
   reconcileSeconds: number;
   /** Fair share over time: half-life (simulated seconds) and weight of decayed past usage. */
   fairShare: { halfLifeSeconds: number; historyWeight: number };
-  /** Burn-in under load before uncordon: length in simulated seconds (0 = off), pod image on Kubernetes. */
-  burnIn: { seconds: number; image: string };
   integrityCheckSeconds: number;
   shutdownGraceSeconds: number;
   logLevel: Env['GANTRY_LOG_LEVEL'];
@@ -237,7 +228,6 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,
     reconcileSeconds: e.GANTRY_RECONCILE_SECONDS,
     fairShare: { halfLifeSeconds: e.GANTRY_FAIR_SHARE_HALF_LIFE_SECONDS, historyWeight: e.GANTRY_FAIR_SHARE_HISTORY_WEIGHT },
-    burnIn: { seconds: e.GANTRY_BURN_IN_SECONDS, image: e.GANTRY_BURN_IN_IMAGE },
     integrityCheckSeconds: e.GANTRY_INTEGRITY_CHECK_SECONDS,
     shutdownGraceSeconds: e.GANTRY_SHUTDOWN_GRACE_SECONDS,
     logLevel: e.GANTRY_LOG_LEVEL,

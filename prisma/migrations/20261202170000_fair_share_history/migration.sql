@@ -1,8 +1,3 @@
--- AlterTable
-ALTER TABLE "Incident" ADD COLUMN     "burnInFailures" INTEGER NOT NULL DEFAULT 0,
-ADD COLUMN     "burnInRun" TEXT,
-ADD COLUMN     "burnInStartedAt" TIMESTAMP(3);
-
 -- CreateTable
 CREATE TABLE "TeamUsageHistory" (
     "teamId" TEXT NOT NULL,
