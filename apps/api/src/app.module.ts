@@ -31,6 +31,10 @@ import { PlannerService } from './modules/planner/planner.service';
 import { PlannerRepository } from './modules/planner/planner.repository';
 import { PlannerProcessor } from './worker/planner.processor';
 import { JobsService } from './modules/jobs/jobs.service';
+import { FairShareRepository } from './modules/fair-share/fair-share.repository';
+import { FairShareService } from './modules/fair-share/fair-share.service';
+import { FairnessController } from './modules/jobs/fairness.controller';
+import { FairnessService } from './modules/jobs/fairness.service';
 import { JobsRepository } from './modules/jobs/jobs.repository';
 import { JobRequestValidator } from './modules/jobs/job-request.validator';
 import { ClusterController } from './modules/cluster/cluster.controller';
@@ -149,6 +153,7 @@ export class HttpModule {
         ApiKeysController,
         JobsController,
         TeamJobsController,
+        FairnessController,
         SchedulesController,
         ClusterController,
         NodeManagerController,
@@ -190,6 +195,9 @@ export class HttpModule {
         JobsService,
         JobsRepository,
         JobRequestValidator,
+        FairShareRepository,
+        FairShareService,
+        FairnessService,
         SchedulesService,
         SchedulesRepository,
         EndpointsService,
@@ -267,6 +275,8 @@ export class WorkerModule {
         JobRequestValidator,
         QuotasRepository,
         JobsService,
+        FairShareRepository,
+        FairShareService,
         SchedulesRepository,
         SchedulesService,
         SchedulesProcessor,

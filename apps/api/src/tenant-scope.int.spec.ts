@@ -13,6 +13,7 @@ import { PlannerRepository } from './modules/planner/planner.repository';
 import { TenantsRepository } from './modules/tenants/tenants.repository';
 import { UsersRepository } from './modules/users/users.repository';
 import { UtilizationRepository } from './modules/utilization/utilization.repository';
+import { FairShareRepository } from './modules/fair-share/fair-share.repository';
 import { repositoryMethods } from './test-support/repository-methods';
 import { startDatabase } from './test-support/system';
 
@@ -40,6 +41,7 @@ function makeRepos(client: PrismaClient, sql: Sql) {
     audit: new AuditRepository(prisma),
     keys: new ApiKeysRepository(prisma),
     utilization: new UtilizationRepository(prisma),
+    fairShare: new FairShareRepository(prisma),
   };
 }
 
@@ -165,6 +167,8 @@ const TENANT_LEVEL = new Set([
   'QuotasRepository.setTenantTotal',
   'TenantsRepository.createTeam',
   'JobsRepository.pendingOrder',
+  'JobsRepository.pendingQueue',
+  'FairShareRepository.teams',
   'AuditRepository.list',
   // planner runs are the tenant's (a tenant admin's), not a team's
   'PlannerRepository.create',
@@ -183,6 +187,12 @@ const cases: Record<string, Case> = {
   'JobsRepository.listEvents': async (o) => expect(await repos.jobs.listEvents(o, A.job)).toEqual([]),
   'JobsRepository.lastRuns': async (o) => expect((await repos.jobs.lastRuns(o, [A.job])).size).toBe(0),
   'JobsRepository.pendingOrder': async (o) => expect(await repos.jobs.pendingOrder(o)).not.toContain(A.job),
+  'JobsRepository.pendingQueue': async (o) => expect((await repos.jobs.pendingQueue(o)).map((j) => j.teamId)).not.toContain(A.team1),
+  'FairShareRepository.teams': async (o) => {
+    const seen = await repos.fairShare.teams(o, now.getTime(), hourAgo.getTime());
+    expect(seen.teams.map((t) => t.id)).not.toContain(A.team1);
+    expect(seen.holdings.map((h) => h.teamId)).not.toContain(A.team1);
+  },
   'JobsRepository.suspend': async (o) => {
     expect((await repos.jobs.suspend(o, A.job)).changed).toBe(false);
     expect((await job(A.job)).state).toBe('pending');
@@ -353,6 +363,9 @@ describe('tenant scope, tenant A against outsiders', () => {
       expect(await repos.endpoints.servingReplica(scope, A.endpoint)).not.toBeNull();
       expect(await repos.utilization.idleAllocations(scope, now, 10)).toHaveLength(1);
       expect(await repos.quotas.gpuHours(scope, A.team1, hourAgo, now, now)).toBeGreaterThan(0.9);
+      const fair = await repos.fairShare.teams(scope, now.getTime(), hourAgo.getTime());
+      expect(fair.teams.find((t) => t.id === A.team1)?.held.gpus).toBe(1);
+      expect(fair.holdings.some((h) => h.teamId === A.team1)).toBe(true);
     }
   });
 

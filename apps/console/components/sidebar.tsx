@@ -17,6 +17,7 @@ const NAV = [
   { href: '/heatmap', label: 'GPU heatmap', testId: 'nav-heatmap', icon: IconHeatmap },
   { href: '/utilization', label: 'Utilization', testId: 'nav-utilization', icon: IconUtilization },
   { href: '/incidents', label: 'Incidents', testId: 'nav-incidents', icon: IconIncidents },
+  { href: '/fairness', label: 'Fairness', testId: 'nav-fairness', icon: IconFairness },
 ] as const;
 
 /** Administration pages: quotas with usage, API keys, audit log. */
@@ -204,6 +205,15 @@ function IconIncidents() {
       <path d="M8 1.8 14.6 13.6H1.4Z" fill="none" stroke="currentColor" strokeWidth="1.4" strokeLinejoin="round" />
       <path d="M8 6v3.6" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" />
       <circle cx="8" cy="11.7" r="0.9" fill="currentColor" />
+    </svg>
+  );
+}
+
+function IconFairness() {
+  return (
+    <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
+      <path d="M8 2v12M4 14h8M2.5 5h11" stroke="currentColor" strokeWidth="1.3" strokeLinecap="round" fill="none" />
+      <path d="M2.5 5 1 9h3ZM13.5 5 12 9h3Z" fill="none" stroke="currentColor" strokeWidth="1.2" strokeLinejoin="round" />
     </svg>
   );
 }

@@ -17,3 +17,4 @@ export * from './audit';
 export * from './endpoints';
 export * from './schedules';
 export * from './planner';
+export * from './fairness';

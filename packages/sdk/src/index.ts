@@ -1,3 +1,4 @@
+import type { Fairness } from '@gantry/contracts';
 import type {
   PlannerRun,
   PlannerRunCreate,
@@ -203,6 +204,11 @@ export class GantryClient {
   integrity = {
     check: (q: { settled?: boolean } = {}) =>
       this.request<IntegrityReport>('GET', '/v1/cluster/integrity', { query: q.settled === undefined ? {} : { settled: String(q.settled) } }),
+  };
+
+  /** Fair share over time between the caller's tenant's teams, the head of the queue and why its first job is next. */
+  fairness = {
+    get: () => this.request<Fairness>('GET', '/v1/fairness'),
   };
 
   incidents = {

@@ -104,6 +104,18 @@ const ZEnv = z.object({
   ),
   /** true: /metrics labels series with tenant and team slugs too (default: opaque tenant_id and team_id only). */
   GANTRY_METRICS_TENANT_LABELS: z.enum(['true', 'false']).default('false'),
+  /**
+   * Fair share over time (Slurm's PriorityDecayHalfLife): half-life of a team's past GPU usage,
+   * in simulated seconds (wall-clock seconds on a real cluster); and w, how much that decayed
+   * usage weighs against what the team holds now: GPUs counted = (1 - w) x held + w x decayed
+   * average (0: current holdings only; 1: decayed usage only, as Slurm).
+   */
+  GANTRY_FAIR_SHARE_HALF_LIFE_SECONDS: z.coerce
+    .number()
+    .min(60)
+    .max(365 * 86_400)
+    .default(86_400),
+  GANTRY_FAIR_SHARE_HISTORY_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
 });
 
 export type Env = z.infer<typeof ZEnv>;
@@ -134,6 +146,8 @@ export interface AppConfig {
   };
   bootstrapAdminKey?: string;
   reconcileSeconds: number;
+  /** Fair share over time: half-life (simulated seconds) and weight of decayed past usage. */
+  fairShare: { halfLifeSeconds: number; historyWeight: number };
   integrityCheckSeconds: number;
   shutdownGraceSeconds: number;
   logLevel: Env['GANTRY_LOG_LEVEL'];
@@ -213,6 +227,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,
     reconcileSeconds: e.GANTRY_RECONCILE_SECONDS,
+    fairShare: { halfLifeSeconds: e.GANTRY_FAIR_SHARE_HALF_LIFE_SECONDS, historyWeight: e.GANTRY_FAIR_SHARE_HISTORY_WEIGHT },
     integrityCheckSeconds: e.GANTRY_INTEGRITY_CHECK_SECONDS,
     shutdownGraceSeconds: e.GANTRY_SHUTDOWN_GRACE_SECONDS,
     logLevel: e.GANTRY_LOG_LEVEL,

@@ -280,6 +280,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/fairness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fair share between the caller's tenant's teams: entitlement, decayed usage, current share, the head of the queue and why its first job goes next */
+        get: operations["FairnessController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/teams/{id}/schedules": {
         parameters: {
             query?: never;
@@ -3011,6 +3028,106 @@ export interface operations {
                 };
             };
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    FairnessController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        halfLifeSeconds: number;
+                        historyWeight: number;
+                        clusterGpus: number;
+                        teams: {
+                            teamId: string;
+                            teamName: string;
+                            weight: number;
+                            entitlement: {
+                                gpuModel: string;
+                                guaranteed: number;
+                                limit: number;
+                            }[];
+                            gpusHeld: number;
+                            decayedGpuHours: number;
+                            decayedAverageGpus: number;
+                            fairShareGpus: number;
+                            share: number;
+                            pending: number;
+                        }[];
+                        queue: {
+                            position: number;
+                            jobId: string | null;
+                            jobName: string | null;
+                            teamId: string;
+                            teamName: string;
+                            /** @enum {string} */
+                            priority: "critical" | "high" | "normal" | "low";
+                        }[];
+                        why: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -6,6 +6,7 @@ import { pageArgs } from '../../common/pagination';
 import { assertCovers, scopeWhere, type TenantScope } from '../../common/tenant-scope';
 import { EventsRepository } from '../events/events.repository';
 import { orderJobs, type ClusterSnapshot } from '@gantry/scheduler';
+import { withHistory } from '../fair-share/fair-usage';
 import { pendingJob } from '../cluster/snapshot';
 import { newId } from '../../common/ids';
 
@@ -144,11 +145,18 @@ export class JobsRepository {
   }
 
   /** Ids of pending jobs in queue order (priority, then fair share of the team, then age). */
-  async pendingOrder(scope: TenantScope): Promise<string[]> {
+  async pendingOrder(scope: TenantScope, history: { gpus: Record<string, number>; weight: number } = { gpus: {}, weight: 0 }): Promise<string[]> {
+    return (await this.pendingQueue(scope, history)).map((j) => j.id);
+  }
+
+  /** Pending jobs of the caller's tenant in queue order, with their names, teams and priorities. */
+  async pendingQueue(scope: TenantScope, history: { gpus: Record<string, number>; weight: number } = { gpus: {}, weight: 0 }) {
     const rows = await this.prisma.client.job.findMany({
       where: { state: 'pending', ...scopeWhere(scope, 'tenant-rows') },
       select: {
         id: true,
+        name: true,
+        tenantId: true,
         teamId: true,
         kind: true,
         priority: true,
@@ -161,9 +169,10 @@ export class JobsRepository {
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: 10_000,
     });
-    if (rows.length < 2) return rows.map((r) => r.id);
+    if (rows.length < 2) return rows;
     // The engine's own order (priority, then weighted dominant share of each team, then age),
     // from the teams' current usage, weights and the cluster's totals.
+    const byId = new Map(rows.map((r) => [r.id, r]));
     const teamIds = [...new Set(rows.map((r) => r.teamId))];
     const [usage, teams, totals, gpus] = await Promise.all([
       this.prisma.client.allocation.groupBy({
@@ -179,11 +188,15 @@ export class JobsRepository {
       nodes: [{ gpus: new Array(gpus), cpuMilli: totals._sum.cpuMilli ?? 0, memoryMiB: totals._sum.memoryMiB ?? 0 }],
     } as unknown as ClusterSnapshot;
     return orderJobs(capacity, rows.map(pendingJob), {
-      teamUsage: Object.fromEntries(
-        usage.map((u) => [u.teamId, { gpus: Number(u._sum.gpuUnits ?? 0), cpuMilli: u._sum.cpuMilli ?? 0, memoryMiB: u._sum.memoryMiB ?? 0 }]),
+      teamUsage: withHistory(
+        Object.fromEntries(
+          usage.map((u) => [u.teamId, { gpus: Number(u._sum.gpuUnits ?? 0), cpuMilli: u._sum.cpuMilli ?? 0, memoryMiB: u._sum.memoryMiB ?? 0 }]),
+        ),
+        history.gpus,
+        history.weight,
       ),
       teamWeights: Object.fromEntries(teams.map((t) => [t.id, Number(t.weight)])),
-    }).map((j) => j.id);
+    }).map((j) => byId.get(j.id)!);
   }
 
   /**

@@ -18,6 +18,7 @@ import { replicaGpuUnits } from '../quotas/job-units';
 import { JobRequestValidator } from './job-request.validator';
 import { checkFitsQuota } from '../quotas/quota-coverage';
 import { QuotasRepository } from '../quotas/quotas.repository';
+import { FairShareService } from '../fair-share/fair-share.service';
 
 /** sha256 of a request body as parsed (defaults filled), to tell a retry from a reuse of its key. */
 const requestHash = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
@@ -43,6 +44,7 @@ export class JobsService {
     private readonly cluster: ClusterRepository,
     epochs: ChangeEpoch,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly fairShare: FairShareService,
   ) {
     this.teamCache = new EpochCache<TeamWithQuotas>(epochs, 'teams', TEAM_CACHE_MS);
   }
@@ -91,7 +93,7 @@ export class JobsService {
   async list(p: Principal, q: PageQuery & { teamId?: string; state?: string }): Promise<Page<Job>> {
     const scope = scopeOf(p);
     const rows = await this.jobs.list(scope, q, q);
-    const order = rows.some((r) => r.state === 'pending') ? await this.jobs.pendingOrder(scope) : [];
+    const order = rows.some((r) => r.state === 'pending') ? await this.pendingOrder(scope) : [];
     const now = new Date();
     const lastRuns = await this.jobs.lastRuns(
       scope,
@@ -108,7 +110,7 @@ export class JobsService {
     if (!row) throw notFound('job', id);
     const [events, order, lastRuns] = await Promise.all([
       this.jobs.listEvents(scope, id),
-      row.state === 'pending' ? this.jobs.pendingOrder(scope) : Promise.resolve([]),
+      row.state === 'pending' ? this.pendingOrder(scope) : Promise.resolve([]),
       heldNothing(row) ? this.jobs.lastRuns(scope, [id]) : Promise.resolve(new Map<string, JobRow['allocations']>()),
     ]);
     return presentJobDetail(row, events, {
@@ -243,8 +245,13 @@ export class JobsService {
   }
 
   private async present(scope: TenantScope, row: JobRow): Promise<Job> {
-    const order = row.state === 'pending' ? await this.jobs.pendingOrder(scope) : [];
+    const order = row.state === 'pending' ? await this.pendingOrder(scope) : [];
     return presentJob(row, { now: new Date(), simSpeed: this.config.driver.simSpeed, queuePosition: position(order, row) });
+  }
+
+  /** Queue order as the cycle sees it: priority, fair share with each team's decayed history, age. */
+  async pendingOrder(scope: TenantScope): Promise<string[]> {
+    return this.jobs.pendingOrder(scope, { gpus: await this.fairShare.historyGpus(scope), weight: this.fairShare.params.historyWeight });
   }
 }
 

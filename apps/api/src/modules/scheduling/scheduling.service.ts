@@ -15,6 +15,8 @@ import type { NewAllocation } from '../allocations/gpu-slots';
 import type { QuotaGuard } from '../quotas/quota-guard';
 import { buildSnapshot, pendingJob } from '../cluster/snapshot';
 import { ForeignGpuUse } from '../cluster/foreign-gpu-use';
+import { FairShareService } from '../fair-share/fair-share.service';
+import { withHistory } from '../fair-share/fair-usage';
 
 export interface CycleReport {
   pending: number;
@@ -40,6 +42,7 @@ export class SchedulingService {
     private readonly queues: QueuesService,
     private readonly endpoints: EndpointWorkSource,
     private readonly foreign: ForeignGpuUse,
+    private readonly fairShare: FairShareService,
   ) {}
 
   private preemptedThisCycle = 0;
@@ -113,7 +116,14 @@ export class SchedulingService {
   private async quotaState(ordered: PendingRow[]) {
     const teamIds = [...new Set(ordered.map((j) => j.teamId))];
     const now = new Date();
-    const [usage, teams, fairUsage] = await Promise.all([this.repo.usage(), this.repo.quotaContext(teamIds), this.repo.fairShareUsage()]);
+    const [usage, teams, heldNow, history] = await Promise.all([
+      this.repo.usage(),
+      this.repo.quotaContext(teamIds),
+      this.repo.fairShareUsage(),
+      this.fairShare.cycleHistoryGpus(now.getTime()),
+    ]);
+    // Fair share over time: what each team holds now blended with its decayed past usage.
+    const fairUsage = withHistory(heldNow, history, this.fairShare.params.historyWeight);
     const quotas: TeamQuota[] = teams.flatMap((t) =>
       t.quotas.map((x) => ({ teamId: t.id, gpuModel: x.gpuModel, guaranteed: Number(x.guaranteed), limit: Number(x.limit) })),
     );
