@@ -12,7 +12,6 @@ import {
   Engine,
   type ClusterSnapshot,
   type NodeState,
-  type NodeView,
   type PendingJob,
   type ReplicaPlacement,
   type ReplicaRequest,

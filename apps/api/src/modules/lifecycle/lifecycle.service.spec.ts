@@ -105,7 +105,7 @@ describe('LifecycleService.suspend when the job exits meanwhile', () => {
     const repo = { finish: async () => false, findWithAllocations: async () => ({ state }) };
     const driver = { stop: async (id: string) => void calls.push(`stop ${id}`) };
     const queues = { requestSchedule: async () => void calls.push('requestSchedule') };
-    const svc = new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never);
+    const svc = new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never, {} as never);
     await svc.exited('j3', 1);
     expect(calls).toEqual(['stop j3']);
     state = 'pending';
