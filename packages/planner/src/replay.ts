@@ -8,15 +8,7 @@
  * Everything observable is integrated over time (piecewise constant between events): GPU
  * allocation, SM use, GPU memory use, power, queue length, fragmentation while jobs wait.
  */
-import {
-  Engine,
-  type ClusterSnapshot,
-  type NodeState,
-  type PendingJob,
-  type ReplicaPlacement,
-  type ReplicaRequest,
-  type ShapeCount,
-} from '@gantry/scheduler';
+import { Engine, type ClusterSnapshot, type NodeState, type PendingJob, type ReplicaPlacement, type ReplicaRequest, type ShapeCount } from '@gantry/scheduler';
 import { migSliceFraction } from '@gantry/contracts';
 import { fitsEmpty, nodeState, type PlannerNode } from './cluster';
 import { TimeHeap } from './heap';

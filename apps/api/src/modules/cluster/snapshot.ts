@@ -8,12 +8,7 @@ import { markForeignUse, type ForeignGpuUseByNode } from './foreign-gpu-use';
  * Step 1 of the cycle: the engine's in-memory view of the cluster, from Postgres rows, with the
  * GPUs that workloads Gantry did not start hold (`foreign`, from the driver) taken.
  */
-export function buildSnapshot(
-  nodes: NodeRow[],
-  without?: ReadonlySet<string>,
-  nowMs = Date.now(),
-  foreign?: ForeignGpuUseByNode,
-): ClusterSnapshot {
+export function buildSnapshot(nodes: NodeRow[], without?: ReadonlySet<string>, nowMs = Date.now(), foreign?: ForeignGpuUseByNode): ClusterSnapshot {
   const snapshot = { nodes: nodes.map((n) => nodeState(n, without, nowMs)) };
   return foreign ? markForeignUse(snapshot, foreign) : snapshot;
 }

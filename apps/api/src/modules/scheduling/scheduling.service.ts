@@ -231,7 +231,8 @@ export class SchedulingService {
         running: candidates,
         borrowerTeams: q.borrowerTeams,
         freeing,
-        canPlace: (without) => ++checks <= MAX_CHECKS && runCycle(buildSnapshot(nodes, without, Date.now(), this.foreign.current()), [engineJob]).placed.length === 1,
+        canPlace: (without) =>
+          ++checks <= MAX_CHECKS && runCycle(buildSnapshot(nodes, without, Date.now(), this.foreign.current()), [engineJob]).placed.length === 1,
       });
       if (plan.kind === 'wait') {
         out.set(job.id, {
