@@ -7,6 +7,6 @@ export { Replay, PlanCancelled } from './replay';
 export type { ReplayHooks, ReplayOutcome, Bucket, Integrals } from './replay';
 export * from './plan';
 export * from './openb-data';
-export { resolveSpec } from './spec';
+export { resolveSpec } from './run-spec';
 export { runPlanInThread } from './thread';
 export type { ThreadRun } from './thread';

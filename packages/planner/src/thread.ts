@@ -8,7 +8,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import type { PlannerRunSpec } from '@gantry/contracts';
 import { PlannerInputError, describeProblem } from './input-error';
 import { runPlan, type PlanResult } from './plan';
-import { resolveSpec } from './spec';
+import { resolveSpec } from './run-spec';
 
 type Message = { kind: 'progress'; fraction: number } | { kind: 'done'; result: PlanResult } | { kind: 'error'; message: string };
 
