@@ -40,7 +40,7 @@ import { JobRequestValidator } from './modules/jobs/job-request.validator';
 import { ClusterController } from './modules/cluster/cluster.controller';
 import { ClusterService } from './modules/cluster/cluster.service';
 import { ClusterRepository } from './modules/cluster/cluster.repository';
-import { ForeignGpuUse } from './modules/cluster/foreign-gpu-use';
+import { ForeignGpuUse } from './modules/cluster/foreign-gpu-use.store';
 import { SchedulingRepository } from './modules/scheduling/scheduling.repository';
 import { SchedulingService } from './modules/scheduling/scheduling.service';
 import { LifecycleRepository } from './modules/lifecycle/lifecycle.repository';

@@ -42,7 +42,7 @@ interface Operation {
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, unknown>;
 }
-type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user', string>;
+type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user' | 'plannerRun', string>;
 
 /** Which real object a path parameter names (fuzzing also sends real ids, so that bodies and state checks are reached). */
 const PATH_IDS: [RegExp, keyof Ids][] = [
@@ -54,7 +54,15 @@ const PATH_IDS: [RegExp, keyof Ids][] = [
   [/^\/v1\/schedules\/\{id\}/, 'schedule'],
   [/^\/v1\/nodes\/\{id\}/, 'node'],
   [/^\/v1\/gpus\/\{id\}/, 'gpu'],
+  [/^\/v1\/planner\/runs\/\{id\}/, 'plannerRun'],
 ];
+
+/** A small what-if run (a few seconds of replay), so that fuzzed runs stay cheap. */
+const PLANNER_RUN = {
+  workload: { kind: 'generator', jobs: 20, meanInterarrivalSeconds: 60, meanDurationSeconds: 600, mix: { share: 0.5, whole: 0.5, multi: 0 } },
+  cluster: { kind: 'openb', size: 10 },
+  policies: ['gantry'],
+};
 
 /** A valid body per operation: the fuzzer mutates one thing of it at a time. */
 const VALID_BODIES: Record<string, (ids: Ids) => Record<string, unknown>> = {
@@ -76,6 +84,7 @@ const VALID_BODIES: Record<string, (ids: Ids) => Record<string, unknown>> = {
   'put /v1/teams/{id}/quotas': () => ({ quotas: [{ gpuModel: '*', guaranteed: 8, limit: 16 }] }),
   'put /v1/tenants/{id}/quota': () => ({ gpuTotal: 64 }),
   'post /v1/auth/login': () => ({ email: 'fuzzer@fuzz.example', password: PASSWORD }),
+  'post /v1/planner/runs': () => PLANNER_RUN,
   'post /v1/users': (ids) => ({ email: 'new-user@fuzz.example', name: 'New', password: 'cobalt-meadow-42-herons', role: 'member', teamId: ids.team }),
 };
 
@@ -463,7 +472,8 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       .post(`/v1/teams/${a.team.id}/schedules`)
       .set('Authorization', a.auth)
       .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
-    expect([job.status, ep.status, schedule.status]).toEqual([201, 201, 201]);
+    const plannerRun = await sys.http().post('/v1/planner/runs').set('Authorization', a.auth).send(PLANNER_RUN);
+    expect([job.status, ep.status, schedule.status, plannerRun.status]).toEqual([201, 201, 201, 202]);
     const victim = await createApiKey(sys.db, { name: 'victim', role: 'member', tenantId: a.tenant.id, teamId: a.team.id, scopes: ['jobs:read'] });
     const user = await createUser(sys.db, { email: 'fuzzer@fuzz.example', name: 'Fuzzer', role: 'tenant_admin', tenantId: a.tenant.id, password: PASSWORD });
     const gpu = await sys.db.gpu.findFirstOrThrow({ orderBy: { id: 'asc' } });
@@ -477,6 +487,7 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       node: gpu.nodeId,
       gpu: gpu.id,
       user: user.id,
+      plannerRun: plannerRun.body.id,
     };
     const login = await sys.http().post('/v1/auth/login').send({ email: 'fuzzer@fuzz.example', password: PASSWORD });
     expect(login.status).toBe(200);

@@ -38,8 +38,27 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
       .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
     expect(job.status).toBe(201);
     expect(ep.status).toBe(201);
+    const plannerRun = await sys
+      .http()
+      .post('/v1/planner/runs')
+      .set('Authorization', a.auth)
+      .send({
+        workload: { kind: 'generator', jobs: 20, meanInterarrivalSeconds: 60, meanDurationSeconds: 600, mix: { share: 0.5, whole: 0.5, multi: 0 } },
+        cluster: { kind: 'openb', size: 10 },
+        policies: ['gantry'],
+      });
     expect(schedule.status).toBe(201);
-    ids = { job: job.body.id, endpoint: ep.body.id, team: a.team.id, tenant: a.tenant.id, key: key.id, user: user.id, schedule: schedule.body.id };
+    expect(plannerRun.status).toBe(202);
+    ids = {
+      job: job.body.id,
+      endpoint: ep.body.id,
+      team: a.team.id,
+      tenant: a.tenant.id,
+      key: key.id,
+      user: user.id,
+      schedule: schedule.body.id,
+      plannerRun: plannerRun.body.id,
+    };
   });
   afterAll(async () => sys?.close());
 
@@ -51,6 +70,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     [/^\/v1\/tenants\/\{(id|tenantId)\}/, 'tenant'],
     [/^\/v1\/api-keys\/\{id\}/, 'key'],
     [/^\/v1\/schedules\/\{id\}/, 'schedule'],
+    [/^\/v1\/planner\/runs\/\{id\}/, 'plannerRun'],
   ];
   /** Shared hardware and the simulator: not tenant data (reads filter other tenants' job ids). */
   const CLUSTER_WIDE = [/^\/v1\/nodes\//, /^\/v1\/gpus\//];
@@ -95,6 +115,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     // Nothing changed on A's side.
     expect((await sys.db.job.findUniqueOrThrow({ where: { id: ids.job } })).state).not.toBe('cancelled');
     expect((await sys.db.apiKey.findUniqueOrThrow({ where: { id: ids.key } })).revokedAt).toBeNull();
+    expect((await sys.db.plannerRun.findUniqueOrThrow({ where: { id: ids.plannerRun } })).cancelRequested).toBe(false);
     expect(await sys.db.quota.findFirst({ where: { teamId: ids.team, limit: 1 } })).toBeNull();
     expect(await sys.db.suspendSchedule.count({ where: { id: ids.schedule } })).toBe(1);
     expect(await sys.db.suspendSchedule.count({ where: { teamId: ids.team } })).toBe(1);

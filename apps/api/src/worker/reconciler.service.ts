@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../driver/driver.provider';
 import { ClusterRepository } from '../modules/cluster/cluster.repository';
-import { ForeignGpuUse } from '../modules/cluster/foreign-gpu-use';
+import { ForeignGpuUse } from '../modules/cluster/foreign-gpu-use.store';
 import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
 import { QueuesService } from '../queues/queues.service';
 import { isFailoverExit } from '../modules/failover/fault-classification';

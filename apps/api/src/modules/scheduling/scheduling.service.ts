@@ -14,7 +14,7 @@ import { SchedulingRepository } from './scheduling.repository';
 import type { NewAllocation } from '../allocations/gpu-slots';
 import type { QuotaGuard } from '../quotas/quota-guard';
 import { buildSnapshot, pendingJob } from '../cluster/snapshot';
-import { ForeignGpuUse } from '../cluster/foreign-gpu-use';
+import { ForeignGpuUse } from '../cluster/foreign-gpu-use.store';
 import { FairShareService } from '../fair-share/fair-share.service';
 import { withHistory } from '../fair-share/fair-usage';
 
