@@ -21,6 +21,23 @@ beforeAll(async () => {
 
 afterAll(() => teardown([emulator], cluster));
 
+/**
+ * Creates a pod, again when the connection dropped before the answer (a busy API server closes
+ * kept-alive sockets; the create may have gone through: 409 AlreadyExists then means it did).
+ */
+async function createPod(pod: V1Pod): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await cluster!.core.createNamespacedPod({ namespace: 'gantry', body: pod });
+      return;
+    } catch (err) {
+      if (attempt > 1 && (err as { code?: number }).code === 409) return;
+      const dropped = (err as Error).name === 'FetchError' || /premature close|ECONNRESET|socket hang up/i.test(String(err));
+      if (!dropped || attempt >= 4) throw err;
+    }
+  }
+}
+
 describe('scale', () => {
   it('registers 1,000 nodes x 8 GPUs in under 10 s', async () => {
     const topology = generateTopology({ spines: 5, leavesPerSpine: 10, nodesPerLeaf: 20, gpusPerNode: 8, models: ['H100-80GB', 'A100-80GB'] });
@@ -49,7 +66,7 @@ describe('scale', () => {
     await Promise.all(
       pods.map(async (pod, i) => {
         await new Promise((r) => setTimeout(r, i * 10));
-        await queue.run(() => cluster!.core.createNamespacedPod({ namespace: 'gantry', body: pod }));
+        await queue.run(() => createPod(pod));
         createdAt.set(pod.metadata!.name!, Date.now());
       }),
     );
