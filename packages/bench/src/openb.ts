@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Engine, PROFILES, type ClusterSnapshot, type NodeState, type PendingJob, type Profile, type ShapeCount } from '@gantry/scheduler';
+import { nodeState } from '@gantry/planner';
 import { Rng } from './rng';
 
 export interface OpenbNode {
@@ -55,31 +56,9 @@ export function loadPods(path: string): OpenbPod[] {
 
 // ------------------------------------------------------------------ adapter (openb -> engine types)
 
+/** An empty openb node as the engine sees it (the planner's replay builds the same). */
 export function toNodeState(n: OpenbNode): NodeState {
-  return {
-    id: n.sn,
-    name: n.sn,
-    leaf: 'leaf-0',
-    spine: 'spine-0',
-    schedulable: true,
-    persona: 'container',
-    cpuMilli: n.cpu,
-    memoryMiB: n.mem,
-    cpuMilliFree: n.cpu,
-    memoryMiBFree: n.mem,
-    gpus: Array.from({ length: n.gpus }, (_, i) => ({
-      id: `${n.sn}/gpu${i}`,
-      index: i,
-      model: n.model,
-      nvlinkDomain: 0,
-      healthy: true,
-      schedulable: true,
-      mode: 'whole' as const,
-      allocated: false,
-      sharedMilliUsed: 0,
-      mig: [],
-    })),
-  };
+  return nodeState({ id: n.sn, model: n.model, gpus: n.gpus, cpuMilli: n.cpu, memoryMiB: n.mem });
 }
 
 export function toPendingJob(p: OpenbPod, seq: number): PendingJob {
