@@ -1,9 +1,10 @@
 /**
- * NVIDIA MIG layout rules (docs/reference/gpu.md section 1) over the GPU catalog's geometry
- * (@gantry/contracts): every MIG-capable GPU here has 7 compute slices and 8 memory slots; a GPU
- * instance occupies memory slots [start, start + size).
+ * Partition layout rules over the GPU catalog's geometry (@gantry/contracts): NVIDIA MIG
+ * (docs/reference/gpu.md section 1) and AMD partition modes (docs/accelerators.md) alike. A
+ * partition occupies memory slots [start, start + size) of the model's slots and `compute` of its
+ * compute slices; a 'modes' model takes a whole mode (every partition of one profile) or nothing.
  */
-import { MIG_COMPUTE_SLICES, MIG_GEOMETRY, MIG_MEMORY_SLOTS, MIG_MODELS, migProfile } from '@gantry/contracts';
+import { MIG_GEOMETRY, MIG_MODELS, migProfile, partitionGeometry } from '@gantry/contracts';
 
 // The geometry is the catalog's; the engine's callers read it from here as well.
 export { MIG_GEOMETRY, MIG_MODELS, migProfile, migProfilesFor, modelsWithMigProfile } from '@gantry/contracts';
@@ -14,13 +15,25 @@ export interface MigLayoutEntry {
   start: number;
 }
 
-export type MigRule = 'unknown_model' | 'unknown_profile' | 'illegal_start' | 'overlap' | 'compute_exceeded' | 'max_per_gpu' | 'multiple_me' | 'driver_too_old';
+export type MigRule =
+  | 'unknown_model'
+  | 'unknown_profile'
+  | 'illegal_start'
+  | 'overlap'
+  | 'compute_exceeded'
+  | 'max_per_gpu'
+  | 'multiple_me'
+  | 'driver_too_old'
+  | 'mixed_modes'
+  | 'partial_mode';
 
 export type MigLayoutValidation = { ok: true } | { ok: false; rule: MigRule; message: string };
 
 export interface MigValidateOptions {
   /** Driver major version (e.g. 535). Default: recent enough for every rule (>= R525). */
   driverMajor?: number;
+  /** Accept a 'modes' layout that does not yet hold every partition of its mode (a plan being built). */
+  partialModes?: boolean;
 }
 
 /**
@@ -30,10 +43,11 @@ export interface MigValidateOptions {
  * (MIG off). Pure.
  */
 export function validateMigLayout(model: string, layout: readonly MigLayoutEntry[], options: MigValidateOptions = {}): MigLayoutValidation {
+  const geometry = partitionGeometry(model);
   const profiles = MIG_GEOMETRY[model];
-  if (!profiles) return { ok: false, rule: 'unknown_model', message: `${model} is not a MIG-capable GPU model (known: ${MIG_MODELS.join(', ')})` };
+  if (!geometry || !profiles) return { ok: false, rule: 'unknown_model', message: `${model} is not a partitionable GPU model (known: ${MIG_MODELS.join(', ')})` };
   const driver = options.driverMajor ?? Number.POSITIVE_INFINITY;
-  const slots: (string | null)[] = new Array(MIG_MEMORY_SLOTS).fill(null);
+  const slots: (string | null)[] = new Array(geometry.memorySlots).fill(null);
   let compute = 0;
   let me = 0;
   const counts = new Map<string, number>();
@@ -70,8 +84,17 @@ export function validateMigLayout(model: string, layout: readonly MigLayoutEntry
     if (p.class === '1g+me' && me > 1) return { ok: false, rule: 'multiple_me', message: 'at most one +me instance per GPU' };
     if (c > p.maxPerGpu) return { ok: false, rule: 'max_per_gpu', message: `at most ${p.maxPerGpu} x ${p.name} per GPU` };
   }
-  if (compute > MIG_COMPUTE_SLICES)
-    return { ok: false, rule: 'compute_exceeded', message: `layout uses ${compute} compute slices; a GPU has ${MIG_COMPUTE_SLICES}` };
+  if (compute > geometry.computeSlices)
+    return { ok: false, rule: 'compute_exceeded', message: `layout uses ${compute} compute slices; a ${model} has ${geometry.computeSlices}` };
+  if (geometry.scheme === 'modes' && layout.length > 0) {
+    const first = layout[0]!.profile;
+    const other = layout.find((e) => e.profile !== first);
+    if (other) return { ok: false, rule: 'mixed_modes', message: `a ${model} runs one partition mode at a time (${first} and ${other.profile} asked)` };
+    const p = profiles.find((x) => x.name === first)!;
+    if (!options.partialModes && layout.length !== p.maxPerGpu) {
+      return { ok: false, rule: 'partial_mode', message: `${p.computeMode} splits a ${model} into ${p.maxPerGpu} partitions at once (layout has ${layout.length})` };
+    }
+  }
   if (me > 1) return { ok: false, rule: 'multiple_me', message: 'at most one +me instance per GPU' };
   if (driver < 510) {
     const classes = layout.map((e) => profiles.find((x) => x.name === e.profile)!.class);
@@ -102,5 +125,10 @@ export function migOccupiedMask(model: string, layout: readonly { profile: strin
 export function migFreeStarts(model: string, layout: readonly MigLayoutEntry[], profileName: string): number[] {
   const p = migProfile(model, profileName);
   if (!p) return [];
-  return p.starts.filter((start) => validateMigLayout(model, [...layout, { profile: profileName, start }]).ok);
+  return p.starts.filter((start) => validateMigLayout(model, [...layout, { profile: profileName, start }], { partialModes: true }).ok);
+}
+
+/** Whether a model is split by whole modes (AMD) rather than instance by instance (MIG). */
+export function partitionsByMode(model: string): boolean {
+  return partitionGeometry(model)?.scheme === 'modes';
 }

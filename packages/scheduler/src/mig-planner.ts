@@ -11,7 +11,7 @@
  * Hysteresis: a GPU changed less than `holdMs` ago is left alone (time is passed in).
  */
 import { MIG_MODELS, migProfile, migProfilesFor } from '@gantry/contracts';
-import { migFreeStarts, migCreationOrder, type MigLayoutEntry } from './mig-geometry';
+import { migFreeStarts, migCreationOrder, partitionsByMode, type MigLayoutEntry } from './mig-geometry';
 import type { ClusterSnapshot, GpuState, NodeState } from './types';
 
 export interface MigDemand {
@@ -168,8 +168,14 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
       if (d.left <= 0) break;
       if (wholeLeft(g.model) <= 0) continue;
       const layout: MigLayoutEntry[] = [];
+      if (partitionsByMode(g.model)) {
+        // a mode splits the whole GPU at once: every partition of the profile, the extra ones idle
+        const p = migProfile(g.model, d.profile)!;
+        for (const start of p.starts) layout.push({ profile: p.name, start });
+        d.left = Math.max(0, d.left - p.maxPerGpu);
+      }
       // pack this demand, then any other remaining demand that fits the same GPU
-      for (const dd of [d, ...demand.filter((x) => x !== d)]) {
+      for (const dd of partitionsByMode(g.model) ? [] : [d, ...demand.filter((x) => x !== d)]) {
         if (!allowed(dd.gpuModels, g.model) || !migProfile(g.model, dd.profile)) continue;
         while (dd.left > 0) {
           const start = bestStart(g.model, layout, dd.profile);

@@ -2,7 +2,7 @@
  * Submission-time checks: rejects requests no cluster state could ever satisfy, with a message
  * naming the problem. Pure.
  */
-import { MIG_COMPUTE_SLICES, MIG_MODELS, migProfile, modelsWithMigProfile } from '@gantry/contracts';
+import { MIG_MODELS, migProfile, modelsWithMigProfile } from '@gantry/contracts';
 import type { ClusterSnapshot, ReplicaRequest, TopologyLevel } from './types';
 
 export interface RequestToValidate {
@@ -100,7 +100,9 @@ export function validateRequest(req: RequestToValidate, knownModels: readonly st
     if (!LEVELS.includes(t.level)) return fail('invalid_topology', `topology level must be one of ${LEVELS.join(', ')} (got ${t.level})`);
     if (t.required && t.level === 'node' && replicas > 1 && perNode) {
       const per = r.gpus ?? 0;
-      const maxNode = r.migProfile ? maxOn(modelsWithMigProfile(r.migProfile).filter((m) => candidates.includes(m))) * MIG_COMPUTE_SLICES : maxOn(candidates);
+      const onModels = r.migProfile ? modelsWithMigProfile(r.migProfile).filter((m) => candidates.includes(m)) : [];
+      // most partitions of the profile one node can hold: its GPUs x the profile's partitions per GPU
+      const maxNode = r.migProfile ? Math.max(0, ...onModels.map((m) => maxOn([m]) * migProfile(m, r.migProfile!)!.maxPerGpu)) : maxOn(candidates);
       const need = r.migProfile
         ? replicas
         : r.gpus !== undefined
