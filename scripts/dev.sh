@@ -14,6 +14,8 @@ export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/gantry
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
 export GANTRY_DRIVER="${GANTRY_DRIVER:-simulated}"
 export GANTRY_SIM_SPEED="${GANTRY_SIM_SPEED:-1}"
+# the demo cluster plus an AMD MI300X leaf and a B200 leaf (packages/driver/topologies/demo-accelerators.json)
+export GANTRY_SIM_CLUSTER="${GANTRY_SIM_CLUSTER:-$ROOT/packages/driver/topologies/demo-accelerators.json}"
 export PORT="${PORT:-4000}"
 export GANTRY_API_URL="${GANTRY_API_URL:-http://127.0.0.1:${PORT}}"
 # The console's server forwards the browser's address in X-Forwarded-For; the API believes that

@@ -2,13 +2,14 @@
 
 import { useEffect, useMemo, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { migProfilesFor, type Gpu, type MigLayoutEntry, type NodeDetail } from '@gantry/contracts';
+import { migProfilesFor, partitionGeometry, type Gpu, type MigLayoutEntry, type NodeDetail } from '@gantry/contracts';
 import { describeError } from '@/lib/api';
-import { checkMigDraft, describeCapacity, MIG_COMPUTE_SLICES, MIG_MEMORY_SLOTS, sliceAt } from '@/lib/mig-draft';
+import { checkMigDraft, describeCapacity, sliceAt } from '@/lib/mig-draft';
 import { nodeKeys } from '@/lib/queries/nodes';
 import { migPresets, setMigLayout } from '@/lib/queries/node-actions';
 import { useClient } from '@/lib/session';
 import { MigLayout } from './mig-layout';
+import { PartitionModePicker } from './partition-mode-picker';
 import './mig-layout-editor.css';
 
 /** Per GPU: open the layout editor (operators), or say why the GPU cannot be partitioned now. */
@@ -27,7 +28,7 @@ export function MigEditorButton({ gpu, node }: { gpu: Gpu; node: NodeDetail }) {
         title={gpu.migTarget ? 'a change is being applied' : undefined}
         onClick={() => setOpen(true)}
       >
-        {gpu.migTarget ? 'Applying…' : 'Edit layout'}
+        {gpu.migTarget ? 'Applying…' : partitionGeometry(gpu.model)?.scheme === 'modes' ? 'Change mode' : 'Edit layout'}
       </button>
       {open && <MigLayoutEditor gpu={gpu} node={node} onClose={() => setOpen(false)} />}
     </>
@@ -50,6 +51,10 @@ export function MigLayoutEditor({ gpu, node, onClose }: { gpu: Gpu; node: NodeDe
   const [draft, setDraft] = useState<MigLayoutEntry[]>(current);
   const [profile, setProfile] = useState(profiles.find((p) => p.class === '1g')?.name ?? profiles[0]!.name);
   const check = checkMigDraft(gpu, draft);
+  const geometry = partitionGeometry(gpu.model)!;
+  const byMode = geometry.scheme === 'modes';
+  const computeSlices = geometry.computeSlices;
+  const memorySlots = geometry.memorySlots;
   const apply = useMutation({
     mutationFn: () => setMigLayout(client, gpu.id, draft),
     onSuccess: () => onClose(),
@@ -82,72 +87,88 @@ export function MigLayoutEditor({ gpu, node, onClose }: { gpu: Gpu; node: NodeDe
       >
         <div className="modal-head">
           <h2 id="mig-editor-title">
-            MIG layout · {node.name} GPU {gpu.index} · {gpu.model}
+            {byMode ? 'Partition mode' : 'MIG layout'} · {node.name} GPU {gpu.index} · {gpu.model}
           </h2>
           <button type="button" className="btn-close" aria-label="Close" onClick={onClose}>
             ×
           </button>
         </div>
         <div className="form">
-          <fieldset className="fieldset">
-            <legend>1. Choose a profile</legend>
-            <div className="mig-palette" role="radiogroup" aria-label="MIG profile to place">
-              {profiles.map((p) => (
-                <label key={p.name} className={`mig-palette-item${p.name === profile ? ' is-selected' : ''}`}>
-                  <input
-                    type="radio"
-                    name="mig-profile"
-                    value={p.name}
-                    checked={p.name === profile}
-                    onChange={() => setProfile(p.name)}
-                    data-testid="mig-palette-profile"
-                  />
-                  <span className="mono">{p.name}</span>
-                  <span className="muted small">
-                    {p.compute}/{MIG_COMPUTE_SLICES} SM · {p.size}/{MIG_MEMORY_SLOTS} mem · starts {p.starts.join(', ')} · max {p.maxPerGpu}
-                  </span>
-                </label>
-              ))}
-            </div>
-          </fieldset>
-          <fieldset className="fieldset">
-            <legend>2. Place it on a memory slot (click a placed slice to remove it)</legend>
-            <div className="mig-slot-buttons" data-testid="mig-slot-buttons">
-              {Array.from({ length: MIG_MEMORY_SLOTS }, (_, slot) => {
-                const at = sliceAt(gpu.model, draft, slot);
-                const holder = at >= 0 ? draft[at] : undefined;
-                return (
-                  <button
-                    key={slot}
-                    type="button"
-                    className={`mig-slot-button${holder ? ' is-taken' : ''}`}
-                    data-testid="mig-slot-button"
-                    data-slot={slot}
-                    data-holder={holder ? `${holder.profile}@${holder.start}` : ''}
-                    aria-label={holder ? `memory slot ${slot}: ${holder.profile} at ${holder.start}, remove it` : `place ${profile} at memory slot ${slot}`}
-                    onClick={() => clickSlot(slot)}
-                  >
-                    <span className="mono small">{slot}</span>
-                    <span className="mono small">{holder ? holder.profile.split('.')[0] : '+'}</span>
-                  </button>
-                );
-              })}
-            </div>
-            <div className="mig-editor-preview" data-testid="mig-draft">
-              <MigLayout gpu={preview} />
-            </div>
-            <div className="mig-editor-tools">
-              <span className="muted small">Start from:</span>
-              {migPresets(gpu.model).map((p) => (
-                <button key={p.name} type="button" className="btn btn-sm btn-ghost" onClick={() => setDraft(p.layout)}>
-                  {p.name}
+          {byMode ? (
+            <>
+              <PartitionModePicker model={gpu.model} draft={draft} onChange={setDraft} />
+              <div className="mig-editor-preview" data-testid="mig-draft">
+                <MigLayout gpu={preview} />
+              </div>
+              <div className="mig-editor-tools">
+                <button type="button" className="btn btn-sm btn-ghost" data-testid="mig-reset" onClick={() => setDraft(current)}>
+                  current mode
                 </button>
-              ))}
-              <button type="button" className="btn btn-sm btn-ghost" data-testid="mig-reset" onClick={() => setDraft(current)}>
-                current layout
-              </button>
-            </div>
-          </fieldset>
+              </div>
+            </>
+          ) : (
+            <>
+            <fieldset className="fieldset">
+              <legend>1. Choose a profile</legend>
+              <div className="mig-palette" role="radiogroup" aria-label="MIG profile to place">
+                {profiles.map((p) => (
+                  <label key={p.name} className={`mig-palette-item${p.name === profile ? ' is-selected' : ''}`}>
+                    <input
+                      type="radio"
+                      name="mig-profile"
+                      value={p.name}
+                      checked={p.name === profile}
+                      onChange={() => setProfile(p.name)}
+                      data-testid="mig-palette-profile"
+                    />
+                    <span className="mono">{p.name}</span>
+                    <span className="muted small">
+                      {p.compute}/{computeSlices} SM · {p.size}/{memorySlots} mem · starts {p.starts.join(', ')} · max {p.maxPerGpu}
+                    </span>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <fieldset className="fieldset">
+              <legend>2. Place it on a memory slot (click a placed slice to remove it)</legend>
+              <div className="mig-slot-buttons" data-testid="mig-slot-buttons">
+                {Array.from({ length: memorySlots }, (_, slot) => {
+                  const at = sliceAt(gpu.model, draft, slot);
+                  const holder = at >= 0 ? draft[at] : undefined;
+                  return (
+                    <button
+                      key={slot}
+                      type="button"
+                      className={`mig-slot-button${holder ? ' is-taken' : ''}`}
+                      data-testid="mig-slot-button"
+                      data-slot={slot}
+                      data-holder={holder ? `${holder.profile}@${holder.start}` : ''}
+                      aria-label={holder ? `memory slot ${slot}: ${holder.profile} at ${holder.start}, remove it` : `place ${profile} at memory slot ${slot}`}
+                      onClick={() => clickSlot(slot)}
+                    >
+                      <span className="mono small">{slot}</span>
+                      <span className="mono small">{holder ? holder.profile.split('.')[0] : '+'}</span>
+                    </button>
+                  );
+                })}
+              </div>
+              <div className="mig-editor-preview" data-testid="mig-draft">
+                <MigLayout gpu={preview} />
+              </div>
+              <div className="mig-editor-tools">
+                <span className="muted small">Start from:</span>
+                {migPresets(gpu.model).map((p) => (
+                  <button key={p.name} type="button" className="btn btn-sm btn-ghost" onClick={() => setDraft(p.layout)}>
+                    {p.name}
+                  </button>
+                ))}
+                <button type="button" className="btn btn-sm btn-ghost" data-testid="mig-reset" onClick={() => setDraft(current)}>
+                  current layout
+                </button>
+              </div>
+            </fieldset>
+            </>
+          )}
           <div
             className={`alert ${v.ok ? 'alert-ok' : 'alert-error'} small`}
             role="status"
@@ -155,7 +176,13 @@ export function MigLayoutEditor({ gpu, node, onClose }: { gpu: Gpu; node: NodeDe
             data-valid={v.ok}
             data-rule={v.ok ? '' : v.rule}
           >
-            {v.ok ? (draft.length ? 'Valid layout.' : 'No slice: the GPU runs whole (MIG off).') : `Rule ${v.rule}: ${v.message}`}
+            {v.ok
+              ? draft.length
+                ? 'Valid layout.'
+                : byMode
+                  ? 'No partitions: the GPU runs whole (SPX).'
+                  : 'No slice: the GPU runs whole (MIG off).'
+              : `Rule ${v.rule}: ${v.message}`}
           </div>
           <div className="mig-capacity" data-testid="mig-capacity">
             <div>
@@ -164,7 +191,7 @@ export function MigLayoutEditor({ gpu, node, onClose }: { gpu: Gpu; node: NodeDe
                 {describeCapacity(check.before)}
               </div>
               <div className="muted small">
-                {check.before.compute}/{MIG_COMPUTE_SLICES} compute · {check.before.memorySlots}/{MIG_MEMORY_SLOTS} memory partitioned
+                {check.before.compute}/{computeSlices} compute · {check.before.memorySlots}/{memorySlots} memory partitioned
               </div>
             </div>
             <div aria-hidden="true">→</div>
@@ -174,8 +201,8 @@ export function MigLayoutEditor({ gpu, node, onClose }: { gpu: Gpu; node: NodeDe
                 {describeCapacity(check.after)}
               </div>
               <div className="muted small">
-                {check.after.compute}/{MIG_COMPUTE_SLICES} compute · {check.after.memorySlots}/{MIG_MEMORY_SLOTS} memory partitioned
-                {draft.length > 0 && check.after.compute < MIG_COMPUTE_SLICES ? ` · ${MIG_COMPUTE_SLICES - check.after.compute} compute left unused` : ''}
+                {check.after.compute}/{computeSlices} compute · {check.after.memorySlots}/{memorySlots} memory partitioned
+                {draft.length > 0 && check.after.compute < computeSlices ? ` · ${computeSlices - check.after.compute} compute left unused` : ''}
               </div>
             </div>
           </div>

@@ -1,16 +1,19 @@
-import { MIG_COMPUTE_SLICES, migComputeSlices, type Gpu } from '@gantry/contracts';
+import { MIG_COMPUTE_SLICES, migComputeSlices, partitionGeometry, type Gpu } from '@gantry/contracts';
 
 export type GpuStatus = 'free' | 'partial' | 'allocated' | 'unhealthy';
 
-/** Compute slices of a MIG profile ("3g.40gb" -> 3; 0 for a profile the GPU catalog does not know). */
-export const migCompute = (profile: string) => migComputeSlices(profile) ?? 0;
+/** Compute slices of a partition profile ("3g.40gb" -> 3, "cpx_nps4" -> 1 XCD; 0 for a profile the GPU catalog does not know). */
+export const migCompute = (profile: string, model?: string) => migComputeSlices(profile, model) ?? 0;
 
-/** How much of a GPU is held, from 0 to 1 (MIG: compute slices / 7; shared: milli / 1000). */
+/** Compute slices of a model (7 SM slices on MIG GPUs, 8 XCDs on an MI300X). */
+export const computeSlicesOf = (model: string) => partitionGeometry(model)?.computeSlices ?? MIG_COMPUTE_SLICES;
+
+/** How much of a GPU is held, from 0 to 1 (partitions: compute slices / the model's; shared: milli / 1000). */
 export function gpuUsedFraction(g: Gpu): number {
   if (g.mode === 'whole') return g.jobId ? 1 : 0;
   if (g.mode === 'mig') {
-    const used = (g.mig?.layout ?? []).filter((s) => s.jobId).reduce((n, s) => n + migCompute(s.profile), 0);
-    return Math.min(1, used / MIG_COMPUTE_SLICES);
+    const used = (g.mig?.layout ?? []).filter((s) => s.jobId).reduce((n, s) => n + migCompute(s.profile, g.model), 0);
+    return Math.min(1, used / computeSlicesOf(g.model));
   }
   return Math.min(1, (g.sharedMilliUsed ?? 0) / 1000);
 }

@@ -7,7 +7,7 @@ export { createDriver, type DriverConfig } from './create-driver';
 export { SimulatedDriver, DEFAULT_SIMULATED_DELAYS, type SimulatedDelays, type SimulatedDriverOptions } from './simulated/simulated-driver';
 export { SimulatedDriverClosedError } from './simulated/sim-timers';
 export { SIM_EXIT_CODES } from './simulated/workloads';
-export { demoTopology, generateTopology, type GenerateTopologyOptions } from './simulated/generate-topology';
+export { acceleratorsDemoTopology, demoTopology, generateTopology, type GenerateTopologyOptions } from './simulated/generate-topology';
 export {
   parseTopology,
   topologyCounts,

@@ -2,7 +2,7 @@
 /**
  * The emulator as its own process:
  *
- *   gantry-kube-emulator --kubeconfig FILE [--topology demo|FILE] [--speed N]
+ *   gantry-kube-emulator --kubeconfig FILE [--topology demo|demo-accelerators|FILE] [--speed N]
  *                        [--metrics-port 9400] [--control-port 9401] [--host 127.0.0.1]
  *                        [--mig-apply-seconds S] [--persona-switch-seconds S] [--start-seconds S]
  *
@@ -10,7 +10,7 @@
  */
 import { startEmulator, type EmulatorDelays, type EmulatorOptions } from './emulator';
 
-const USAGE = `usage: gantry-kube-emulator --kubeconfig FILE [--topology demo|FILE] [--speed N] [--metrics-port P] [--control-port P] [--host H]
+const USAGE = `usage: gantry-kube-emulator --kubeconfig FILE [--topology demo|demo-accelerators|FILE] [--speed N] [--metrics-port P] [--control-port P] [--host H]
                             [--start-seconds S] [--sigterm-seconds S] [--mig-apply-seconds S] [--persona-switch-seconds S]`;
 
 function parseArgs(argv: string[]): EmulatorOptions {

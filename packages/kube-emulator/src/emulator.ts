@@ -11,7 +11,7 @@
  *
  * Stopping leaves every object in place; a new emulator on the same API server adopts them.
  */
-import { DEFAULT_SIMULATED_DELAYS, demoTopology, KUBERNETES_DRIVER_DEFAULTS, loadTopologyFile, type FaultInjection, type Topology } from '@gantry/driver';
+import { acceleratorsDemoTopology, DEFAULT_SIMULATED_DELAYS, demoTopology, KUBERNETES_DRIVER_DEFAULTS, loadTopologyFile, type FaultInjection, type Topology } from '@gantry/driver';
 import type { KubeConfig, V1Node } from '@kubernetes/client-node';
 import { emulatedNodesOf, type EmulatedNode } from './cluster/emulated-node';
 import { EMULATED_NODES_SELECTOR } from './cluster/node-objects';
@@ -229,6 +229,7 @@ async function ensureNamespace(clients: ReturnType<typeof kubeClients>, name: st
 
 function resolveTopology(topology: Topology | string | undefined): Topology {
   if (topology === undefined || topology === 'demo') return demoTopology();
+  if (topology === 'demo-accelerators') return acceleratorsDemoTopology();
   if (typeof topology === 'string') return loadTopologyFile(topology);
   return topology;
 }

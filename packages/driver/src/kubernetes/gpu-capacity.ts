@@ -6,13 +6,13 @@
  * share in the inventory (`externalGpuUse`). Pure functions.
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
-import { GANTRY_LABELS } from '../shared/labels';
+import { GANTRY_LABELS, isGpuResourceName } from '../shared/labels';
 import { isPodFinished } from './pods';
 
-const isGpuResource = (resource: string): boolean => resource.startsWith('nvidia.com/');
+const isGpuResource = isGpuResourceName;
 
 /**
- * The GPU resources (`nvidia.com/*`) a pod holds: for each resource, the sum over its containers,
+ * The GPU resources (`nvidia.com/*`, `amd.com/*`) a pod holds: for each resource, the sum over its containers,
  * or the largest init container if that is more (the scheduler's rule). Extended resources have
  * requests equal to limits; either is read.
  */

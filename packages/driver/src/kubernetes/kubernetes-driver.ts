@@ -27,7 +27,7 @@ import { closeConnectionPool, withConnectionPool } from './connection-pool';
 import { KubeApi, httpStatusOf, loadClientNode, loadKubeConfig } from './kube-api';
 import { KubeEventSource } from './kube-event-source';
 import { parseDcgmMetrics } from './dcgm-metrics';
-import { GANTRY_LABELS, GPU_LABELS } from '../shared/labels';
+import { AMD_GPU_LABELS, GANTRY_LABELS, GPU_LABELS, gpuVendorOfLabels } from '../shared/labels';
 import { migConfigName, migPartedDevices, withMigPartedConfig, type MigPartedDeviceConfig } from './mig-config';
 import { inventoryNodeFromKubeNode, migLayoutsOfNode } from './node-inventory';
 import { cordonPatch, migApplyProgress, migConfigPatch, personaPatch, personaReady } from './node-patches';
@@ -187,6 +187,11 @@ export class KubernetesDriver implements ClusterDriver {
       const gpu = inventory.gpus[gpuIndex];
       if (!gpu) throw new Error(`node ${nodeName} has no GPU ${gpuIndex} (it has ${inventory.gpus.length})`);
       assertValidMigLayout(gpu.model, layout);
+      if (gpuVendorOfLabels(node.metadata?.labels) === 'amd') {
+        throw new Error(
+          `node ${nodeName} has AMD GPUs: their partition mode is set through the AMD GPU Operator's Device Config Manager (label ${AMD_GPU_LABELS.configProfile}), which this driver does not drive yet`,
+        );
+      }
       const layouts = { ...migLayoutsOfNode(node, gpu.model, inventory.gpus.length), [gpuIndex]: layout };
       const name = migConfigName(layouts);
       if (migApplyProgress(node, name) === 'applied') return undefined;
@@ -260,7 +265,13 @@ export class KubernetesDriver implements ClusterDriver {
     if (known.some((p) => !isPodFinished(p) && !isPodTerminating(p))) return;
     const wanted = req.replicas.map((replica) => ({
       replica,
-      pod: replicaPod({ request: req, replica, namespace: this.settings.namespace, defaultImage: this.settings.image }),
+      pod: replicaPod({
+        request: req,
+        replica,
+        namespace: this.settings.namespace,
+        defaultImage: this.settings.image,
+        vendor: gpuVendorOfLabels(this.view.node(replica.nodeName)?.metadata?.labels),
+      }),
     }));
     if (known.length) {
       // an earlier run's pods (finished, or being deleted): gone before the new ones take their names
@@ -397,7 +408,7 @@ export class KubernetesDriver implements ClusterDriver {
   private gpuNode(node: V1Node): InventoryNode {
     const inventory = inventoryNodeFromKubeNode(node);
     if (!inventory) {
-      throw new Error(`node ${node.metadata?.name} has no GPU discovery labels (nvidia.com/gpu.count, nvidia.com/gpu.product)`);
+      throw new Error(`node ${node.metadata?.name} has no GPU discovery labels (nvidia.com/gpu.count and nvidia.com/gpu.product, or amd.com/gpu.product-name and amd.com/gpu resources)`);
     }
     return inventory;
   }
@@ -426,7 +437,8 @@ export class KubernetesDriver implements ClusterDriver {
     for (const [nodeName, onNode] of byNode) {
       const wanted: Record<string, number> = {};
       for (const r of onNode) {
-        for (const [resource, amount] of Object.entries(gpuResourceLimits(r.gpus))) wanted[resource] = (wanted[resource] ?? 0) + Number(amount);
+        const vendor = gpuVendorOfLabels(this.view.node(nodeName)?.metadata?.labels);
+        for (const [resource, amount] of Object.entries(gpuResourceLimits(r.gpus, vendor))) wanted[resource] = (wanted[resource] ?? 0) + Number(amount);
       }
       const shortfalls = (node: V1Node, pods: V1Pod[]) => {
         const others = pods.filter((p) => p.metadata?.labels?.[GANTRY_LABELS.jobId] !== jobId);

@@ -4,7 +4,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { Persona } from '../types';
-import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, GPU_RESOURCE, SHARED_GPU_RESOURCE } from '../shared/labels';
+import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, GPU_RESOURCE, isGpuResourceName, SHARED_GPU_RESOURCE } from '../shared/labels';
 import { normalizeMigLayouts, type NodeMigLayouts } from './mig-config';
 import { isNodeReady } from './node-inventory';
 
@@ -62,9 +62,9 @@ export function personaReady(node: V1Node, persona: Persona): boolean {
   const labels = node.metadata?.labels ?? {};
   if (!isNodeReady(node) || labels[GPU_LABELS.workloadConfig] !== workloadConfigOf(persona)) return false;
   const advertised = Object.entries(node.status?.allocatable ?? {})
-    .filter(([resource, amount]) => resource.startsWith('nvidia.com/') && Number(amount) > 0)
+    .filter(([resource, amount]) => isGpuResourceName(resource) && Number(amount) > 0)
     .map(([resource]) => resource);
   // Whole GPUs, MIG slices and time-sliced shares serve containers; anything else (a VFIO device) serves VMs.
-  const containerResource = (r: string) => r === GPU_RESOURCE || r === SHARED_GPU_RESOURCE || r.startsWith('nvidia.com/mig-');
+  const containerResource = (r: string) => r === GPU_RESOURCE || r === SHARED_GPU_RESOURCE || r.startsWith('nvidia.com/mig-') || r.startsWith('amd.com/');
   return persona === 'vm-passthrough' ? advertised.some((r) => !containerResource(r)) : advertised.some(containerResource);
 }

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { V1Eviction, V1Pod } from '@kubernetes/client-node';
 import type { JobExitReason, ReplicaSpec, StartRequest, WorkloadStatus } from '../types';
-import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_RESOURCE, migResource, SHARED_GPU_RESOURCE } from '../shared/labels';
+import { AMD_GPU_RESOURCE, amdPartitionResource, GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_RESOURCE, migResource, SHARED_GPU_RESOURCE } from '../shared/labels';
 
 const LABEL_VALUE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)$/;
 
@@ -30,11 +30,20 @@ export function podName(jobId: string, replica: number): string {
   return `gantry-${slug.slice(0, 63 - 'gantry-'.length - 9 - suffix.length).replace(/-+$/, '')}-${hash}${suffix}`;
 }
 
-/** Extended-resource limits for a replica's GPUs. */
-export function gpuResourceLimits(gpus: ReplicaSpec['gpus']): Record<string, string> {
+/** The device plugin resource of one placed GPU: NVIDIA (MIG strategy mixed) or AMD (strategy mixed for partitions). */
+function gpuResourceOf(gpu: ReplicaSpec['gpus'][number], vendor: 'nvidia' | 'amd'): string {
+  if (vendor === 'amd') {
+    if (gpu.milli !== undefined) throw new Error('the AMD device plugin offers no time-sliced share of a GPU; ask for a partition or a whole GPU');
+    return gpu.migProfile ? amdPartitionResource(gpu.migProfile) : AMD_GPU_RESOURCE;
+  }
+  return gpu.migProfile ? migResource(gpu.migProfile) : gpu.milli !== undefined ? SHARED_GPU_RESOURCE : GPU_RESOURCE;
+}
+
+/** Extended-resource limits for a replica's GPUs on a node of `vendor`'s GPUs. */
+export function gpuResourceLimits(gpus: ReplicaSpec['gpus'], vendor: 'nvidia' | 'amd' = 'nvidia'): Record<string, string> {
   const counts: Record<string, number> = {};
   for (const gpu of gpus) {
-    const resource = gpu.migProfile ? migResource(gpu.migProfile) : gpu.milli !== undefined ? SHARED_GPU_RESOURCE : GPU_RESOURCE;
+    const resource = gpuResourceOf(gpu, vendor);
     counts[resource] = (counts[resource] ?? 0) + 1;
   }
   return Object.fromEntries(Object.entries(counts).map(([resource, n]) => [resource, String(n)]));
@@ -46,6 +55,8 @@ export interface ReplicaPodInput {
   namespace: string;
   /** Image when the request names none. */
   defaultImage: string;
+  /** Whose GPUs the replica's node carries (decides the resource names). Default NVIDIA. */
+  vendor?: 'nvidia' | 'amd';
 }
 
 /**
@@ -53,7 +64,7 @@ export interface ReplicaPodInput {
  * remaining duration (forever when there is none). The device plugin picks which physical GPUs
  * back the request; the GPU indexes of the placement are recorded, not enforced.
  */
-export function replicaPod({ request, replica, namespace, defaultImage }: ReplicaPodInput): V1Pod {
+export function replicaPod({ request, replica, namespace, defaultImage, vendor = 'nvidia' }: ReplicaPodInput): V1Pod {
   if (!LABEL_VALUE.test(request.jobId)) {
     throw new Error(`job id ${JSON.stringify(request.jobId)} is not a valid Kubernetes label value`);
   }
@@ -85,14 +96,14 @@ export function replicaPod({ request, replica, namespace, defaultImage }: Replic
     spec: {
       nodeName: replica.nodeName,
       restartPolicy: 'Never',
-      tolerations: [{ key: GPU_RESOURCE, operator: 'Exists', effect: 'NoSchedule' }],
+      tolerations: [{ key: vendor === 'amd' ? AMD_GPU_RESOURCE : GPU_RESOURCE, operator: 'Exists', effect: 'NoSchedule' }],
       containers: [
         {
           name: 'workload',
           image: request.image ?? defaultImage,
           ...(request.image ? {} : { command: ['sleep', remaining === undefined ? 'infinity' : String(Math.ceil(remaining))] }),
           env,
-          resources: { limits: gpuResourceLimits(replica.gpus) },
+          resources: { limits: gpuResourceLimits(replica.gpus, vendor) },
         },
       ],
     },

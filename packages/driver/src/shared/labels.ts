@@ -1,6 +1,7 @@
 /**
- * Label and annotation keys: NVIDIA GPU Operator / GPU feature discovery, Topograph, Kubernetes
- * well-known labels, and Gantry's own (docs/reference/gpu.md section 2). The Kubernetes driver
+ * Label and annotation keys: NVIDIA GPU Operator / GPU feature discovery, the AMD GPU Operator
+ * (node labeller, device plugin, Device Config Manager; docs/accelerators.md), Topograph,
+ * Kubernetes well-known labels, and Gantry's own (docs/reference/gpu.md section 2). The Kubernetes driver
  * reads and writes them; the simulated driver labels its nodes the same way.
  */
 
@@ -47,3 +48,39 @@ export const GANTRY_ANNOTATIONS = {
 export const GPU_RESOURCE = 'nvidia.com/gpu';
 export const SHARED_GPU_RESOURCE = 'nvidia.com/gpu.shared';
 export const migResource = (profile: string): string => `nvidia.com/mig-${profile}`;
+
+/**
+ * The AMD GPU Operator's node labeller (`amd.com/gpu.*`, partition labels) and Device Config
+ * Manager (`dcm.amd.com/*`: the partition profile a node is asked for, and how it went).
+ */
+export const AMD_GPU_LABELS = {
+  /** e.g. `AMD_Instinct_MI300X_OAM`. */
+  productName: 'amd.com/gpu.product-name',
+  /** e.g. `192G`. */
+  vram: 'amd.com/gpu.vram',
+  cuCount: 'amd.com/gpu.cu-count',
+  family: 'amd.com/gpu.family',
+  computePartitioningSupported: 'amd.com/compute-partitioning-supported',
+  memoryPartitioningSupported: 'amd.com/memory-partitioning-supported',
+  /** The node's partition mode when every GPU has the same one: `spx_nps1`, `cpx_nps4`... */
+  computeMemoryPartition: 'amd.com/compute-memory-partition',
+  configProfile: 'dcm.amd.com/gpu-config-profile',
+  /** `success` | `failure` once the Device Config Manager has acted. */
+  configProfileState: 'dcm.amd.com/gpu-config-profile-state',
+} as const;
+
+/**
+ * Extended resources of the AMD device plugin: `amd.com/gpu` (strategy `single`: whole GPUs, or
+ * every partition as one GPU), `amd.com/<compute>_<memory>` per partition (strategy `mixed`,
+ * e.g. `amd.com/cpx_nps4`: the catalog's profile names).
+ */
+export const AMD_GPU_RESOURCE = 'amd.com/gpu';
+export const amdPartitionResource = (profile: string): string => `amd.com/${profile}`;
+
+/** Resources of either vendor's GPU device plugins. */
+export const isGpuResourceName = (resource: string): boolean => resource.startsWith('nvidia.com/') || resource.startsWith('amd.com/');
+
+/** Whose GPUs a node carries, from its discovery labels (NVIDIA unless the AMD labeller has been there). */
+export function gpuVendorOfLabels(labels: Record<string, string> | undefined): 'nvidia' | 'amd' {
+  return labels?.[AMD_GPU_LABELS.productName] !== undefined ? 'amd' : 'nvidia';
+}

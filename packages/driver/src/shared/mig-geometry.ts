@@ -1,21 +1,23 @@
 /**
- * NVIDIA MIG geometry as the drivers see it: the classes (rows) and the profile names per GPU
- * model, derived from the GPU catalog in @gantry/contracts (docs/reference/gpu.md section 1), so
- * the simulated GPUs, the Kubernetes driver and the placement engine can never disagree on a
+ * Partition geometry as the drivers see it, derived from the GPU catalog in @gantry/contracts
+ * (NVIDIA MIG: docs/reference/gpu.md section 1; AMD partition modes: docs/accelerators.md), so the
+ * simulated GPUs, the Kubernetes driver and the placement engine can never disagree on a
  * profile, size or legal start.
  *
- * Every MIG-capable GPU here has 7 compute slices and 8 memory slots. A GPU instance occupies
- * the memory slots [start, start + memorySlots); `start` must be one of its class's `starts`.
+ * A partition occupies the memory slots [start, start + memorySlots) of its model's slots;
+ * `start` must be one of its profile's `starts`. A model partitioned by 'modes' (MI300X) holds
+ * every partition of one profile or none.
  */
-import { MIG_CLASS_GEOMETRY, MIG_GEOMETRY, type MigClass as CatalogMigClass } from '@gantry/contracts';
+import { MIG_GEOMETRY, PARTITION_GEOMETRY, type MigClass as CatalogMigClass, type MigProfile as CatalogProfile, type PartitionGeometry } from '@gantry/contracts';
 
 export { MIG_COMPUTE_SLICES, MIG_MEMORY_SLOTS } from '@gantry/contracts';
 
-export type MigClassId = CatalogMigClass;
+/** NVIDIA's class (a MIG table row) or an AMD compute mode in lower case ('cpx'). */
+export type MigClassId = CatalogMigClass | (string & {});
 
 export interface MigClass {
   id: MigClassId;
-  /** GPU instance profile id as `nvidia-smi mig -lgip` prints it. */
+  /** NVIDIA: GPU instance profile id as `nvidia-smi mig -lgip` prints it; AMD: amd-smi partition profile index. */
   giProfileId: number;
   computeSlices: number;
   memorySlots: number;
@@ -26,27 +28,31 @@ export interface MigClass {
   mediaExtensions: boolean;
 }
 
-/** The classes are the same on every model; only the names differ. */
-export const MIG_CLASSES: readonly MigClass[] = Object.freeze(
-  MIG_CLASS_GEOMETRY.map((c) =>
-    Object.freeze({
-      id: c.class,
-      giProfileId: c.giId,
-      computeSlices: c.compute,
-      memorySlots: c.size,
-      maxPerGpu: c.maxPerGpu,
-      starts: c.starts,
-      mediaExtensions: c.class === '1g+me',
-    }),
-  ),
-);
+/** A catalog profile in the drivers' terms. */
+export function driverClassOf(p: CatalogProfile): MigClass {
+  return {
+    id: p.class,
+    giProfileId: p.giId,
+    computeSlices: p.compute,
+    memorySlots: p.size,
+    maxPerGpu: p.maxPerGpu,
+    starts: p.starts,
+    mediaExtensions: p.class === '1g+me',
+  };
+}
 
-/** Profile names per GPU model and class, as the GPU advertises them. */
-export const MIG_PROFILE_NAMES: Readonly<Record<string, Readonly<Record<MigClassId, string>>>> = Object.freeze(
+/** Profile names per GPU model and class, as the GPU advertises them (a class has one name per model). */
+export const MIG_PROFILE_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = Object.freeze(
   Object.fromEntries(
     Object.entries(MIG_GEOMETRY).map(([model, profiles]) => [
       model,
-      Object.freeze(Object.fromEntries(profiles.map((p) => [p.class, p.name])) as Record<MigClassId, string>),
+      // first profile of each class (an MI300X's 'cpx' is cpx_nps1 here; cpx_nps4 is its other memory mode)
+      Object.freeze(Object.fromEntries([...profiles].reverse().map((p) => [p.class, p.name]))),
     ]),
   ),
 );
+
+/** A model's geometry (slots, compute slices, scheme), or undefined when it does not partition. */
+export function geometryOf(model: string): Readonly<PartitionGeometry> | undefined {
+  return Object.prototype.hasOwnProperty.call(PARTITION_GEOMETRY, model) ? PARTITION_GEOMETRY[model] : undefined;
+}

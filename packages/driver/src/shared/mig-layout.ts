@@ -3,7 +3,8 @@
  * rule, and the creation order NVIDIA documents (largest first).
  */
 import type { MigSliceSpec } from '../types';
-import { MIG_CLASSES, MIG_COMPUTE_SLICES, MIG_MEMORY_SLOTS, MIG_PROFILE_NAMES, type MigClass } from './mig-geometry';
+import { migProfilesFor } from '@gantry/contracts';
+import { driverClassOf, geometryOf, type MigClass } from './mig-geometry';
 
 export interface MigProfile extends MigClass {
   name: string;
@@ -11,7 +12,7 @@ export interface MigProfile extends MigClass {
 
 type Placed = { slice: MigSliceSpec; profile: MigProfile };
 
-export type MigRule = 'mig-capable' | 'known-profile' | 'legal-start' | 'no-overlap' | 'compute-budget' | 'one-media-extension' | 'max-per-gpu';
+export type MigRule = 'mig-capable' | 'known-profile' | 'legal-start' | 'no-overlap' | 'compute-budget' | 'one-media-extension' | 'max-per-gpu' | 'one-mode';
 
 export interface MigLayoutViolation {
   rule: MigRule;
@@ -33,14 +34,12 @@ export class MigLayoutError extends Error {
 }
 
 export function isMigCapable(model: string): boolean {
-  return model in MIG_PROFILE_NAMES;
+  return geometryOf(model) !== undefined;
 }
 
-/** The MIG profiles a GPU model offers; empty when the model is not MIG-capable. */
+/** The partition profiles a GPU model offers; empty when the model does not partition. */
 export function migProfilesOf(model: string): MigProfile[] {
-  const names = MIG_PROFILE_NAMES[model];
-  if (!names) return [];
-  return MIG_CLASSES.map((c) => ({ ...c, name: names[c.id] }));
+  return migProfilesFor(model).map((p) => ({ ...driverClassOf(p), name: p.name }));
 }
 
 export function findMigProfile(model: string, profileName: string): MigProfile | undefined {
@@ -52,7 +51,7 @@ export function migLayoutViolations(model: string, layout: readonly MigSliceSpec
   if (layout.length === 0) return [];
   const profiles = migProfilesOf(model);
   if (profiles.length === 0) {
-    return [{ rule: 'mig-capable', message: `${model} does not support MIG` }];
+    return [{ rule: 'mig-capable', message: `${model} does not support MIG or partitioning` }];
   }
   const violations: MigLayoutViolation[] = [];
   const placed: Placed[] = [];
@@ -70,7 +69,9 @@ export function migLayoutViolations(model: string, layout: readonly MigSliceSpec
       placed.push({ slice, profile });
     }
   }
-  violations.push(...overlapViolations(placed), ...budgetViolations(placed));
+  const geometry = geometryOf(model)!;
+  violations.push(...overlapViolations(placed, geometry.memorySlots), ...budgetViolations(placed, geometry.computeSlices));
+  if (geometry.scheme === 'modes') violations.push(...modeViolations(model, placed));
   return violations;
 }
 
@@ -102,8 +103,20 @@ export function migProfileCounts(layout: readonly MigSliceSpec[]): Record<string
   return counts;
 }
 
-function overlapViolations(placed: readonly Placed[]): MigLayoutViolation[] {
-  const owner: (string | undefined)[] = new Array(MIG_MEMORY_SLOTS).fill(undefined);
+/** A 'modes' GPU (MI300X) holds every partition of one profile: a mode splits the whole GPU. */
+function modeViolations(model: string, placed: readonly Placed[]): MigLayoutViolation[] {
+  if (placed.length === 0) return [];
+  const names = [...new Set(placed.map((p) => p.profile.name))];
+  if (names.length > 1) return [{ rule: 'one-mode', message: `a ${model} runs one partition mode at a time (asked: ${names.join(', ')})` }];
+  const p = placed[0]!.profile;
+  if (placed.length !== p.maxPerGpu) {
+    return [{ rule: 'one-mode', message: `${p.name} splits a ${model} into ${p.maxPerGpu} partitions at once (layout has ${placed.length})` }];
+  }
+  return [];
+}
+
+function overlapViolations(placed: readonly Placed[], memorySlots: number): MigLayoutViolation[] {
+  const owner: (string | undefined)[] = new Array(memorySlots).fill(undefined);
   const violations: MigLayoutViolation[] = [];
   for (const { slice, profile } of placed) {
     const label = `${slice.profile}@${slice.start}`;
@@ -119,11 +132,11 @@ function overlapViolations(placed: readonly Placed[]): MigLayoutViolation[] {
   return violations;
 }
 
-function budgetViolations(placed: readonly Placed[]): MigLayoutViolation[] {
+function budgetViolations(placed: readonly Placed[], computeSlices: number): MigLayoutViolation[] {
   const violations: MigLayoutViolation[] = [];
   const compute = placed.reduce((sum, p) => sum + p.profile.computeSlices, 0);
-  if (compute > MIG_COMPUTE_SLICES) {
-    violations.push({ rule: 'compute-budget', message: `layout uses ${compute} compute slices, a GPU has ${MIG_COMPUTE_SLICES}` });
+  if (compute > computeSlices) {
+    violations.push({ rule: 'compute-budget', message: `layout uses ${compute} compute slices, a GPU has ${computeSlices}` });
   }
   const withMedia = placed.filter((p) => p.profile.mediaExtensions);
   if (withMedia.length > 1) {

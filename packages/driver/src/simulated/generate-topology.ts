@@ -2,7 +2,7 @@
  * Generated topologies: a regular spine/leaf tree of identical 8-GPU-style nodes, for the demo
  * cluster and for scale tests (1,000 nodes and more).
  */
-import { gpuModelSpec } from '@gantry/contracts';
+import { gpuModelSpec, partitionModeLayoutOf } from '@gantry/contracts';
 import type { Topology, TopologyGpu } from './topology';
 
 export interface GenerateTopologyOptions {
@@ -68,6 +68,36 @@ export function demoTopology(): Topology {
     gpusPerNode: 8,
     models: ['H100-80GB', 'A100-80GB'],
   });
+}
+
+/**
+ * The demo cluster plus a third spine of newer accelerators, the cluster `npm run dev` starts
+ * (topologies/demo-accelerators.json): spine-2 holds leaf-s2-l0 with 2 AMD MI300X-192GB nodes
+ * (the first one's GPUs 0-3 in CPX/NPS4, 8 partitions each; the rest in SPX, whole) and
+ * leaf-s2-l1 with 2 B200-180GB nodes. 36 nodes, 288 GPUs.
+ */
+export function acceleratorsDemoTopology(): Topology {
+  const demo = demoTopology();
+  const extra = generateTopology({ spines: 1, leavesPerSpine: 1, nodesPerLeaf: 2, gpusPerNode: 8, models: ['MI300X-192GB'] }).spines[0];
+  const b200 = generateTopology({ spines: 1, leavesPerSpine: 1, nodesPerLeaf: 2, gpusPerNode: 8, models: ['B200-180GB'] }).spines[0].leaves[0];
+  const cpx = partitionModeLayoutOf('MI300X-192GB', 'cpx_nps4')!;
+  const rename = (name: string) => name.replace('-s0-', '-s2-');
+  const [mi300x] = extra.leaves;
+  const spine = {
+    name: 'spine-2',
+    leaves: [
+      {
+        name: 'leaf-s2-l0',
+        nodes: mi300x.nodes.map((n, i) => ({
+          ...n,
+          name: rename(n.name),
+          gpus: n.gpus.map((g, index) => (i === 0 && index < 4 ? { ...g, migLayout: cpx.map((e) => ({ ...e })) } : g)),
+        })),
+      },
+      { name: 'leaf-s2-l1', nodes: b200.nodes.map((n) => ({ ...n, name: rename(n.name).replace('-l0-', '-l1-') })) },
+    ],
+  };
+  return { ...demo, name: 'demo-accelerators', spines: [...demo.spines, spine] };
 }
 
 function gpuOf(model: string, nvlinkDomain: number, fallbackMemoryMiB: number | undefined): TopologyGpu {

@@ -3,13 +3,54 @@
  * leave them: labels (docs/reference/gpu.md section 2), capacity and allocatable, conditions,
  * and the node's Lease. Pure functions.
  */
+import { gpuModelSpec, partitionModeOf } from '@gantry/contracts';
 import { isMigCapable, kubernetesSpecs, type MigSliceSpec } from '@gantry/driver';
 import type { V1Lease, V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import type { EmulatedNode } from './emulated-node';
 import { gpuProductNames } from './gpu-products';
 
-const { GPU_LABELS, TOPOLOGY_LABELS, GANTRY_LABELS, GANTRY_ANNOTATIONS, GPU_RESOURCE, SHARED_GPU_RESOURCE, migResource, migConfigName, normalizeMigLayouts } =
-  kubernetesSpecs;
+const {
+  GPU_LABELS,
+  AMD_GPU_LABELS,
+  TOPOLOGY_LABELS,
+  GANTRY_LABELS,
+  GANTRY_ANNOTATIONS,
+  GPU_RESOURCE,
+  AMD_GPU_RESOURCE,
+  SHARED_GPU_RESOURCE,
+  amdPartitionResource,
+  migResource,
+  migConfigName,
+  normalizeMigLayouts,
+} = kubernetesSpecs;
+
+const isAmd = (model: string) => gpuModelSpec(model)?.vendor === 'amd';
+
+/** The AMD node labeller's partition label value of a GPU ('spx_nps1' for a whole GPU). */
+function amdModeOf(model: string, layout: readonly MigSliceSpec[]): string {
+  const mode = partitionModeOf(model, layout);
+  return mode ? `${mode.computeMode}_${mode.memoryMode}`.toLowerCase() : 'spx_nps1';
+}
+
+/**
+ * What the AMD GPU Operator's node labeller and Device Config Manager leave on a node: product,
+ * VRAM, CUs, partitioning support, the partition mode when every GPU has the same one, and the
+ * DCM profile state.
+ */
+function amdLabels(node: EmulatedNode): Record<string, string> {
+  const first = node.gpus[0]!;
+  const modes = new Set(node.gpus.map((g) => amdModeOf(g.model, g.migLayout)));
+  const labels: Record<string, string> = {
+    [AMD_GPU_LABELS.productName]: gpuProductNames(first.model).product,
+    [AMD_GPU_LABELS.vram]: `${gpuModelSpec(first.model)?.memoryGB ?? Math.round(first.memoryMiB / 1024)}G`,
+    [AMD_GPU_LABELS.family]: 'AI',
+    [AMD_GPU_LABELS.computePartitioningSupported]: String(isMigCapable(first.model)),
+    [AMD_GPU_LABELS.memoryPartitioningSupported]: String(isMigCapable(first.model)),
+    'feature.node.kubernetes.io/amd-gpu': 'true',
+  };
+  if (modes.size === 1) labels[AMD_GPU_LABELS.computeMemoryPartition] = [...modes][0]!;
+  return labels;
+}
 
 /** Marks the nodes this emulator plays (the way KWOK marks its fake nodes). */
 export const EMULATED_NODE_LABEL = 'kube-emulator.gantry.io/node';
@@ -44,6 +85,7 @@ export function nodeLabels(node: EmulatedNode): Record<string, string> {
   };
   const first = node.gpus[0];
   if (!first) return labels;
+  if (isAmd(first.model)) return { ...labels, ...amdLabels(node), ...(node.persona === 'inference' ? { [GANTRY_LABELS.persona]: 'inference' } : {}) };
   const migCapable = isMigCapable(first.model);
   Object.assign(labels, {
     'nvidia.com/gpu.present': 'true',
@@ -72,7 +114,8 @@ export function nodeAnnotations(node: EmulatedNode): Record<string, string> {
 /**
  * The device plugins' resources: `nvidia.com/gpu` for whole GPUs, `nvidia.com/mig-<profile>` per
  * MIG slice (strategy mixed), `nvidia.com/gpu.shared` time-sliced replicas of the whole GPUs, or
- * the passthrough device in the vm-passthrough persona. Allocatable leaves out unhealthy GPUs.
+ * the passthrough device in the vm-passthrough persona; AMD GPUs: `amd.com/gpu` whole,
+ * `amd.com/<compute>_<memory>` per partition (strategy mixed). Allocatable leaves out unhealthy GPUs.
  * A resource the node advertised before and no longer has stays at "0", as the kubelet keeps it.
  */
 export function gpuResources(
@@ -93,6 +136,10 @@ export function gpuResources(
   for (const gpu of node.switchingPersona ? [] : node.gpus) {
     if (node.persona === 'vm-passthrough') {
       add(gpuProductNames(gpu.model).passthroughResource, 1, gpu.healthy);
+    } else if (isAmd(gpu.model)) {
+      // the AMD device plugin, strategy mixed: amd.com/gpu per whole (SPX) GPU, amd.com/<mode> per partition
+      if (gpu.migLayout.length > 0) for (const slice of gpu.migLayout) add(amdPartitionResource(slice.profile), 1, gpu.healthy);
+      else add(AMD_GPU_RESOURCE, 1, gpu.healthy);
     } else if (gpu.migLayout.length > 0) {
       for (const slice of gpu.migLayout) add(migResource(slice.profile), 1, gpu.healthy);
     } else {
