@@ -108,65 +108,65 @@ export function MigLayoutEditor({ gpu, node, onClose }: { gpu: Gpu; node: NodeDe
             </>
           ) : (
             <>
-            <fieldset className="fieldset">
-              <legend>1. Choose a profile</legend>
-              <div className="mig-palette" role="radiogroup" aria-label="MIG profile to place">
-                {profiles.map((p) => (
-                  <label key={p.name} className={`mig-palette-item${p.name === profile ? ' is-selected' : ''}`}>
-                    <input
-                      type="radio"
-                      name="mig-profile"
-                      value={p.name}
-                      checked={p.name === profile}
-                      onChange={() => setProfile(p.name)}
-                      data-testid="mig-palette-profile"
-                    />
-                    <span className="mono">{p.name}</span>
-                    <span className="muted small">
-                      {p.compute}/{computeSlices} SM · {p.size}/{memorySlots} mem · starts {p.starts.join(', ')} · max {p.maxPerGpu}
-                    </span>
-                  </label>
-                ))}
-              </div>
-            </fieldset>
-            <fieldset className="fieldset">
-              <legend>2. Place it on a memory slot (click a placed slice to remove it)</legend>
-              <div className="mig-slot-buttons" data-testid="mig-slot-buttons">
-                {Array.from({ length: memorySlots }, (_, slot) => {
-                  const at = sliceAt(gpu.model, draft, slot);
-                  const holder = at >= 0 ? draft[at] : undefined;
-                  return (
-                    <button
-                      key={slot}
-                      type="button"
-                      className={`mig-slot-button${holder ? ' is-taken' : ''}`}
-                      data-testid="mig-slot-button"
-                      data-slot={slot}
-                      data-holder={holder ? `${holder.profile}@${holder.start}` : ''}
-                      aria-label={holder ? `memory slot ${slot}: ${holder.profile} at ${holder.start}, remove it` : `place ${profile} at memory slot ${slot}`}
-                      onClick={() => clickSlot(slot)}
-                    >
-                      <span className="mono small">{slot}</span>
-                      <span className="mono small">{holder ? holder.profile.split('.')[0] : '+'}</span>
+              <fieldset className="fieldset">
+                <legend>1. Choose a profile</legend>
+                <div className="mig-palette" role="radiogroup" aria-label="MIG profile to place">
+                  {profiles.map((p) => (
+                    <label key={p.name} className={`mig-palette-item${p.name === profile ? ' is-selected' : ''}`}>
+                      <input
+                        type="radio"
+                        name="mig-profile"
+                        value={p.name}
+                        checked={p.name === profile}
+                        onChange={() => setProfile(p.name)}
+                        data-testid="mig-palette-profile"
+                      />
+                      <span className="mono">{p.name}</span>
+                      <span className="muted small">
+                        {p.compute}/{computeSlices} SM · {p.size}/{memorySlots} mem · starts {p.starts.join(', ')} · max {p.maxPerGpu}
+                      </span>
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+              <fieldset className="fieldset">
+                <legend>2. Place it on a memory slot (click a placed slice to remove it)</legend>
+                <div className="mig-slot-buttons" data-testid="mig-slot-buttons">
+                  {Array.from({ length: memorySlots }, (_, slot) => {
+                    const at = sliceAt(gpu.model, draft, slot);
+                    const holder = at >= 0 ? draft[at] : undefined;
+                    return (
+                      <button
+                        key={slot}
+                        type="button"
+                        className={`mig-slot-button${holder ? ' is-taken' : ''}`}
+                        data-testid="mig-slot-button"
+                        data-slot={slot}
+                        data-holder={holder ? `${holder.profile}@${holder.start}` : ''}
+                        aria-label={holder ? `memory slot ${slot}: ${holder.profile} at ${holder.start}, remove it` : `place ${profile} at memory slot ${slot}`}
+                        onClick={() => clickSlot(slot)}
+                      >
+                        <span className="mono small">{slot}</span>
+                        <span className="mono small">{holder ? holder.profile.split('.')[0] : '+'}</span>
+                      </button>
+                    );
+                  })}
+                </div>
+                <div className="mig-editor-preview" data-testid="mig-draft">
+                  <MigLayout gpu={preview} />
+                </div>
+                <div className="mig-editor-tools">
+                  <span className="muted small">Start from:</span>
+                  {migPresets(gpu.model).map((p) => (
+                    <button key={p.name} type="button" className="btn btn-sm btn-ghost" onClick={() => setDraft(p.layout)}>
+                      {p.name}
                     </button>
-                  );
-                })}
-              </div>
-              <div className="mig-editor-preview" data-testid="mig-draft">
-                <MigLayout gpu={preview} />
-              </div>
-              <div className="mig-editor-tools">
-                <span className="muted small">Start from:</span>
-                {migPresets(gpu.model).map((p) => (
-                  <button key={p.name} type="button" className="btn btn-sm btn-ghost" onClick={() => setDraft(p.layout)}>
-                    {p.name}
+                  ))}
+                  <button type="button" className="btn btn-sm btn-ghost" data-testid="mig-reset" onClick={() => setDraft(current)}>
+                    current layout
                   </button>
-                ))}
-                <button type="button" className="btn btn-sm btn-ghost" data-testid="mig-reset" onClick={() => setDraft(current)}>
-                  current layout
-                </button>
-              </div>
-            </fieldset>
+                </div>
+              </fieldset>
             </>
           )}
           <div

@@ -7,7 +7,15 @@ import { partitionGeometry, partitionModeLayout, partitionModeOf, type MigLayout
  * takes a mode, not slices placed one by one: pick the compute and memory modes, the draft is
  * every partition of that pair. Pairs the catalog's rules refuse are shown with the reason.
  */
-export function PartitionModePicker({ model, draft, onChange }: { model: string; draft: readonly MigLayoutEntry[]; onChange: (layout: MigLayoutEntry[]) => void }) {
+export function PartitionModePicker({
+  model,
+  draft,
+  onChange,
+}: {
+  model: string;
+  draft: readonly MigLayoutEntry[];
+  onChange: (layout: MigLayoutEntry[]) => void;
+}) {
   const g = partitionGeometry(model);
   if (!g || g.scheme !== 'modes') return null;
   const now = partitionModeOf(model, draft) ?? { computeMode: '', memoryMode: '' };
@@ -17,7 +25,9 @@ export function PartitionModePicker({ model, draft, onChange }: { model: string;
   };
   // a compute mode the chosen memory mode refuses moves to the first memory mode that allows it
   const pickCompute = (computeMode: string) => {
-    const memory = partitionModeLayout(model, computeMode, now.memoryMode).ok ? now.memoryMode : g.memoryModes!.find((m) => m.computeModes.includes(computeMode))!.name;
+    const memory = partitionModeLayout(model, computeMode, now.memoryMode).ok
+      ? now.memoryMode
+      : g.memoryModes!.find((m) => m.computeModes.includes(computeMode))!.name;
     pick(computeMode, memory);
   };
   return (

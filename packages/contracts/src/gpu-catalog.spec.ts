@@ -195,7 +195,13 @@ describe('GPU catalog: MI300X partition modes', () => {
 
   it('NPS1 allows every compute mode; NPS4 only CPX (memory partitions never outnumber compute partitions)', () => {
     expect(partitionModeLayout(MI, 'SPX', 'NPS1')).toEqual({ ok: true, profile: null, layout: [] });
-    expect(partitionModeLayout(MI, 'DPX', 'NPS1')).toMatchObject({ ok: true, layout: [{ profile: 'dpx_nps1', start: 0 }, { profile: 'dpx_nps1', start: 4 }] });
+    expect(partitionModeLayout(MI, 'DPX', 'NPS1')).toMatchObject({
+      ok: true,
+      layout: [
+        { profile: 'dpx_nps1', start: 0 },
+        { profile: 'dpx_nps1', start: 4 },
+      ],
+    });
     expect(partitionModeLayout(MI, 'qpx', 'nps1')).toMatchObject({ ok: true, profile: { name: 'qpx_nps1', maxPerGpu: 4 } });
     const cpx4 = partitionModeLayout(MI, 'CPX', 'NPS4');
     expect(cpx4.ok && cpx4.layout.map((e) => e.start)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);

@@ -409,9 +409,19 @@ export function partitionModeLayout(model: string, computeMode: string, memoryMo
   const g = partitionGeometry(model);
   if (!g || g.scheme !== 'modes') return { ok: false, rule: 'not_mode_partitioned', message: `${model} is not partitioned by modes` };
   const cm = g.computeModes!.find((m) => m.name === computeMode.toUpperCase());
-  if (!cm) return { ok: false, rule: 'unknown_compute_mode', message: `${model} has no compute mode ${computeMode} (modes: ${g.computeModes!.map((m) => m.name).join(', ')})` };
+  if (!cm)
+    return {
+      ok: false,
+      rule: 'unknown_compute_mode',
+      message: `${model} has no compute mode ${computeMode} (modes: ${g.computeModes!.map((m) => m.name).join(', ')})`,
+    };
   const mm = g.memoryModes!.find((m) => m.name === memoryMode.toUpperCase());
-  if (!mm) return { ok: false, rule: 'unknown_memory_mode', message: `${model} has no memory mode ${memoryMode} (modes: ${g.memoryModes!.map((m) => m.name).join(', ')})` };
+  if (!mm)
+    return {
+      ok: false,
+      rule: 'unknown_memory_mode',
+      message: `${model} has no memory mode ${memoryMode} (modes: ${g.memoryModes!.map((m) => m.name).join(', ')})`,
+    };
   if (!mm.computeModes.includes(cm.name) || mm.numaDomains > cm.partitions) {
     return { ok: false, rule: 'incompatible_modes', message: `${mm.name} on ${model} allows only ${mm.computeModes.join(', ')} (got ${cm.name})` };
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZGpuModel } from './cluster';
+import { MIG_PROFILE_NAMES } from './gpu-catalog';
 
 export const JOB_KINDS = ['training', 'batch', 'notebook', 'vm', 'cluster'] as const;
 export const ZJobKind = z.enum(JOB_KINDS);
@@ -21,16 +22,23 @@ export const ZTopologyLevel = z.enum(TOPOLOGY_LEVELS);
 export type TopologyLevel = z.infer<typeof ZTopologyLevel>;
 
 /**
+ * A MIG-shaped name (an unknown one is the engine's to refuse, naming the models) or any other
+ * partition profile of the GPU catalog (an AMD mode such as 'cpx_nps4').
+ */
+const MIG_PROFILE_PATTERN = new RegExp(
+  `^(?:[1-7]g\\.\\d+gb(?:\\+me)?|${MIG_PROFILE_NAMES.filter((n) => !/^[1-7]g\./.test(n))
+    .map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('|')})$`,
+);
+
+/**
  * Per-replica resources: exactly one of `gpus` (whole GPUs), `migProfile` (one MIG slice)
  * or `gpuFraction` (a share of one GPU, in (0, 1)).
  */
 export const ZJobResources = z
   .object({
     gpus: z.number().int().min(1).max(64).optional(),
-    migProfile: z
-      .string()
-      .regex(/^[1-7]g\.\d+gb(\+me)?$/, 'must look like "1g.10gb"')
-      .optional(),
+    migProfile: z.string().regex(MIG_PROFILE_PATTERN, 'must look like "1g.10gb" or be a partition profile of the GPU catalog (e.g. "cpx_nps4")').optional(),
     gpuFraction: z.number().gt(0).lt(1).optional(),
     gpuModel: ZGpuModel.optional(),
     cpuMilli: z.number().int().min(0).max(1_024_000).default(4000),

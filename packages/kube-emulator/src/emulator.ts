@@ -11,7 +11,15 @@
  *
  * Stopping leaves every object in place; a new emulator on the same API server adopts them.
  */
-import { acceleratorsDemoTopology, DEFAULT_SIMULATED_DELAYS, demoTopology, KUBERNETES_DRIVER_DEFAULTS, loadTopologyFile, type FaultInjection, type Topology } from '@gantry/driver';
+import {
+  acceleratorsDemoTopology,
+  DEFAULT_SIMULATED_DELAYS,
+  demoTopology,
+  KUBERNETES_DRIVER_DEFAULTS,
+  loadTopologyFile,
+  type FaultInjection,
+  type Topology,
+} from '@gantry/driver';
 import type { KubeConfig, V1Node } from '@kubernetes/client-node';
 import { emulatedNodesOf, type EmulatedNode } from './cluster/emulated-node';
 import { EMULATED_NODES_SELECTOR } from './cluster/node-objects';

@@ -45,7 +45,8 @@ export interface MigValidateOptions {
 export function validateMigLayout(model: string, layout: readonly MigLayoutEntry[], options: MigValidateOptions = {}): MigLayoutValidation {
   const geometry = partitionGeometry(model);
   const profiles = MIG_GEOMETRY[model];
-  if (!geometry || !profiles) return { ok: false, rule: 'unknown_model', message: `${model} is not a partitionable GPU model (known: ${MIG_MODELS.join(', ')})` };
+  if (!geometry || !profiles)
+    return { ok: false, rule: 'unknown_model', message: `${model} is not a partitionable GPU model (known: ${MIG_MODELS.join(', ')})` };
   const driver = options.driverMajor ?? Number.POSITIVE_INFINITY;
   const slots: (string | null)[] = new Array(geometry.memorySlots).fill(null);
   let compute = 0;
@@ -92,7 +93,11 @@ export function validateMigLayout(model: string, layout: readonly MigLayoutEntry
     if (other) return { ok: false, rule: 'mixed_modes', message: `a ${model} runs one partition mode at a time (${first} and ${other.profile} asked)` };
     const p = profiles.find((x) => x.name === first)!;
     if (!options.partialModes && layout.length !== p.maxPerGpu) {
-      return { ok: false, rule: 'partial_mode', message: `${p.computeMode} splits a ${model} into ${p.maxPerGpu} partitions at once (layout has ${layout.length})` };
+      return {
+        ok: false,
+        rule: 'partial_mode',
+        message: `${p.computeMode} splits a ${model} into ${p.maxPerGpu} partitions at once (layout has ${layout.length})`,
+      };
     }
   }
   if (me > 1) return { ok: false, rule: 'multiple_me', message: 'at most one +me instance per GPU' };

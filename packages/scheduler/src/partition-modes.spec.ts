@@ -30,7 +30,12 @@ describe('MI300X layouts: a partition mode is all or nothing', () => {
       rule: 'mixed_modes',
     },
     { name: 'an NVIDIA profile', layout: [{ profile: '1g.10gb', start: 0 }], ok: false, rule: 'unknown_profile' },
-    { name: 'a CPX partition on a QPX start that is taken twice', layout: [...partitionModeLayoutOf(MI, 'cpx_nps1')!, { profile: 'cpx_nps1', start: 0 }], ok: false, rule: 'overlap' },
+    {
+      name: 'a CPX partition on a QPX start that is taken twice',
+      layout: [...partitionModeLayoutOf(MI, 'cpx_nps1')!, { profile: 'cpx_nps1', start: 0 }],
+      ok: false,
+      rule: 'overlap',
+    },
   ])('$name', ({ layout, ok, rule }) => {
     const v = validateMigLayout(MI, layout);
     expect(v.ok).toBe(ok);
@@ -40,7 +45,13 @@ describe('MI300X layouts: a partition mode is all or nothing', () => {
 
 describe('MI300X placement in the engine', () => {
   it('a cpx_nps4 job lands on a free CPX partition, never on a busy one nor on an H100', () => {
-    const nodes = [node('h').gpus(8, 'H100-80GB').mig(0, '1g.10gb@0').build(), node('mi').gpus(8, MI).mig(3, ...cpx4([0, 1, 2])).build()];
+    const nodes = [
+      node('h').gpus(8, 'H100-80GB').mig(0, '1g.10gb@0').build(),
+      node('mi')
+        .gpus(8, MI)
+        .mig(3, ...cpx4([0, 1, 2]))
+        .build(),
+    ];
     const d = runCycle(cluster(...nodes), [job('j').migSlice('cpx_nps4').build()]);
     const gpus = gpusOf(d, 'j')!;
     expect(gpus).toHaveLength(1);
@@ -49,7 +60,12 @@ describe('MI300X placement in the engine', () => {
   });
 
   it('8 replicas fill the 8 partitions of one GPU; a 9th waits', () => {
-    const nodes = [node('mi').gpus(1, MI).mig(0, ...cpx4()).build()];
+    const nodes = [
+      node('mi')
+        .gpus(1, MI)
+        .mig(0, ...cpx4())
+        .build(),
+    ];
     const eight = runCycle(cluster(...nodes), [job('j').migSlice('cpx_nps4').replicas(8).build()]);
     expect(new Set(gpusOf(eight, 'j')!.map((g) => g.migStart))).toEqual(new Set([0, 1, 2, 3, 4, 5, 6, 7]));
     const nine = runCycle(cluster(...nodes), [job('k').migSlice('cpx_nps4').replicas(9).build()]);
@@ -57,7 +73,12 @@ describe('MI300X placement in the engine', () => {
   });
 
   it('a whole-GPU job can use an SPX MI300X but not a partitioned one', () => {
-    const nodes = [node('mi').gpus(2, MI).mig(0, ...cpx4()).build()];
+    const nodes = [
+      node('mi')
+        .gpus(2, MI)
+        .mig(0, ...cpx4())
+        .build(),
+    ];
     const d = runCycle(cluster(...nodes), [job('w').gpus(1).models(MI).build()]);
     expect(gpusOf(d, 'w')).toEqual([expect.objectContaining({ gpuId: 'mi/gpu1' })]);
   });
@@ -84,7 +105,15 @@ describe('MI300X in the partition planner', () => {
   });
 
   it('never adds partitions of another mode to a partitioned GPU; 10 CPX partitions take two GPUs', () => {
-    const partitioned = planMigLayouts({ snapshot: cluster(node('mi').gpus(1, MI).mig(0, ...cpx4([0])).build()), migDemand: [{ profile: 'dpx_nps1', count: 1 }] });
+    const partitioned = planMigLayouts({
+      snapshot: cluster(
+        node('mi')
+          .gpus(1, MI)
+          .mig(0, ...cpx4([0]))
+          .build(),
+      ),
+      migDemand: [{ profile: 'dpx_nps1', count: 1 }],
+    });
     expect(partitioned.changes).toEqual([]);
     expect(partitioned.unmet).toHaveLength(1);
     const two = planMigLayouts({ snapshot: cluster(node('mi').gpus(4, MI).build()), migDemand: [{ profile: 'cpx_nps4', count: 10 }] });

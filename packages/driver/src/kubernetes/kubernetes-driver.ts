@@ -408,7 +408,9 @@ export class KubernetesDriver implements ClusterDriver {
   private gpuNode(node: V1Node): InventoryNode {
     const inventory = inventoryNodeFromKubeNode(node);
     if (!inventory) {
-      throw new Error(`node ${node.metadata?.name} has no GPU discovery labels (nvidia.com/gpu.count and nvidia.com/gpu.product, or amd.com/gpu.product-name and amd.com/gpu resources)`);
+      throw new Error(
+        `node ${node.metadata?.name} has no GPU discovery labels (nvidia.com/gpu.count and nvidia.com/gpu.product, or amd.com/gpu.product-name and amd.com/gpu resources)`,
+      );
     }
     return inventory;
   }

@@ -8,7 +8,13 @@
  * `start` must be one of its profile's `starts`. A model partitioned by 'modes' (MI300X) holds
  * every partition of one profile or none.
  */
-import { MIG_GEOMETRY, PARTITION_GEOMETRY, type MigClass as CatalogMigClass, type MigProfile as CatalogProfile, type PartitionGeometry } from '@gantry/contracts';
+import {
+  MIG_GEOMETRY,
+  PARTITION_GEOMETRY,
+  type MigClass as CatalogMigClass,
+  type MigProfile as CatalogProfile,
+  type PartitionGeometry,
+} from '@gantry/contracts';
 
 export { MIG_COMPUTE_SLICES, MIG_MEMORY_SLOTS } from '@gantry/contracts';
 
