@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { createApiKey } from '@gantry/db';
-import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
+import { partitionModeLayout, partitionModeLayoutOf } from '@gantry/contracts';
+import { BOOTSTRAP_ADMIN_KEY, eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
 
 const ALL = ['jobs:read', 'jobs:write', 'quotas:read', 'quotas:write', 'cluster:read'];
 const TOPOLOGY = resolve(__dirname, '../../../packages/driver/topologies/demo-accelerators.json');
@@ -69,6 +70,41 @@ describe('quotas per model for MI300X and B200 (real Postgres and Redis, acceler
     await cancel(two.body.id);
     await running(third.body.id);
     await cancel(third.body.id);
+  }, 120_000);
+
+  it('an operator changes an MI300X GPU from SPX to DPX/NPS1 and back; half a mode or two modes are a 400 naming the rule', async () => {
+    const gpu = await sys.db.gpu.findFirstOrThrow({ where: { model: 'MI300X-192GB', node: { name: 'mi300x-s2-l0-n1' }, index: 7 } });
+    const put = (layout: object[]) => sys.http().put(`/v1/gpus/${gpu.id}/mig`).set('Authorization', `Bearer ${BOOTSTRAP_ADMIN_KEY}`).send({ layout });
+    const half = await put(partitionModeLayoutOf('MI300X-192GB', 'qpx_nps1')!.slice(0, 2));
+    expect(half.status).toBe(400);
+    expect(half.body.error.message).toMatch(/partial_mode/);
+    const mixed = await put([
+      { profile: 'dpx_nps1', start: 0 },
+      { profile: 'qpx_nps1', start: 4 },
+      { profile: 'qpx_nps1', start: 6 },
+    ]);
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.error.message).toMatch(/mixed_modes/);
+
+    const dpx = partitionModeLayout('MI300X-192GB', 'DPX', 'NPS1');
+    if (!dpx.ok) throw new Error(dpx.message);
+    expect((await put(dpx.layout)).status).toBe(202);
+    await eventually(async () => {
+      const g = await sys.db.gpu.findUniqueOrThrow({ where: { id: gpu.id }, include: { instances: true } });
+      return (
+        g.mode === 'mig' &&
+        g.schedulable &&
+        g.instances
+          .map((i) => `${i.profile}@${i.start}`)
+          .sort()
+          .join() === 'dpx_nps1@0,dpx_nps1@4'
+      );
+    }, 45_000);
+    expect((await put([])).status).toBe(202);
+    await eventually(async () => {
+      const g = await sys.db.gpu.findUniqueOrThrow({ where: { id: gpu.id } });
+      return g.mode === 'whole' && g.schedulable;
+    }, 45_000);
   }, 120_000);
 
   it('B200: one whole GPU within its limit runs on a B200 node, two could never fit; a 3g.90gb counts 3/7', async () => {
