@@ -29,6 +29,11 @@ export const ZPlannerWorkload = z.discriminatedUnion('kind', [
         .default(42),
     })
     .strict(),
+  /**
+   * The cluster's own job history: the jobs submitted in the last `days` days that ran (or run
+   * now), with their recorded run times. A tenant admin plans with its own tenant's jobs only.
+   */
+  z.object({ kind: z.literal('history'), days: z.number().int().min(1).max(365) }).strict(),
 ]);
 
 export const ZPlannerCluster = z.discriminatedUnion('kind', [
@@ -36,6 +41,8 @@ export const ZPlannerCluster = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('openb'), size: z.number().int().min(1).max(1213).optional() }).strict(),
   /** An openb-format node list: sn, cpu_milli, memory_mib, gpu, model. */
   z.object({ kind: z.literal('csv'), csv: ZCsv }).strict(),
+  /** The live inventory: every node with its GPUs as the cluster has them now. */
+  z.object({ kind: z.literal('inventory') }).strict(),
 ]);
 
 export const ZPlannerRunCreate = z
