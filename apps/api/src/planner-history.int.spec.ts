@@ -93,4 +93,30 @@ describe('planner on the cluster’s history and inventory (real Postgres and Re
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body.error)).toContain('days');
   });
+
+  const small = { kind: 'generator', jobs: 120, meanInterarrivalSeconds: 30, meanDurationSeconds: 1200, mix: { share: 0.8, whole: 0.2, multi: 0 } };
+  const node = (name: string, model: string, cpuMilli: unknown = 64000) => ({
+    name,
+    cpuMilli,
+    memoryMiB: 262144,
+    gpus: Array.from({ length: 4 }, () => ({ model, nvlinkDomain: 0 })),
+  });
+  const topology = (...nodes: object[]) => JSON.stringify({ spines: [{ name: 's0', leaves: [{ name: 'l0', nodes }] }] });
+
+  it('replays on a topology file', async () => {
+    const res = await post({ workload: small, cluster: { kind: 'topology', json: topology(node('t0', 'A100-80GB'), node('t1', 'H100-80GB')) }, policies: ['gantry'] }, a.auth);
+    expect(res.status).toBe(202);
+    const run = await ended(res.body.id, a.auth);
+    expect(run).toMatchObject({ status: 'succeeded', result: { nodes: 2, gpus: 8, jobs: 120 } });
+  });
+
+  it.each([
+    ['not JSON', '{"spines": [', 'cluster.topology.json'],
+    ['a node without CPU', topology(node('t0', 'A100-80GB', -1)), 'cluster.topology.spines[0].leaves[0].nodes[0].cpuMilli'],
+    ['an unknown GPU model', topology(node('t0', 'A100-80GB'), node('t1', 'Q9000')), 'cluster.topology[row 2].model'],
+  ])('refuses a topology file that is %s, naming the field', async (_name, json, field) => {
+    const res = await post({ workload: small, cluster: { kind: 'topology', json } }, a.auth);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+  });
 });

@@ -43,6 +43,8 @@ export const ZPlannerCluster = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('csv'), csv: ZCsv }).strict(),
   /** The live inventory: every node with its GPUs as the cluster has them now. */
   z.object({ kind: z.literal('inventory') }).strict(),
+  /** A topology file (the simulated cluster's format, docs/ARCHITECTURE.md): its JSON text. */
+  z.object({ kind: z.literal('topology'), json: ZCsv }).strict(),
 ]);
 
 export const ZPlannerRunCreate = z
@@ -53,6 +55,23 @@ export const ZPlannerRunCreate = z
     edits: z
       .array(z.object({ model: z.string().min(1).max(40), count: z.number().int().min(-10_000).max(10_000) }).strict())
       .max(20)
+      .default([]),
+    /**
+     * What-if MIG policy: every GPU of `model` carries this MIG layout (NVIDIA's geometry; an
+     * empty layout turns MIG off). MIG requests run on matching free slices only.
+     */
+    mig: z
+      .array(
+        z
+          .object({
+            model: z.string().min(1).max(40),
+            layout: z
+              .array(z.object({ profile: z.string().min(1).max(20), start: z.number().int().min(0).max(7) }).strict())
+              .max(7),
+          })
+          .strict(),
+      )
+      .max(10)
       .default([]),
     policies: z
       .array(z.enum(PLANNER_POLICIES))

@@ -4,7 +4,7 @@
  * edits. Throws PlannerInputError naming the row and field of what is wrong.
  */
 import type { PlannerRunSpec } from '@gantry/contracts';
-import { applyEdits, checkFeasible, parseOpenbNodes, type PlannerNode } from './cluster';
+import { applyEdits, applyMigPolicies, checkFeasible, parseOpenbNodes, type PlannerNode } from './cluster';
 import { Problems } from './input-error';
 import { readOpenbNodes, readOpenbTrace } from './openb-data';
 import { DEFAULT_POWER } from './power';
@@ -19,7 +19,7 @@ import { generateWorkload, parseOpenbTrace, scaleArrivals, type PlannerJob } fro
 export interface SuppliedInput {
   /** The job history (arrivals from 0, sorted). */
   jobs?: PlannerJob[];
-  /** The live inventory. */
+  /** The live inventory, or the nodes of a topology file. */
   nodes?: PlannerNode[];
 }
 
@@ -36,9 +36,10 @@ export function resolveSpec(spec: PlannerRunSpec, supplied: SuppliedInput = {}):
   if (spec.compress !== 1) jobs = scaleArrivals(jobs, spec.compress);
   const c = spec.cluster;
   let nodes: PlannerNode[] =
-    c.kind === 'openb' ? parseOpenbNodes(readOpenbNodes()) : c.kind === 'csv' ? parseOpenbNodes(c.csv, 'cluster.csv') : inventoryNodes(supplied.nodes);
+    c.kind === 'openb' ? parseOpenbNodes(readOpenbNodes()) : c.kind === 'csv' ? parseOpenbNodes(c.csv, 'cluster.csv') : suppliedNodes(supplied.nodes, c.kind);
   if (c.kind === 'openb' && c.size) nodes = nodes.slice(0, c.size);
   nodes = applyEdits(nodes, spec.edits);
+  nodes = applyMigPolicies(nodes, spec.mig);
   const policies = validatePolicies(spec.policies);
   checkFeasible(nodes, jobs);
   return { nodes, jobs, policies, power: spec.power === undefined ? { ...DEFAULT_POWER } : spec.power, seed: spec.seed };
@@ -52,7 +53,7 @@ function historyJobs(jobs: PlannerJob[] | undefined, days: number): PlannerJob[]
   return jobs.map((j) => ({ ...j, request: { ...j.request } }));
 }
 
-function inventoryNodes(nodes: PlannerNode[] | undefined): PlannerNode[] {
-  if (!nodes) throw new Error('an inventory cluster needs the live inventory read by the caller');
+function suppliedNodes(nodes: PlannerNode[] | undefined, kind: string): PlannerNode[] {
+  if (!nodes) throw new Error(`a cluster of kind ${kind} needs its nodes read by the caller`);
   return nodes.map((n) => ({ ...n }));
 }

@@ -2,13 +2,14 @@
 
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { GPU_POWER, PLANNER_OPENB_TRACES, PLANNER_POLICIES, type PlannerRun, type PlannerRunCreate } from '@gantry/contracts';
+import { GPU_POWER, MIG_MODELS, migProfilesFor, PLANNER_OPENB_TRACES, PLANNER_POLICIES, type PlannerRun, type PlannerRunCreate } from '@gantry/contracts';
 import { describeError, isApiError } from '@/lib/api';
+import { fillLayout } from '@/lib/planner-mig';
 import { plannerKeys } from '@/lib/queries/planner';
 import { useClient } from '@/lib/session';
 
 type WorkloadKind = 'history' | 'openb' | 'generator' | 'csv';
-type ClusterKind = 'inventory' | 'openb' | 'csv';
+type ClusterKind = 'inventory' | 'openb' | 'csv' | 'topology';
 type Policy = (typeof PLANNER_POLICIES)[number];
 
 export interface PlannerFormState {
@@ -28,6 +29,8 @@ export interface PlannerFormState {
   clusterCsv: string;
   clusterFile: string;
   edits: { model: string; count: string }[];
+  /** What-if MIG policies: every GPU of the model cut into as many of the profile as fit ('' = MIG off). */
+  mig: { model: string; profile: string }[];
   policies: Policy[];
   power: boolean;
   compress: string;
@@ -50,6 +53,7 @@ export const INITIAL_FORM: PlannerFormState = {
   clusterCsv: '',
   clusterFile: '',
   edits: [],
+  mig: [],
   policies: [...PLANNER_POLICIES],
   power: true,
   compress: '1',
@@ -65,6 +69,7 @@ const CLUSTERS: { value: ClusterKind; label: string }[] = [
   { value: 'inventory', label: 'Live inventory' },
   { value: 'openb', label: 'openb node list' },
   { value: 'csv', label: 'Node list file (openb CSV)' },
+  { value: 'topology', label: 'Topology file (JSON)' },
 ];
 const MODELS = Object.keys(GPU_POWER).sort();
 
@@ -91,6 +96,8 @@ export function toPlannerRunCreate(f: PlannerFormState): PlannerRunCreate {
       ? { kind: 'inventory' }
       : f.cluster === 'csv'
         ? { kind: 'csv', csv: f.clusterCsv }
+        : f.cluster === 'topology'
+          ? { kind: 'topology', json: f.clusterCsv }
         : f.size.trim() === ''
           ? { kind: 'openb' }
           : { kind: 'openb', size: num(f.size) };
@@ -98,6 +105,7 @@ export function toPlannerRunCreate(f: PlannerFormState): PlannerRunCreate {
     workload,
     cluster,
     edits: f.edits.map((e) => ({ model: e.model, count: num(e.count) })),
+    mig: f.mig.map((m) => ({ model: m.model, layout: fillLayout(m.model, m.profile) })),
     policies: f.policies,
     ...(f.power ? {} : { power: null }),
     compress: num(f.compress),
@@ -213,6 +221,12 @@ export function PlannerForm({ onStarted }: { onStarted: (run: PlannerRun) => voi
             </select>
           </label>
           {f.cluster === 'openb' && <NumberField label="First nodes (of 1,213; empty: all)" testId="planner-size" value={f.size} onChange={(v) => set('size', v)} />}
+          {f.cluster === 'topology' && (
+            <label className="field">
+              <span className="field-label">Topology (spines, leaves, nodes, GPUs)</span>
+              <input type="file" accept=".json,application/json" data-testid="planner-topology-file" onChange={(e) => readFile(e.target.files?.[0], 'clusterCsv', 'clusterFile')} />
+            </label>
+          )}
           {f.cluster === 'csv' && (
             <label className="field">
               <span className="field-label">Node list (sn, cpu_milli, memory_mib, gpu, model)</span>
@@ -255,6 +269,53 @@ export function PlannerForm({ onStarted }: { onStarted: (run: PlannerRun) => voi
             onClick={() => set('edits', [...f.edits, { model: MODELS.includes('A100-80GB') ? 'A100-80GB' : MODELS[0]!, count: '1' }])}
           >
             Add a what-if edit
+          </button>
+          {f.mig.map((m, i) => (
+            <div className="planner-edit" key={`mig-${i}`} data-testid="planner-mig">
+              <label className="field">
+                <span className="field-label">MIG on GPU model</span>
+                <select
+                  data-testid="planner-mig-model"
+                  value={m.model}
+                  onChange={(ev) => set('mig', f.mig.map((x, k) => (k === i ? { model: ev.target.value, profile: migProfilesFor(ev.target.value)[0]?.name ?? '' } : x)))}
+                >
+                  {MIG_MODELS.map((x) => (
+                    <option key={x} value={x}>
+                      {x}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label className="field">
+                <span className="field-label">Every GPU cut into</span>
+                <select
+                  data-testid="planner-mig-profile"
+                  value={m.profile}
+                  onChange={(ev) => set('mig', f.mig.map((x, k) => (k === i ? { ...x, profile: ev.target.value } : x)))}
+                >
+                  <option value="">MIG off (whole GPUs)</option>
+                  {migProfilesFor(m.model).map((p) => (
+                    <option key={p.name} value={p.name}>
+                      {fillLayout(m.model, p.name).length} x {p.name}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <button type="button" className="btn btn-sm btn-ghost" aria-label={`Remove MIG policy ${i + 1}`} onClick={() => set('mig', f.mig.filter((_, k) => k !== i))}>
+                Remove
+              </button>
+            </div>
+          ))}
+          <button
+            type="button"
+            className="btn btn-sm btn-outline"
+            data-testid="planner-add-mig"
+            onClick={() => {
+              const model = MIG_MODELS.includes('A100-80GB') ? 'A100-80GB' : MIG_MODELS[0]!;
+              set('mig', [...f.mig, { model, profile: migProfilesFor(model)[0]?.name ?? '' }]);
+            }}
+          >
+            Add a MIG policy
           </button>
         </div>
       </fieldset>

@@ -5,6 +5,7 @@
 import { gpuPowerSpec, PRIORITY_VALUE, type JobResources, type Priority } from '@gantry/contracts';
 import { Problems, type PlannerJob, type PlannerNode } from '@gantry/planner';
 import type { ReplicaRequest } from '@gantry/scheduler';
+import { parseTopology, topologyNodes } from '@gantry/driver';
 
 export interface HistoryRow {
   id: string;
@@ -78,8 +79,8 @@ export interface InventoryRow {
  * several models counts as its most common one), its CPU, memory and switches. A GPU model
  * without power figures is refused, naming the node.
  */
-export function inventoryNodes(rows: InventoryRow[]): PlannerNode[] {
-  const p = new Problems('cluster.inventory');
+export function inventoryNodes(rows: InventoryRow[], source = 'cluster.inventory'): PlannerNode[] {
+  const p = new Problems(source);
   if (rows.length === 0) p.add(null, 'nodes', 'the cluster has no nodes');
   const nodes = rows.map((r, i) => {
     const counts = new Map<string, number>();
@@ -90,4 +91,32 @@ export function inventoryNodes(rows: InventoryRow[]): PlannerNode[] {
   });
   p.throwIfAny();
   return nodes;
+}
+
+/** A topology file (the simulated cluster's JSON format) as planner nodes; what is wrong is named by its path. */
+export function topologyFileNodes(json: string): PlannerNode[] {
+  const p = new Problems('cluster.topology');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (e) {
+    p.add(null, 'json', `is not JSON: ${(e as Error).message}`);
+    p.throwIfAny();
+  }
+  let rows: InventoryRow[] = [];
+  try {
+    rows = topologyNodes(parseTopology(raw)).map(({ node, leaf, spine }) => ({
+      name: node.name,
+      cpuMilli: node.cpuMilli,
+      memoryMiB: node.memoryMiB,
+      leaf: { name: leaf, spine: { name: spine } },
+      gpus: node.gpus.map((g) => ({ model: g.model })),
+    }));
+  } catch (e) {
+    // the topology parser names the path: spines[0].leaves[1].nodes[2].cpuMilli: ...
+    const m = /^([\w.[\]]+): (.*)$/s.exec((e as Error).message);
+    p.add(null, m ? m[1]! : 'json', m ? m[2]! : (e as Error).message);
+    p.throwIfAny();
+  }
+  return inventoryNodes(rows, 'cluster.topology');
 }

@@ -5,7 +5,7 @@ import type { Prisma } from '@gantry/db';
 import { DomainError, notFound } from '../../common/errors';
 import { scopeOf, type Principal } from '../../common/principal';
 import type { TenantScope } from '../../common/tenant-scope';
-import { historyJobs, inventoryNodes } from './planner-inputs';
+import { historyJobs, inventoryNodes, topologyFileNodes } from './planner-inputs';
 import { QueuesService } from '../../queues/queues.service';
 import { PlannerRepository } from './planner.repository';
 
@@ -109,13 +109,14 @@ export class PlannerService {
     }
   }
 
-  /** What a `history` workload or an `inventory` cluster reads from the database, for this scope. */
+  /** What a `history` workload, an `inventory` cluster (the database, for this scope) or a `topology` file gives the replay. */
   private async supplied(scope: TenantScope, spec: PlannerRunSpec): Promise<SuppliedInput> {
     const now = new Date();
     const out: SuppliedInput = {};
     if (spec.workload.kind === 'history')
       out.jobs = historyJobs(await this.runs.history(scope, new Date(now.getTime() - spec.workload.days * 86_400_000)), now);
     if (spec.cluster.kind === 'inventory') out.nodes = inventoryNodes(await this.runs.inventory());
+    if (spec.cluster.kind === 'topology') out.nodes = topologyFileNodes(spec.cluster.json);
     return out;
   }
 }
