@@ -104,7 +104,10 @@ describe('planner on the cluster’s history and inventory (real Postgres and Re
   const topology = (...nodes: object[]) => JSON.stringify({ spines: [{ name: 's0', leaves: [{ name: 'l0', nodes }] }] });
 
   it('replays on a topology file', async () => {
-    const res = await post({ workload: small, cluster: { kind: 'topology', json: topology(node('t0', 'A100-80GB'), node('t1', 'H100-80GB')) }, policies: ['gantry'] }, a.auth);
+    const res = await post(
+      { workload: small, cluster: { kind: 'topology', json: topology(node('t0', 'A100-80GB'), node('t1', 'H100-80GB')) }, policies: ['gantry'] },
+      a.auth,
+    );
     expect(res.status).toBe(202);
     const run = await ended(res.body.id, a.auth);
     expect(run).toMatchObject({ status: 'succeeded', result: { nodes: 2, gpus: 8, jobs: 120 } });

@@ -65,9 +65,7 @@ export const ZPlannerRunCreate = z
         z
           .object({
             model: z.string().min(1).max(40),
-            layout: z
-              .array(z.object({ profile: z.string().min(1).max(20), start: z.number().int().min(0).max(7) }).strict())
-              .max(7),
+            layout: z.array(z.object({ profile: z.string().min(1).max(20), start: z.number().int().min(0).max(7) }).strict()).max(7),
           })
           .strict(),
       )

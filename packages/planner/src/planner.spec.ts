@@ -117,7 +117,9 @@ describe('what-if MIG policy', () => {
   });
 
   it('refuses an illegal layout and a model the cluster does not have, naming the row and field', () => {
-    expect(() => applyMigPolicies([node('n0')], [{ model: 'A100-80GB', layout: [{ profile: '7g.80gb', start: 3 }] }])).toThrow(/row 1: mig.layout: illegal_start/);
+    expect(() => applyMigPolicies([node('n0')], [{ model: 'A100-80GB', layout: [{ profile: '7g.80gb', start: 3 }] }])).toThrow(
+      /row 1: mig.layout: illegal_start/,
+    );
     expect(() => applyMigPolicies([node('n0')], [{ model: 'H100-80GB', layout: [] }])).toThrow(/row 1: mig.model: the cluster has no H100-80GB GPU/);
   });
 

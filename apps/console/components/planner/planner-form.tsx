@@ -98,9 +98,9 @@ export function toPlannerRunCreate(f: PlannerFormState): PlannerRunCreate {
         ? { kind: 'csv', csv: f.clusterCsv }
         : f.cluster === 'topology'
           ? { kind: 'topology', json: f.clusterCsv }
-        : f.size.trim() === ''
-          ? { kind: 'openb' }
-          : { kind: 'openb', size: num(f.size) };
+          : f.size.trim() === ''
+            ? { kind: 'openb' }
+            : { kind: 'openb', size: num(f.size) };
   return {
     workload,
     cluster,
@@ -130,7 +130,8 @@ export function PlannerForm({ onStarted }: { onStarted: (run: PlannerRun) => voi
     if (!file) return;
     void file.text().then((t) => setF((s) => ({ ...s, [text]: t, [name]: file.name })));
   };
-  const togglePolicy = (p: Policy) => set('policies', f.policies.includes(p) ? f.policies.filter((x) => x !== p) : PLANNER_POLICIES.filter((x) => x === p || f.policies.includes(x)));
+  const togglePolicy = (p: Policy) =>
+    set('policies', f.policies.includes(p) ? f.policies.filter((x) => x !== p) : PLANNER_POLICIES.filter((x) => x === p || f.policies.includes(x)));
   const details = start.error && isApiError(start.error) ? (start.error.details ?? []) : [];
 
   return (
@@ -191,13 +192,23 @@ export function PlannerForm({ onStarted }: { onStarted: (run: PlannerRun) => voi
           {f.workload === 'csv' && (
             <label className="field">
               <span className="field-label">Pod list (name, cpu_milli, memory_mib, num_gpu, gpu_milli, creation_time, deletion_time)</span>
-              <input type="file" accept=".csv,text/csv" data-testid="planner-workload-file" onChange={(e) => readFile(e.target.files?.[0], 'workloadCsv', 'workloadFile')} />
+              <input
+                type="file"
+                accept=".csv,text/csv"
+                data-testid="planner-workload-file"
+                onChange={(e) => readFile(e.target.files?.[0], 'workloadCsv', 'workloadFile')}
+              />
             </label>
           )}
           {f.workload === 'generator' && (
             <>
               <NumberField label="Jobs" testId="planner-jobs" value={f.jobs} onChange={(v) => set('jobs', v)} />
-              <NumberField label="Mean seconds between arrivals" testId="planner-interarrival" value={f.meanInterarrival} onChange={(v) => set('meanInterarrival', v)} />
+              <NumberField
+                label="Mean seconds between arrivals"
+                testId="planner-interarrival"
+                value={f.meanInterarrival}
+                onChange={(v) => set('meanInterarrival', v)}
+              />
               <NumberField label="Mean run time (s)" testId="planner-duration" value={f.meanDuration} onChange={(v) => set('meanDuration', v)} />
               <NumberField label="Share of GPU-share jobs" testId="planner-mix-share" value={f.share} onChange={(v) => set('share', v)} />
               <NumberField label="Share of 1-GPU jobs" testId="planner-mix-whole" value={f.whole} onChange={(v) => set('whole', v)} />
@@ -220,17 +231,29 @@ export function PlannerForm({ onStarted }: { onStarted: (run: PlannerRun) => voi
               ))}
             </select>
           </label>
-          {f.cluster === 'openb' && <NumberField label="First nodes (of 1,213; empty: all)" testId="planner-size" value={f.size} onChange={(v) => set('size', v)} />}
+          {f.cluster === 'openb' && (
+            <NumberField label="First nodes (of 1,213; empty: all)" testId="planner-size" value={f.size} onChange={(v) => set('size', v)} />
+          )}
           {f.cluster === 'topology' && (
             <label className="field">
               <span className="field-label">Topology (spines, leaves, nodes, GPUs)</span>
-              <input type="file" accept=".json,application/json" data-testid="planner-topology-file" onChange={(e) => readFile(e.target.files?.[0], 'clusterCsv', 'clusterFile')} />
+              <input
+                type="file"
+                accept=".json,application/json"
+                data-testid="planner-topology-file"
+                onChange={(e) => readFile(e.target.files?.[0], 'clusterCsv', 'clusterFile')}
+              />
             </label>
           )}
           {f.cluster === 'csv' && (
             <label className="field">
               <span className="field-label">Node list (sn, cpu_milli, memory_mib, gpu, model)</span>
-              <input type="file" accept=".csv,text/csv" data-testid="planner-cluster-file" onChange={(e) => readFile(e.target.files?.[0], 'clusterCsv', 'clusterFile')} />
+              <input
+                type="file"
+                accept=".csv,text/csv"
+                data-testid="planner-cluster-file"
+                onChange={(e) => readFile(e.target.files?.[0], 'clusterCsv', 'clusterFile')}
+              />
             </label>
           )}
         </div>
@@ -242,7 +265,12 @@ export function PlannerForm({ onStarted }: { onStarted: (run: PlannerRun) => voi
                 <select
                   data-testid="planner-edit-model"
                   value={e.model}
-                  onChange={(ev) => set('edits', f.edits.map((x, k) => (k === i ? { ...x, model: ev.target.value } : x)))}
+                  onChange={(ev) =>
+                    set(
+                      'edits',
+                      f.edits.map((x, k) => (k === i ? { ...x, model: ev.target.value } : x)),
+                    )
+                  }
                 >
                   {MODELS.map((m) => (
                     <option key={m} value={m}>
@@ -255,9 +283,24 @@ export function PlannerForm({ onStarted }: { onStarted: (run: PlannerRun) => voi
                 label="Nodes to add (negative: remove)"
                 testId="planner-edit-count"
                 value={e.count}
-                onChange={(v) => set('edits', f.edits.map((x, k) => (k === i ? { ...x, count: v } : x)))}
+                onChange={(v) =>
+                  set(
+                    'edits',
+                    f.edits.map((x, k) => (k === i ? { ...x, count: v } : x)),
+                  )
+                }
               />
-              <button type="button" className="btn btn-sm btn-ghost" aria-label={`Remove edit ${i + 1}`} onClick={() => set('edits', f.edits.filter((_, k) => k !== i))}>
+              <button
+                type="button"
+                className="btn btn-sm btn-ghost"
+                aria-label={`Remove edit ${i + 1}`}
+                onClick={() =>
+                  set(
+                    'edits',
+                    f.edits.filter((_, k) => k !== i),
+                  )
+                }
+              >
                 Remove
               </button>
             </div>
@@ -277,7 +320,12 @@ export function PlannerForm({ onStarted }: { onStarted: (run: PlannerRun) => voi
                 <select
                   data-testid="planner-mig-model"
                   value={m.model}
-                  onChange={(ev) => set('mig', f.mig.map((x, k) => (k === i ? { model: ev.target.value, profile: migProfilesFor(ev.target.value)[0]?.name ?? '' } : x)))}
+                  onChange={(ev) =>
+                    set(
+                      'mig',
+                      f.mig.map((x, k) => (k === i ? { model: ev.target.value, profile: migProfilesFor(ev.target.value)[0]?.name ?? '' } : x)),
+                    )
+                  }
                 >
                   {MIG_MODELS.map((x) => (
                     <option key={x} value={x}>
@@ -291,7 +339,12 @@ export function PlannerForm({ onStarted }: { onStarted: (run: PlannerRun) => voi
                 <select
                   data-testid="planner-mig-profile"
                   value={m.profile}
-                  onChange={(ev) => set('mig', f.mig.map((x, k) => (k === i ? { ...x, profile: ev.target.value } : x)))}
+                  onChange={(ev) =>
+                    set(
+                      'mig',
+                      f.mig.map((x, k) => (k === i ? { ...x, profile: ev.target.value } : x)),
+                    )
+                  }
                 >
                   <option value="">MIG off (whole GPUs)</option>
                   {migProfilesFor(m.model).map((p) => (
@@ -301,7 +354,17 @@ export function PlannerForm({ onStarted }: { onStarted: (run: PlannerRun) => voi
                   ))}
                 </select>
               </label>
-              <button type="button" className="btn btn-sm btn-ghost" aria-label={`Remove MIG policy ${i + 1}`} onClick={() => set('mig', f.mig.filter((_, k) => k !== i))}>
+              <button
+                type="button"
+                className="btn btn-sm btn-ghost"
+                aria-label={`Remove MIG policy ${i + 1}`}
+                onClick={() =>
+                  set(
+                    'mig',
+                    f.mig.filter((_, k) => k !== i),
+                  )
+                }
+              >
                 Remove
               </button>
             </div>
@@ -321,7 +384,7 @@ export function PlannerForm({ onStarted }: { onStarted: (run: PlannerRun) => voi
       </fieldset>
       <fieldset className="fieldset">
         <legend>Policies</legend>
-        <div className="checks">
+        <div className="checks planner-checks">
           {PLANNER_POLICIES.map((p) => (
             <label className="check" key={p}>
               <input type="checkbox" data-testid={`planner-policy-${p}`} checked={f.policies.includes(p)} onChange={() => togglePolicy(p)} />

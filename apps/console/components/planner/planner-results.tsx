@@ -30,7 +30,12 @@ export function PlannerResults({ run }: { run: PlannerRun }) {
           {formatDuration(r.horizonSeconds * 1000)} simulated
           {r.power ? ' · power management on' : ' · power management off'}
         </span>
-        <button type="button" className="btn btn-outline btn-sm" data-testid="planner-export-csv" onClick={() => download(plannerCsv(run), `gantry-plan-${run.id}.csv`, 'text/csv')}>
+        <button
+          type="button"
+          className="btn btn-outline btn-sm"
+          data-testid="planner-export-csv"
+          onClick={() => download(plannerCsv(run), `gantry-plan-${run.id}.csv`, 'text/csv')}
+        >
           Export CSV
         </button>
         <button
@@ -177,12 +182,20 @@ function EnergyChart({ r }: { r: PlannerResult }) {
   );
 }
 
+/** A wait bucket's bound: "60 s", "15 min", "4 h", "1 d". */
+function bound(s: number): string {
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${s / 60} min`;
+  if (s < 86_400) return `${s / 3600} h`;
+  return `${s / 86_400} d`;
+}
+
 function WaitChart({ r }: { r: PlannerResult }) {
   const buckets = r.policies[0]?.waitHistogram ?? [];
   const data = buckets.map((b, k) => {
     const prev = k === 0 ? 0 : buckets[k - 1]!.le;
     const row: Record<string, number | string> = {
-      bucket: b.le < 0 ? `> ${formatDuration(prev * 1000)}` : b.le === 0 ? 'no wait' : `≤ ${formatDuration(b.le * 1000)}`,
+      bucket: b.le < 0 ? `> ${bound(prev)}` : b.le === 0 ? 'no wait' : `≤ ${bound(b.le)}`,
     };
     for (const p of r.policies) row[p.policy] = p.waitHistogram[k]?.count ?? 0;
     return row;

@@ -70,7 +70,13 @@ export class PlannerRepository {
   /** The live inventory of an `inventory` cluster (the hardware is shared: every node, whoever asks). */
   inventory(): Promise<InventoryRow[]> {
     return this.prisma.client.node.findMany({
-      select: { name: true, cpuMilli: true, memoryMiB: true, leaf: { select: { name: true, spine: { select: { name: true } } } }, gpus: { select: { model: true } } },
+      select: {
+        name: true,
+        cpuMilli: true,
+        memoryMiB: true,
+        leaf: { select: { name: true, spine: { select: { name: true } } } },
+        gpus: { select: { model: true } },
+      },
       orderBy: { name: 'asc' },
     });
   }

@@ -52,7 +52,7 @@ export default function PlannerPage() {
               </thead>
               <tbody>
                 {runs.data.items.map((r) => (
-                  <tr key={r.id} data-testid="planner-run-row" data-status={r.status} className={r.id === shown ? "planner-run-selected" : undefined}>
+                  <tr key={r.id} data-testid="planner-run-row" data-status={r.status} className={r.id === shown ? 'planner-run-selected' : undefined}>
                     <td>
                       <button type="button" className="btn-link" onClick={() => setSelected(r.id)}>
                         {formatTime(r.createdAt)}
