@@ -48,39 +48,37 @@ export function PlannerResults({ run }: { run: PlannerRun }) {
         </button>
       </div>
       <div className="card table-card section">
-        <div className="table-scroll">
-          <table className="table" data-testid="planner-table">
-            <caption className="card-head card-title planner-caption">Figures per policy{base ? ' and change against kubernetes-default' : ''}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Policy</th>
-                <th scope="col" className="num">
-                  GPU util.
-                </th>
-                <th scope="col" className="num">
-                  GPU memory
-                </th>
-                <th scope="col" className="num">
-                  Energy
-                </th>
-                <th scope="col" className="num">
-                  Wait p50 / p95 / max
-                </th>
-                <th scope="col" className="num">
-                  Unplaced
-                </th>
-                <th scope="col" className="num">
-                  Fragmentation
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {r.policies.map((p) => (
-                <PolicyRow key={p.policy} p={p} base={base} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <table className="table" data-testid="planner-table">
+          <caption className="card-head card-title planner-caption">Figures per policy{base ? ' and change against kubernetes-default' : ''}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Policy</th>
+              <th scope="col" className="num">
+                GPU util.
+              </th>
+              <th scope="col" className="num">
+                GPU memory
+              </th>
+              <th scope="col" className="num">
+                Energy
+              </th>
+              <th scope="col" className="num">
+                Wait p50 / p95 / max
+              </th>
+              <th scope="col" className="num">
+                Unplaced
+              </th>
+              <th scope="col" className="num">
+                Fragmentation
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {r.policies.map((p) => (
+              <PolicyRow key={p.policy} p={p} base={base} />
+            ))}
+          </tbody>
+        </table>
       </div>
       <div className="planner-charts">
         <UtilisationChart r={r} />

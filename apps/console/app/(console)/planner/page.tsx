@@ -38,7 +38,7 @@ export default function PlannerPage() {
         ) : runs.data.items.length === 0 ? (
           <Empty>No run yet: choose a workload and a cluster above.</Empty>
         ) : (
-          <div className="card table-card table-scroll">
+          <div className="card table-card">
             <table className="table table-hover" data-testid="planner-runs">
               <thead>
                 <tr>
