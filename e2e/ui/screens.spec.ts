@@ -109,6 +109,12 @@ async function consolePages(): Promise<{ name: string; path: string }[]> {
   const job =
     jobs.items[0] ??
     (await member.jobs.create({ teamId: me.teamId!, name: 'screens-sample', kind: 'training', resources: { gpus: 1 }, simulation: { durationSeconds: 600 } }));
+  // a small what-if run, finished by the time the planner page is drawn (its charts and tables laid out too)
+  const plan = await admin.planner.create({
+    workload: { kind: 'generator', jobs: 200, meanInterarrivalSeconds: 30, meanDurationSeconds: 1800, mix: { share: 0.8, whole: 0.2, multi: 0 } },
+    cluster: { kind: 'openb', size: 30 },
+  });
+  await until(async () => (await admin.planner.get(plan.id)).status === 'succeeded', 120_000);
   return [
     { name: 'overview', path: '/' },
     { name: 'jobs', path: '/jobs' },
@@ -122,6 +128,7 @@ async function consolePages(): Promise<{ name: string; path: string }[]> {
     { name: 'quotas', path: '/quotas' },
     { name: 'api-keys', path: '/api-keys' },
     { name: 'audit', path: '/audit' },
+    { name: 'planner', path: '/planner' },
   ];
 }
 

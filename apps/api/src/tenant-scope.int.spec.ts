@@ -311,6 +311,7 @@ const cases: Record<string, Case> = {
     expect(run.tenantId).not.toBe(A.tenantId);
   },
   'PlannerRepository.find': async (o) => expect(await repos.planner.find(o, A.plannerRun)).toBeNull(),
+  'PlannerRepository.history': async (o) => expect((await repos.planner.history(o, hourAgo)).map((j) => j.id)).not.toContain(A.job),
   'PlannerRepository.list': async (o) => expect((await repos.planner.list(o)).map((r) => r.id)).not.toContain(A.plannerRun),
   'PlannerRepository.requestCancel': async (o) => {
     expect(await repos.planner.requestCancel(o, A.plannerRun)).toBe(false);

@@ -40,6 +40,7 @@ const SYSTEM_ACCESS: Record<string, string> = {
   'PlannerRepository.byId': 'the worker replays the planner run its queue job names',
   'PlannerRepository.claim': 'the worker claims the planner run its queue job names',
   'PlannerRepository.progress': 'the worker writes the progress of the planner run it replays',
+  'PlannerRepository.inventory': 'cluster hardware: the live inventory an `inventory` planner cluster replays on',
   'PlannerRepository.finish': 'the worker (or a cancel already checked through the caller’s scope) ends a planner run',
   'FairShareRepository.roll': 'the scheduling cycle rolls every team’s decayed usage forward',
   'UtilizationRepository.heatmap': 'hardware only: GPU samples and held units, no tenant or team',

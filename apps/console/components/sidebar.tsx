@@ -20,12 +20,16 @@ const NAV = [
   { href: '/fairness', label: 'Fairness', testId: 'nav-fairness', icon: IconFairness },
 ] as const;
 
-/** Administration pages: quotas with usage, API keys, audit log. */
+/** Administration pages: quotas with usage, API keys, audit log, the what-if planner. */
 const ADMIN_NAV = [
   { href: '/quotas', label: 'Quotas', testId: 'nav-quotas', icon: IconQuotas },
   { href: '/api-keys', label: 'API keys', testId: 'nav-api-keys', icon: IconKeys },
   { href: '/audit', label: 'Audit log', testId: 'nav-audit', icon: IconAudit },
+  { href: '/planner', label: 'Planner', testId: 'nav-planner', icon: IconPlanner },
 ] as const;
+
+/** Pages for operators and tenant admins only. */
+const ADMINS_ONLY = new Set<string>(['/audit', '/planner']);
 
 /**
  * The navigation. On a wide screen a fixed column; below 900 px a top bar with a menu button
@@ -90,7 +94,7 @@ export function Sidebar({ me }: { me: Me | undefined }) {
             </Link>
           ))}
           <div className="nav-section">Administration</div>
-          {ADMIN_NAV.filter(({ href }) => href !== '/audit' || !me || me.role === 'tenant-admin' || me.role === 'platform-admin').map(
+          {ADMIN_NAV.filter(({ href }) => !ADMINS_ONLY.has(href) || !me || me.role === 'tenant-admin' || me.role === 'platform-admin').map(
             ({ href, label, testId, icon: Icon }) => (
               <Link
                 key={href}
@@ -240,6 +244,16 @@ function IconAudit() {
     <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
       <rect x="2.5" y="1.5" width="11" height="13" rx="1.2" fill="none" stroke="currentColor" strokeWidth="1.3" />
       <path d="M5 5h6M5 8h6M5 11h3.5" stroke="currentColor" strokeWidth="1.3" strokeLinecap="round" />
+    </svg>
+  );
+}
+
+function IconPlanner() {
+  return (
+    <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
+      <path d="M2 13.5h12" stroke="currentColor" strokeWidth="1.3" strokeLinecap="round" />
+      <path d="M3.5 11l3-4 2.5 2 3.5-5" fill="none" stroke="currentColor" strokeWidth="1.3" strokeLinecap="round" strokeLinejoin="round" />
+      <path d="M3.5 8.5l3-1.5 2.5 1 3.5-2.5" fill="none" stroke="currentColor" strokeWidth="1.3" strokeDasharray="1.6 1.6" strokeLinecap="round" />
     </svg>
   );
 }

@@ -29,6 +29,11 @@ export const ZPlannerWorkload = z.discriminatedUnion('kind', [
         .default(42),
     })
     .strict(),
+  /**
+   * The cluster's own job history: the jobs submitted in the last `days` days that ran (or run
+   * now), with their recorded run times. A tenant admin plans with its own tenant's jobs only.
+   */
+  z.object({ kind: z.literal('history'), days: z.number().int().min(1).max(365) }).strict(),
 ]);
 
 export const ZPlannerCluster = z.discriminatedUnion('kind', [
@@ -36,6 +41,10 @@ export const ZPlannerCluster = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('openb'), size: z.number().int().min(1).max(1213).optional() }).strict(),
   /** An openb-format node list: sn, cpu_milli, memory_mib, gpu, model. */
   z.object({ kind: z.literal('csv'), csv: ZCsv }).strict(),
+  /** The live inventory: every node with its GPUs as the cluster has them now. */
+  z.object({ kind: z.literal('inventory') }).strict(),
+  /** A topology file (the simulated cluster's format, docs/ARCHITECTURE.md): its JSON text. */
+  z.object({ kind: z.literal('topology'), json: ZCsv }).strict(),
 ]);
 
 export const ZPlannerRunCreate = z
@@ -46,6 +55,21 @@ export const ZPlannerRunCreate = z
     edits: z
       .array(z.object({ model: z.string().min(1).max(40), count: z.number().int().min(-10_000).max(10_000) }).strict())
       .max(20)
+      .default([]),
+    /**
+     * What-if MIG policy: every GPU of `model` carries this MIG layout (NVIDIA's geometry; an
+     * empty layout turns MIG off). MIG requests run on matching free slices only.
+     */
+    mig: z
+      .array(
+        z
+          .object({
+            model: z.string().min(1).max(40),
+            layout: z.array(z.object({ profile: z.string().min(1).max(20), start: z.number().int().min(0).max(7) }).strict()).max(7),
+          })
+          .strict(),
+      )
+      .max(10)
       .default([]),
     policies: z
       .array(z.enum(PLANNER_POLICIES))

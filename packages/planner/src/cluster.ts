@@ -3,8 +3,8 @@
  * node list, built from a topology or the live inventory by the caller, and edited for what-ifs
  * (add or remove nodes of a model).
  */
-import type { NodeState } from '@gantry/scheduler';
-import { gpuPowerSpec } from '@gantry/contracts';
+import { validateMigLayout, type NodeState } from '@gantry/scheduler';
+import { gpuPowerSpec, migProfile } from '@gantry/contracts';
 import { Problems, parseCsv } from './input-error';
 import type { PlannerJob } from './workload';
 
@@ -17,6 +17,19 @@ export interface PlannerNode {
   /** Topology (optional): leaf and spine switch names. */
   leaf?: string;
   spine?: string;
+  /** The MIG layout every GPU of the node carries (absent or empty: MIG off). */
+  migLayout?: MigLayoutEntry[];
+}
+
+export interface MigLayoutEntry {
+  profile: string;
+  start: number;
+}
+
+/** A what-if MIG policy: every GPU of `model` carries `layout` (empty: MIG off). */
+export interface MigPolicyEdit {
+  model: string;
+  layout: MigLayoutEntry[];
 }
 
 export interface ClusterEdit {
@@ -64,6 +77,7 @@ export function applyEdits(nodes: PlannerNode[], edits: ClusterEdit[]): PlannerN
           memoryMiB: like.memoryMiB,
           leaf: like.leaf,
           spine: like.spine,
+          ...(like.migLayout ? { migLayout: like.migLayout } : {}),
         });
     } else {
       let left = -e.count;
@@ -77,6 +91,30 @@ export function applyEdits(nodes: PlannerNode[], edits: ClusterEdit[]): PlannerN
   });
   p.throwIfAny();
   return out;
+}
+
+/**
+ * Applies what-if MIG policies: the GPUs of each named model take its layout (checked against
+ * NVIDIA's geometry; problems name the policy's row). A model the cluster does not have is refused.
+ */
+export function applyMigPolicies(nodes: PlannerNode[], policies: MigPolicyEdit[]): PlannerNode[] {
+  const p = new Problems('cluster');
+  const byModel = new Map<string, MigLayoutEntry[]>();
+  policies.forEach((m, i) => {
+    if (!nodes.some((n) => n.model === m.model && n.gpus > 0)) return p.add(i + 1, 'mig.model', `the cluster has no ${m.model} GPU`);
+    if (m.layout.length > 0) {
+      const v = validateMigLayout(m.model, m.layout);
+      if (!v.ok) return p.add(i + 1, 'mig.layout', `${v.rule}: ${v.message}`);
+    }
+    byModel.set(m.model, m.layout);
+  });
+  p.throwIfAny();
+  return nodes.map((n) => {
+    const layout = byModel.get(n.model);
+    if (layout === undefined) return n;
+    const { migLayout: _old, ...rest } = n;
+    return layout.length ? { ...rest, migLayout: layout } : rest;
+  });
 }
 
 /** An empty node as the engine sees it. */
@@ -99,10 +137,10 @@ export function nodeState(n: PlannerNode, schedulable = true): NodeState {
       nvlinkDomain: 0,
       healthy: true,
       schedulable: true,
-      mode: 'whole' as const,
+      mode: n.migLayout?.length ? ('mig' as const) : ('whole' as const),
       allocated: false,
       sharedMilliUsed: 0,
-      mig: [],
+      mig: (n.migLayout ?? []).map((e) => ({ profile: e.profile, start: e.start, size: migProfile(n.model, e.profile)?.size ?? 1, busy: false })),
     })),
   };
 }
@@ -114,6 +152,7 @@ export function fitsEmpty(n: PlannerNode, j: PlannerJob): boolean {
   const gpus = r.gpus ?? (r.gpuMilli || r.migProfile ? 1 : 0);
   if (gpus === 0) return true;
   if (r.gpuModels?.length && !r.gpuModels.includes(n.model)) return false;
+  if (n.migLayout?.length) return !!r.migProfile && n.migLayout.some((e) => e.profile === r.migProfile);
   return n.gpus >= gpus;
 }
 

@@ -8,5 +8,6 @@ export type { ReplayHooks, ReplayOutcome, Bucket, Integrals } from './replay';
 export * from './plan';
 export * from './openb-data';
 export { resolveSpec } from './run-spec';
+export type { SuppliedInput } from './run-spec';
 export { runPlanInThread } from './thread';
 export type { ThreadRun } from './thread';

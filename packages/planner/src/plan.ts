@@ -117,18 +117,20 @@ export function runPlan(input: PlanInput, hooks: PlanHooks = {}): PlanResult {
   const power = input.power === undefined ? { ...DEFAULT_POWER } : input.power;
   const order = seededOrder(input.nodes, input.seed ?? 42);
   const shapes = workloadShapes(jobs);
+  // GPUs carrying a MIG layout: the device plugin's mixed strategy advertises their slices to kube-scheduler too
+  const migSlices = input.nodes.some((n) => n.migLayout?.length);
   const lastEnd = jobs.reduce((m, j) => Math.max(m, j.arrival + j.duration), 0);
   const bucketSeconds = Math.max(1, Math.ceil(lastEnd / (input.points ?? 200)));
   const runs: { policy: PolicyName; pm: boolean; replay: Replay; cpu: number }[] = [];
   const plan: { policy: PolicyName; pm: boolean }[] = [];
   for (const policy of policies) {
-    const managed = policySetup(policy, shapes).powerManaged && power !== null;
+    const managed = policySetup(policy, shapes, { migSlices }).powerManaged && power !== null;
     plan.push({ policy, pm: managed });
     if (managed && input.compareWithoutPower !== false) plan.push({ policy, pm: false });
   }
   plan.forEach((p, k) => {
     const c0 = process.cpuUsage();
-    const replay = new Replay(order, jobs, policySetup(p.policy, shapes), p.pm ? power : null, bucketSeconds, {
+    const replay = new Replay(order, jobs, policySetup(p.policy, shapes, { migSlices }), p.pm ? power : null, bucketSeconds, {
       shouldStop: hooks.shouldStop,
       onProgress: (f) => hooks.onPlanProgress?.((k + f) / plan.length, p.policy),
     }).run();

@@ -1,4 +1,4 @@
-import { PlannerInputError, parseOpenbTrace, runPlan, wholeGpuRequest, type PlannerJob, type PlannerNode } from './index';
+import { PlannerInputError, applyMigPolicies, parseOpenbTrace, runPlan, wholeGpuRequest, type PlannerJob, type PlannerNode } from './index';
 
 const HEAD = 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
 
@@ -80,5 +80,51 @@ describe('runPlan', () => {
 
   it('refuses an unknown policy', () => {
     expect(() => runPlan({ nodes: [node('n0')], jobs: [share(0, 0, 1)], policies: ['volcano'] })).toThrow(/policies row 1: policies: unknown policy "volcano"/);
+  });
+});
+
+describe('what-if MIG policy', () => {
+  const slices = Array.from({ length: 7 }, (_, start) => ({ profile: '1g.10gb', start }));
+  const mig = (i: number, arrival: number): PlannerJob => ({
+    id: `m${i}`,
+    teamId: 't',
+    arrival,
+    duration: 100,
+    replicas: 1,
+    priority: 0,
+    request: { cpuMilli: 1000, memoryMiB: 1000, migProfile: '1g.10gb' },
+  });
+
+  it('runs MIG jobs on the slices of the layout, under gantry and kubernetes-default (mixed strategy)', () => {
+    // one node of 2 A100s cut into 7 x 1g.10gb each: 14 MIG jobs at once, none waits
+    const nodes = applyMigPolicies([node('n0')], [{ model: 'A100-80GB', layout: slices }]);
+    expect(nodes[0]!.migLayout).toHaveLength(7);
+    const jobs = Array.from({ length: 14 }, (_, i) => mig(i, 0));
+    const r = runPlan({ nodes, jobs, policies: ['gantry', 'kubernetes-default'], power: null });
+    for (const p of r.policies) expect([p.policy, p.placed, p.waitMaxSeconds]).toEqual([p.policy, 14, 0]);
+    // a 15th job waits for a slice
+    const more = runPlan({ nodes, jobs: [...jobs, mig(14, 0)], policies: ['gantry'], power: null });
+    expect(more.policies[0]!.waitMaxSeconds).toBe(100);
+  });
+
+  it('without the layout the same MIG jobs find no slice under gantry and take whole GPUs under kubernetes-default', () => {
+    const jobs = Array.from({ length: 4 }, (_, i) => mig(i, 0));
+    const r = runPlan({ nodes: [node('n0')], jobs, policies: ['gantry', 'kubernetes-default'], power: null });
+    const [g, k] = r.policies;
+    expect(g!.unplaced).toBe(4);
+    // 4 jobs, 2 whole GPUs: two wait for the first two
+    expect([k!.placed, k!.waitMaxSeconds]).toEqual([4, 100]);
+  });
+
+  it('refuses an illegal layout and a model the cluster does not have, naming the row and field', () => {
+    expect(() => applyMigPolicies([node('n0')], [{ model: 'A100-80GB', layout: [{ profile: '7g.80gb', start: 3 }] }])).toThrow(
+      /row 1: mig.layout: illegal_start/,
+    );
+    expect(() => applyMigPolicies([node('n0')], [{ model: 'H100-80GB', layout: [] }])).toThrow(/row 1: mig.model: the cluster has no H100-80GB GPU/);
+  });
+
+  it('an empty layout turns MIG off', () => {
+    const on = applyMigPolicies([node('n0')], [{ model: 'A100-80GB', layout: slices }]);
+    expect(applyMigPolicies(on, [{ model: 'A100-80GB', layout: [] }])[0]!.migLayout).toBeUndefined();
   });
 });

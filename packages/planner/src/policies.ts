@@ -3,7 +3,8 @@
  * `best-fit`); `kubernetes-default` emulates stock kube-scheduler with the NVIDIA device plugin
  * on the same engine (docs/planner.md, "The emulated baseline"):
  *   - integer nvidia.com/gpu only: a share or a MIG request takes one whole GPU, no sharing and
- *     no MIG re-partitioning;
+ *     no MIG re-partitioning (on a cluster with a MIG policy, a MIG request takes a free slice of
+ *     its profile: the device plugin's mixed strategy);
  *   - scoring = NodeResourcesFit LeastAllocated + NodeResourcesBalancedAllocation, weight 1 each,
  *     over CPU and memory (the resources kube-scheduler scores by default; nvidia.com/gpu is an
  *     extended resource and is not scored), integer scores 0..100;
@@ -90,7 +91,12 @@ export function wholeGpuRequest(r: ReplicaRequest): ReplicaRequest {
   return out;
 }
 
-export function policySetup(name: PolicyName, shapes: ShapeCount[]): PolicySetup {
+/**
+ * `migSlices`: the cluster has GPUs in MIG mode (a what-if MIG policy). Then the device plugin's
+ * mixed strategy advertises their slices (`nvidia.com/mig-<profile>`) and kube-scheduler places
+ * a MIG request on a free slice of that profile, as the engine does; it never re-partitions.
+ */
+export function policySetup(name: PolicyName, shapes: ShapeCount[], opts: { migSlices?: boolean } = {}): PolicySetup {
   const plugins = registry();
   const asIs = (j: PlannerJob) => j.request;
   const gantryTopology = (_j: PlannerJob) => ({ level: 'any' as const, required: false });
@@ -115,7 +121,7 @@ export function policySetup(name: PolicyName, shapes: ShapeCount[]): PolicySetup
         profile: KUBERNETES_DEFAULT,
         plugins,
         learn: false,
-        request: (j) => wholeGpuRequest(j.request),
+        request: (j) => (opts.migSlices && j.request.migProfile ? j.request : wholeGpuRequest(j.request)),
         topology: gantryTopology,
         powerManaged: false,
       };

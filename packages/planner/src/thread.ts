@@ -8,7 +8,12 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import type { PlannerRunSpec } from '@gantry/contracts';
 import { PlannerInputError, describeProblem } from './input-error';
 import { runPlan, type PlanResult } from './plan';
-import { resolveSpec } from './run-spec';
+import { resolveSpec, type SuppliedInput } from './run-spec';
+
+interface ThreadData {
+  spec: PlannerRunSpec;
+  supplied: SuppliedInput;
+}
 
 type Message = { kind: 'progress'; fraction: number } | { kind: 'done'; result: PlanResult } | { kind: 'error'; message: string };
 
@@ -19,8 +24,11 @@ export interface ThreadRun {
 }
 
 /** Starts a plan on a new thread. `timeoutMs` bounds it: past it the thread is stopped and the run rejects. */
-export function runPlanInThread(spec: PlannerRunSpec, opts: { onProgress?: (fraction: number) => void; timeoutMs?: number } = {}): ThreadRun {
-  const worker = new Worker(__filename, { workerData: spec });
+export function runPlanInThread(
+  spec: PlannerRunSpec,
+  opts: { onProgress?: (fraction: number) => void; timeoutMs?: number; supplied?: SuppliedInput } = {},
+): ThreadRun {
+  const worker = new Worker(__filename, { workerData: { spec, supplied: opts.supplied ?? {} } satisfies ThreadData });
   let stopReason: string | null = null;
   const result = new Promise<PlanResult>((resolvePromise, reject) => {
     const timer = setTimeout(
@@ -56,7 +64,8 @@ function threadMain(): void {
   const port = parentPort!;
   let last = 0;
   try {
-    const input = resolveSpec(workerData as PlannerRunSpec);
+    const data = workerData as ThreadData;
+    const input = resolveSpec(data.spec, data.supplied);
     const result = runPlan(input, {
       onPlanProgress: (fraction) => {
         const now = Date.now();
@@ -72,4 +81,4 @@ function threadMain(): void {
   }
 }
 
-if (!isMainThread && parentPort && (workerData as { workload?: unknown } | null)?.workload) threadMain();
+if (!isMainThread && parentPort && (workerData as Partial<ThreadData> | null)?.spec?.workload) threadMain();

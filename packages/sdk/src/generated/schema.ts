@@ -7468,6 +7468,10 @@ export interface operations {
                         };
                         /** @default 42 */
                         seed?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "history";
+                        days: number;
                     };
                     cluster: {
                         /** @enum {string} */
@@ -7477,11 +7481,26 @@ export interface operations {
                         /** @enum {string} */
                         kind: "csv";
                         csv: string;
+                    } | {
+                        /** @enum {string} */
+                        kind: "inventory";
+                    } | {
+                        /** @enum {string} */
+                        kind: "topology";
+                        json: string;
                     };
                     /** @default [] */
                     edits?: {
                         model: string;
                         count: number;
+                    }[];
+                    /** @default [] */
+                    mig?: {
+                        model: string;
+                        layout: {
+                            profile: string;
+                            start: number;
+                        }[];
                     }[];
                     /**
                      * @default [

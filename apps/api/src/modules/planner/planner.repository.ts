@@ -2,6 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { Prisma } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
 import { scopeWhere, type TenantScope } from '../../common/tenant-scope';
+import type { HistoryRow, InventoryRow } from './planner-inputs';
+
+/** The most jobs a history workload reads (the generator's cap). */
+export const HISTORY_MAX_JOBS = 50_000;
 
 /**
  * Planner runs. A tenant admin's runs carry its tenant and are read through its scope; a
@@ -37,6 +41,44 @@ export class PlannerRepository {
       data: { cancelRequested: true },
     });
     return r.count === 1;
+  }
+
+  /**
+   * The job history of a `history` workload: jobs submitted since `since`, of the scope's tenant
+   * (a tenant admin plans with its own tenant's history only; a platform admin with every tenant's).
+   */
+  history(scope: TenantScope, since: Date): Promise<HistoryRow[]> {
+    return this.prisma.client.job.findMany({
+      where: { AND: [scopeWhere(scope, 'team-rows'), { createdAt: { gte: since } }] },
+      select: {
+        id: true,
+        teamId: true,
+        state: true,
+        priority: true,
+        replicas: true,
+        resources: true,
+        durationSeconds: true,
+        createdAt: true,
+        startedAt: true,
+        finishedAt: true,
+      },
+      orderBy: { createdAt: 'asc' },
+      take: HISTORY_MAX_JOBS,
+    });
+  }
+
+  /** The live inventory of an `inventory` cluster (the hardware is shared: every node, whoever asks). */
+  inventory(): Promise<InventoryRow[]> {
+    return this.prisma.client.node.findMany({
+      select: {
+        name: true,
+        cpuMilli: true,
+        memoryMiB: true,
+        leaf: { select: { name: true, spine: { select: { name: true } } } },
+        gpus: { select: { model: true } },
+      },
+      orderBy: { name: 'asc' },
+    });
   }
 
   /** The worker: a run by id (system access: the queue names it). */

@@ -1,9 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ZPlannerResult, ZPlannerRunCreate, type PlannerRun, type PlannerRunSpec } from '@gantry/contracts';
-import { PlannerInputError, resolveSpec, runPlanInThread, type InputProblem } from '@gantry/planner';
+import { PlannerInputError, resolveSpec, runPlanInThread, type InputProblem, type SuppliedInput } from '@gantry/planner';
 import type { Prisma } from '@gantry/db';
 import { DomainError, notFound } from '../../common/errors';
 import { scopeOf, type Principal } from '../../common/principal';
+import type { TenantScope } from '../../common/tenant-scope';
+import { historyJobs, inventoryNodes, topologyFileNodes } from './planner-inputs';
 import { QueuesService } from '../../queues/queues.service';
 import { PlannerRepository } from './planner.repository';
 
@@ -27,7 +29,7 @@ export class PlannerService {
   async create(p: Principal, spec: PlannerRunSpec): Promise<PlannerRun> {
     mayPlan(p);
     try {
-      resolveSpec(spec);
+      resolveSpec(spec, await this.supplied(runScope(scopeOf(p).kind === 'platform' ? null : p.tenantId), spec));
     } catch (e) {
       if (e instanceof PlannerInputError) throw inputError(e.problems);
       throw e;
@@ -71,7 +73,16 @@ export class PlannerService {
       await this.runs.finish(id, { status: 'failed', error: `the stored specification is not valid: ${(e as Error).message}` });
       return { status: 'failed' };
     }
-    const run = runPlanInThread(spec, { onProgress: (f) => (progress = f), timeoutMs: runTimeoutMs() });
+    let supplied: SuppliedInput;
+    try {
+      // the run's own tenant: a tenant admin's run replays its tenant's history only
+      supplied = await this.supplied(runScope(row.tenantId), spec);
+    } catch (e) {
+      const reason = e instanceof PlannerInputError ? e.message : `the cluster's data could not be read: ${(e as Error).message}`;
+      await this.runs.finish(id, { status: 'failed', error: reason });
+      return { status: 'failed' };
+    }
+    const run = runPlanInThread(spec, { onProgress: (f) => (progress = f), timeoutMs: runTimeoutMs(), supplied });
     let cancelled = false;
     const poll = setInterval(() => {
       this.runs.progress(id, progress).then(
@@ -97,6 +108,25 @@ export class PlannerService {
       clearInterval(poll);
     }
   }
+
+  /** What a `history` workload, an `inventory` cluster (the database, for this scope) or a `topology` file gives the replay. */
+  private async supplied(scope: TenantScope, spec: PlannerRunSpec): Promise<SuppliedInput> {
+    const now = new Date();
+    const out: SuppliedInput = {};
+    if (spec.workload.kind === 'history')
+      out.jobs = historyJobs(await this.runs.history(scope, new Date(now.getTime() - spec.workload.days * 86_400_000)), now);
+    if (spec.cluster.kind === 'inventory') out.nodes = inventoryNodes(await this.runs.inventory());
+    if (spec.cluster.kind === 'topology') out.nodes = topologyFileNodes(spec.cluster.json);
+    return out;
+  }
+}
+
+/**
+ * Whose history a run replays: the run's tenant (a tenant admin's run: its whole tenant, as its
+ * runs are its tenant's, not a team's), or every tenant (a platform admin's run).
+ */
+function runScope(tenantId: string | null): TenantScope {
+  return tenantId ? { kind: 'tenant', tenantId, teamId: null } : { kind: 'platform' };
 }
 
 /** Operators and tenant admins plan; a tenant admin's runs are its tenant's. */
