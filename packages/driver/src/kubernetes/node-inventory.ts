@@ -5,6 +5,7 @@
  */
 import { GPU_MODEL_SPECS, PERSONAS } from '@gantry/contracts';
 import type { V1Node } from '@kubernetes/client-node';
+import { powerStateOfLabels } from './power-hook';
 import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, TOPOLOGY_LABELS } from '../shared/labels';
 import { isMigCapable } from '../shared/mig-layout';
 import type { InventoryNode, MigSliceSpec, Persona } from '../types';
@@ -100,6 +101,7 @@ export function inventoryNodeFromKubeNode(node: V1Node): InventoryNode | undefin
     unschedulable: node.spec?.unschedulable === true,
     ready: health.ready,
     networkUp: health.networkUp,
+    powerState: powerStateOfLabels(labels),
   };
 }
 
