@@ -56,7 +56,8 @@ export function NodeActions({ node }: { node: Node }) {
   const powerTo = node.powerState === 'off' ? 'on' : node.powerState === 'on' ? 'off' : null;
   const canSwitch = node.state === 'ready' || node.state === 'cordoned';
   const [asking, setAsking] = useState<NodeAction | 'persona' | 'power' | null>(null);
-  const run = (a: NodeAction | 'persona' | 'power') => (a === 'persona' ? swap.mutate(persona) : a === 'power' ? powerTo && power.mutate(powerTo) : action.mutate(a));
+  const run = (a: NodeAction | 'persona' | 'power') =>
+    a === 'persona' ? swap.mutate(persona) : a === 'power' ? powerTo && power.mutate(powerTo) : action.mutate(a);
   const ask = (a: NodeAction | 'persona' | 'power') => (consequence(a, node, persona) === null ? run(a) : setAsking(a));
   const title = (a: NodeAction | 'persona' | 'power') =>
     a === 'persona' ? `Switch ${node.name} to ${persona}?` : a === 'power' ? `Power ${node.name} ${powerTo}?` : `${LABEL[a].verb} ${node.name}?`;

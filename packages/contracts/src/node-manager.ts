@@ -29,9 +29,7 @@ export const ZNodeActionRequest = z.object({ reason: z.string().trim().min(1).ma
 export type NodeActionRequest = z.infer<typeof ZNodeActionRequest>;
 
 /** `POST /v1/nodes/:id/power`: power a node on or off by hand (off: 409 while it holds work). */
-export const ZNodePowerRequest = z
-  .object({ state: z.enum(['on', 'off']), reason: z.string().trim().min(1).max(200).optional() })
-  .strict();
+export const ZNodePowerRequest = z.object({ state: z.enum(['on', 'off']), reason: z.string().trim().min(1).max(200).optional() }).strict();
 export type NodePowerRequest = z.infer<typeof ZNodePowerRequest>;
 
 /** Answer of the node actions (cordon, uncordon, drain, persona). */

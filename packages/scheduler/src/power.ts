@@ -126,7 +126,10 @@ export function choosePowerUps(nodes: readonly PowerUpNode[], demand: readonly Q
           unmet++;
           continue;
         }
-        up.push({ nodeId: next.id, reason: `queued job ${d.jobId} needs ${d.gpus} GPU(s)${d.gpuModel ? ` of ${d.gpuModel}` : ''} that no powered node has free` });
+        up.push({
+          nodeId: next.id,
+          reason: `queued job ${d.jobId} needs ${d.gpus} GPU(s)${d.gpuModel ? ` of ${d.gpuModel}` : ''} that no powered node has free`,
+        });
         slot = { node: next, free: next.gpuCount };
         slots.push(slot);
       }

@@ -122,7 +122,11 @@ const ZEnv = z.object({
    * real cluster); the headroom is the share of all GPUs kept free on powered nodes.
    */
   GANTRY_POWER_MANAGEMENT: z.enum(['true', 'false']).default('false'),
-  GANTRY_POWER_IDLE_SECONDS: z.coerce.number().min(0).max(30 * 86_400).default(1800),
+  GANTRY_POWER_IDLE_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(30 * 86_400)
+    .default(1800),
   GANTRY_POWER_HEADROOM: z.coerce.number().min(0).max(1).default(0.1),
   /** The power hook of the Kubernetes driver: a shell command run as `sh -c "<command>" gantry-power <on|off> <node>`, or a webhook URL. */
   GANTRY_POWER_COMMAND: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),

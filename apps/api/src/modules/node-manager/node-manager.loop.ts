@@ -125,17 +125,19 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
 
   private async planPersonas(rows: NodeRows, pending: PendingRows, now: Date): Promise<void> {
     // a node that is not powered on cannot switch persona
-    const nodes: PersonaNode[] = rows.filter((n) => n.powerState === 'on').map((n) => ({
-      id: n.id,
-      persona: personaToApi(n.persona),
-      state: n.state,
-      personaTarget: n.personaTarget ? personaToApi(n.personaTarget) : null,
-      gpuModel: n.gpus[0]?.model ?? null,
-      gpuCount: n.gpus.length,
-      gpusFree: n.gpus.filter((g) => g.health === 'healthy' && g.allocations.length === 0).length,
-      idle: n.gpus.every((g) => g.allocations.length === 0),
-      personaChangedAtMs: n.personaChangedAt?.getTime() ?? null,
-    }));
+    const nodes: PersonaNode[] = rows
+      .filter((n) => n.powerState === 'on')
+      .map((n) => ({
+        id: n.id,
+        persona: personaToApi(n.persona),
+        state: n.state,
+        personaTarget: n.personaTarget ? personaToApi(n.personaTarget) : null,
+        gpuModel: n.gpus[0]?.model ?? null,
+        gpuCount: n.gpus.length,
+        gpusFree: n.gpus.filter((g) => g.health === 'healthy' && g.allocations.length === 0).length,
+        idle: n.gpus.every((g) => g.allocations.length === 0),
+        personaChangedAtMs: n.personaChangedAt?.getTime() ?? null,
+      }));
     const plan = planPersonas({ nodes, vmDemand: vmDemandOf(pending), nowMs: now.getTime(), holdMs: this.holdMs });
     for (const s of plan.switches) await this.queues.persona({ action: 'switch', nodeId: s.nodeId, persona: s.persona, reason: s.reason });
   }
@@ -166,7 +168,8 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
     const idleMs = (this.config.power.idleSeconds / this.config.driver.simSpeed) * 1000;
     const plan = planPower({ nodes, demand: queuedReplicasOf(pending), nowMs: now.getTime(), idleMs, headroom: this.config.power.headroom });
     for (const u of plan.up) {
-      if (await power.beginPowerUp(u.nodeId, `power management: ${u.reason}`, now)) await this.queues.power({ action: 'on', nodeId: u.nodeId, reason: u.reason });
+      if (await power.beginPowerUp(u.nodeId, `power management: ${u.reason}`, now))
+        await this.queues.power({ action: 'on', nodeId: u.nodeId, reason: u.reason });
     }
     for (const d of plan.down) {
       if ((await power.beginPowerDown(d.nodeId, `power management: ${d.reason}`, now)) === true) {

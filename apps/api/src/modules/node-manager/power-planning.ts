@@ -42,13 +42,15 @@ export function queuedReplicasOf(rows: { id: string; kind: string; replicas: num
 export function planPower(input: { nodes: PowerNode[]; demand: QueuedReplicas[]; nowMs: number; idleMs: number; headroom: number }): PowerPlan {
   const { nodes, demand } = input;
   const up = choosePowerUps(
-    nodes.filter((n) => n.powerState !== 'off' || (n.state === 'ready' && !n.failedPowerUp)).map((n) => ({
-      id: n.id,
-      model: n.gpuModel,
-      state: n.powerState,
-      gpusFree: n.powerState === 'powering-up' ? n.gpuCount : n.state === 'ready' ? n.gpusFree : 0,
-      gpuCount: n.gpuCount,
-    })),
+    nodes
+      .filter((n) => n.powerState !== 'off' || (n.state === 'ready' && !n.failedPowerUp))
+      .map((n) => ({
+        id: n.id,
+        model: n.gpuModel,
+        state: n.powerState,
+        gpusFree: n.powerState === 'powering-up' ? n.gpuCount : n.state === 'ready' ? n.gpusFree : 0,
+        gpuCount: n.gpuCount,
+      })),
     demand,
   ).up;
   if (up.length) return { down: [], up };

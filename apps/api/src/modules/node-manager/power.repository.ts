@@ -59,7 +59,10 @@ export class PowerRepository {
   /** powering-down -> off, opening a span off; or powering-up -> off when the node did not come up. */
   async markOff(nodeId: string, from: 'powering_down' | 'powering_up', savedW: number, message: string, now: Date): Promise<boolean> {
     return this.db.$transaction(async (tx) => {
-      const r = await tx.node.updateMany({ where: { id: nodeId, powerState: from }, data: { powerState: 'off', powerChangedAt: now, version: { increment: 1 } } });
+      const r = await tx.node.updateMany({
+        where: { id: nodeId, powerState: from },
+        data: { powerState: 'off', powerChangedAt: now, version: { increment: 1 } },
+      });
       if (r.count !== 1) return false;
       await tx.nodePowerOff.create({ data: { nodeId, startedAt: now, savedW } });
       await this.events.append(tx, {
@@ -75,7 +78,10 @@ export class PowerRepository {
   /** powering-up or powering-down -> on (booted, or a shutdown the driver refused). */
   async markOn(nodeId: string, from: 'powering_down' | 'powering_up', message: string, now: Date): Promise<boolean> {
     return this.db.$transaction(async (tx) => {
-      const r = await tx.node.updateMany({ where: { id: nodeId, powerState: from }, data: { powerState: 'on', powerChangedAt: now, version: { increment: 1 } } });
+      const r = await tx.node.updateMany({
+        where: { id: nodeId, powerState: from },
+        data: { powerState: 'on', powerChangedAt: now, version: { increment: 1 } },
+      });
       if (r.count !== 1) return false;
       await this.events.append(tx, { tenantId: null, nodeId, type: 'node.power.on', message });
       return true;

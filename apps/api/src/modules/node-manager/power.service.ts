@@ -76,7 +76,9 @@ export class PowerService {
           },
           step('detected', `${summary} (${reason}): ${why}`, now),
         );
-        await this.incidents.incidentStep(inc.id, [step('waiting', `${node.name} stays off; power management will not boot it again until an operator powers it on`, now)]);
+        await this.incidents.incidentStep(inc.id, [
+          step('waiting', `${node.name} stays off; power management will not boot it again until an operator powers it on`, now),
+        ]);
       }
       return;
     }
