@@ -60,22 +60,24 @@ export class PowerService {
       const why = e instanceof Error ? e.message : String(e);
       const now = new Date();
       this.logger.warn(`${node.name}: power-on failed: ${why}`);
+      // the incident first: the policy skips a node with an open power-up failure, and must
+      // never see this node off without it (it would boot it again at once)
+      const summary = `${node.name} did not come up after power-on`;
+      const inc = await this.incidents.openIncident(
+        {
+          openKey: `power-up-fail:${node.id}`,
+          kind: 'power-up-fail',
+          severity: 'high',
+          scope: 'node',
+          remediation: 'none',
+          summary,
+          nodeId: node.id,
+          gpuId: null,
+          detectedAt: now,
+        },
+        step('detected', `${summary} (${reason}): ${why}`, now),
+      );
       if (await this.power.markOff(node.id, 'powering_up', nodeSavedW(node), `${node.name} did not come up: ${why}`, now)) {
-        const summary = `${node.name} did not come up after power-on`;
-        const inc = await this.incidents.openIncident(
-          {
-            openKey: `power-up-fail:${node.id}`,
-            kind: 'power-up-fail',
-            severity: 'high',
-            scope: 'node',
-            remediation: 'none',
-            summary,
-            nodeId: node.id,
-            gpuId: null,
-            detectedAt: now,
-          },
-          step('detected', `${summary} (${reason}): ${why}`, now),
-        );
         await this.incidents.incidentStep(inc.id, [
           step('waiting', `${node.name} stays off; power management will not boot it again until an operator powers it on`, now),
         ]);
