@@ -94,6 +94,9 @@ import { JobMover } from './modules/node-manager/job-mover.service';
 import { HealthMonitor } from './modules/failover/health.monitor';
 import { MigProcessor } from './worker/mig.processor';
 import { PersonaProcessor } from './worker/persona.processor';
+import { PowerProcessor } from './worker/power.processor';
+import { PowerService } from './modules/node-manager/power.service';
+import { PowerRepository } from './modules/node-manager/power.repository';
 import { FailoverProcessor } from './worker/failover.processor';
 import { CLUSTER_DRIVER, type ClusterDriver } from './driver/driver.provider';
 import { TelemetryRepository } from './modules/telemetry/telemetry.repository';
@@ -206,6 +209,7 @@ export class HttpModule {
         ClusterService,
         NodeManagerService,
         NodesRepository,
+        PowerRepository,
         IncidentsRepository,
         MigChangesRepository,
         UtilizationService,
@@ -245,6 +249,9 @@ export class WorkerModule {
         MigReconciler,
         StartRefusals,
         PersonaService,
+        PowerRepository,
+        PowerService,
+        PowerProcessor,
         HealthMonitor,
         IntegrityRepository,
         IntegrityStore,
@@ -294,6 +301,7 @@ export class WorkerModule {
             TelemetryProcessor,
             MigProcessor,
             PersonaProcessor,
+            PowerProcessor,
             FailoverProcessor,
             AutoscaleProcessor,
             SchedulesProcessor,

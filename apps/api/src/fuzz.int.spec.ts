@@ -74,6 +74,7 @@ const VALID_BODIES: Record<string, (ids: Ids) => Record<string, unknown>> = {
   'post /v1/nodes/{id}/cordon': () => ({ reason: 'fuzz' }),
   'post /v1/nodes/{id}/drain': () => ({ reason: 'fuzz' }),
   'put /v1/nodes/{id}/persona': () => ({ persona: 'container' }),
+  'post /v1/nodes/{id}/power': () => ({ state: 'on' }),
   'put /v1/gpus/{id}/mig': () => ({ layout: [{ profile: '7g.80gb', start: 0 }] }),
   'post /v1/sim/faults': (ids) => ({ nodeId: ids.node, kind: 'recover' }),
   'post /v1/endpoints': (ids) => ({ teamId: ids.team, name: 'fuzz-ep', model: 'llama-3-8b', resources: { gpus: 1 } }),

@@ -1,4 +1,4 @@
-import type { GpuHealth, JobState, NodeState } from '@gantry/contracts';
+import type { GpuHealth, JobState, NodePowerState, NodeState } from '@gantry/contracts';
 
 /** Coloured badge of a job state; the colour comes from the `state-<name>` class. */
 export function StateBadge({ state }: { state: JobState }) {
@@ -24,6 +24,24 @@ export const NODE_STATE_TONE: Record<NodeState, string> = {
   switching: 'info',
   down: 'bad',
 };
+
+/** Power state of a node (power management): off is neutral, on its way is info. */
+export const NODE_POWER_TONE: Record<NodePowerState, string> = {
+  on: 'ok',
+  'powering-down': 'info',
+  off: 'neutral',
+  'powering-up': 'info',
+};
+
+/** The node's power, shown only when it is not simply on. */
+export function PowerPill({ power }: { power: NodePowerState }) {
+  if (power === 'on') return null;
+  return (
+    <Pill tone={NODE_POWER_TONE[power]} testId="node-power">
+      {power === 'off' ? 'powered off' : power}
+    </Pill>
+  );
+}
 
 export const GPU_HEALTH_TONE: Record<GpuHealth, string> = {
   healthy: 'ok',

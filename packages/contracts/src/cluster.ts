@@ -7,6 +7,10 @@ export const ZPersona = z.enum(PERSONAS);
 
 export const NODE_STATES = ['ready', 'cordoned', 'draining', 'switching', 'down'] as const;
 export const ZNodeState = z.enum(NODE_STATES);
+/** Power state of a node (power management, docs/power.md): only `on` nodes take work. */
+export const NODE_POWER_STATES = ['on', 'powering-down', 'off', 'powering-up'] as const;
+export const ZNodePowerState = z.enum(NODE_POWER_STATES);
+export type NodePowerState = z.infer<typeof ZNodePowerState>;
 export type NodeState = z.infer<typeof ZNodeState>;
 
 export const GPU_HEALTH = ['healthy', 'degraded', 'unhealthy'] as const;
@@ -66,6 +70,8 @@ export const ZNode = z.object({
   spine: z.string(),
   persona: ZPersona,
   state: ZNodeState,
+  /** Power state: off and powering nodes take no work (docs/power.md). */
+  powerState: ZNodePowerState,
   cpuMilli: z.number().int(),
   memoryMiB: z.number().int(),
   gpuModel: z.string().nullable(),

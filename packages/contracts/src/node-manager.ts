@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ZGpuHealth, ZNodeState, ZPersona } from './cluster';
+import { ZGpuHealth, ZNodePowerState, ZNodeState, ZPersona } from './cluster';
 
 /**
  * Node manager: operator actions on nodes and GPUs, MIG layouts, personas,
@@ -28,6 +28,10 @@ export type PersonaRequest = z.infer<typeof ZPersonaRequest>;
 export const ZNodeActionRequest = z.object({ reason: z.string().trim().min(1).max(200).optional() }).strict();
 export type NodeActionRequest = z.infer<typeof ZNodeActionRequest>;
 
+/** `POST /v1/nodes/:id/power`: power a node on or off by hand (off: 409 while it holds work). */
+export const ZNodePowerRequest = z.object({ state: z.enum(['on', 'off']), reason: z.string().trim().min(1).max(200).optional() }).strict();
+export type NodePowerRequest = z.infer<typeof ZNodePowerRequest>;
+
 /** Answer of the node actions (cordon, uncordon, drain, persona). */
 export const ZNodeActionResult = z.object({
   nodeId: z.string(),
@@ -36,6 +40,7 @@ export const ZNodeActionResult = z.object({
   persona: ZPersona,
   personaTarget: ZPersona.nullable(),
   stateReason: z.string().nullable(),
+  powerState: ZNodePowerState,
 });
 export type NodeActionResult = z.infer<typeof ZNodeActionResult>;
 
@@ -49,6 +54,7 @@ export const ZTopologyNode = z.object({
   gpuCount: z.number().int(),
   gpusAllocated: z.number(),
   gpusUnhealthy: z.number().int(),
+  powerState: ZNodePowerState,
 });
 export const ZTopology = z.object({
   spines: z.array(
@@ -61,7 +67,8 @@ export const ZTopology = z.object({
 });
 export type Topology = z.infer<typeof ZTopology>;
 
-export const FAULT_KINDS = ['xid', 'nic-down', 'node-down', 'recover'] as const;
+/** `power-up-fail`: the node's next power-on fails (it stays off and an incident opens). */
+export const FAULT_KINDS = ['xid', 'nic-down', 'node-down', 'recover', 'power-up-fail'] as const;
 /** `POST /v1/sim/faults` (simulated driver only). */
 export const ZFaultRequest = z
   .object({

@@ -98,6 +98,11 @@ export const ZUtilizationReport = z.object({
   series: z.array(ZUtilizationSeries),
   totals: ZUtilizationTotals,
   prices: z.array(ZGpuModelPrice),
+  /**
+   * Energy power management saved in the window: the time nodes spent off x (their draw on and
+   * idle - their draw off), kWh. Null for callers who cannot see the cluster (tenants).
+   */
+  energySavedKWh: z.number().nullable(),
 });
 export type UtilizationReport = z.infer<typeof ZUtilizationReport>;
 

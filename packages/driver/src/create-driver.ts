@@ -1,5 +1,6 @@
 /** Chooses the ClusterDriver from configuration (GANTRY_DRIVER, GANTRY_SIM_CLUSTER...). */
 import { KubernetesDriver } from './kubernetes/kubernetes-driver';
+import type { PowerHook } from './kubernetes/power-hook';
 import { demoTopology } from './simulated/generate-topology';
 import { SimulatedDriver, type SimulatedDelays } from './simulated/simulated-driver';
 import { loadTopologyFile } from './simulated/topology-file';
@@ -22,6 +23,8 @@ export interface DriverConfig {
   kubeNamespace?: string;
   /** dcgm-exporter's /metrics (or a federation of them) for GPU telemetry on Kubernetes; none: no samples. */
   kubeDcgmMetricsUrl?: string;
+  /** Power hook of the Kubernetes driver (GANTRY_POWER_COMMAND / GANTRY_POWER_WEBHOOK_URL, docs/power.md). */
+  powerHook?: PowerHook;
   /** Cluster host of the `remote` driver (packages/driver/src/remote/serve.ts). */
   remoteUrl?: string;
 }
@@ -36,7 +39,12 @@ export function createDriver(config: DriverConfig): ClusterDriver {
         delays: config.simDelays,
       });
     case 'kubernetes':
-      return new KubernetesDriver({ kubeconfigPath: config.kubeconfig, namespace: config.kubeNamespace, dcgmMetricsUrl: config.kubeDcgmMetricsUrl });
+      return new KubernetesDriver({
+        kubeconfigPath: config.kubeconfig,
+        namespace: config.kubeNamespace,
+        dcgmMetricsUrl: config.kubeDcgmMetricsUrl,
+        powerHook: config.powerHook,
+      });
     case 'remote':
       if (!config.remoteUrl) throw new Error('the remote driver needs the URL of its cluster host (GANTRY_DRIVER_URL)');
       return new RemoteDriver({ url: config.remoteUrl });

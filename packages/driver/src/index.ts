@@ -31,6 +31,7 @@ export { serveDriver, type ClusterHost } from './remote/cluster-host';
 export { RemoteDriver, RemoteDriverError, type RemoteDriverOptions } from './remote/remote-driver';
 
 // Kubernetes
+export { runPowerHook, powerStateOfLabels, PowerHookError, type PowerHook } from './kubernetes/power-hook';
 export { KubernetesDriver, KUBERNETES_DRIVER_DEFAULTS, type KubernetesDriverOptions, type MigPartedConfigMapRef } from './kubernetes/kubernetes-driver';
 export * as kubernetesSpecs from './kubernetes/specs';
 export * as kubernetesHealthSignals from './kubernetes/health-signals';

@@ -45,7 +45,12 @@ export interface InventoryNode {
    * refuses to start a replica that does not fit beside it.
    */
   externalGpuUse?: Record<string, number>;
+  /** Power state as the driver knows it (simulated: its BMC; Kubernetes: the gantry.dev/power-state label); undefined = on. */
+  powerState?: NodePowerState;
 }
+
+/** A node's power: on, off, or on its way between the two (docs/power.md). */
+export type NodePowerState = 'on' | 'powering-down' | 'off' | 'powering-up';
 
 export interface Inventory {
   nodes: InventoryNode[];
@@ -102,7 +107,8 @@ export interface FaultInjection {
   nodeName: string;
   /** Required for `xid`; for `recover`, restricts GPU recovery to one GPU. */
   gpuIndex?: number;
-  kind: 'xid' | 'nic-down' | 'node-down' | 'recover';
+  /** `power-up-fail`: the node's next power-on fails (it stays off). */
+  kind: 'xid' | 'nic-down' | 'node-down' | 'recover' | 'power-up-fail';
   /** Xid code for `xid` (default 79, GPU fallen off the bus). */
   xid?: number;
 }
@@ -127,6 +133,11 @@ export interface ClusterDriver {
   uncordon(nodeName: string): Promise<void>;
   /** Evicts every workload of the node; each evicted job emits `job-exited` (reason `evicted`). */
   drain(nodeName: string): Promise<void>;
+  /**
+   * Powers a node off (it must hold no work; it is cordoned first) or on; resolves once it is off,
+   * or on and ready. Rejects when the node does not come up (it is left off). Idempotent.
+   */
+  setPower(nodeName: string, state: 'on' | 'off'): Promise<void>;
   /** Idempotent: starting a job that already runs is a no-op. */
   start(req: StartRequest): Promise<void>;
   /**

@@ -19,3 +19,5 @@ export type { InventorySummary, RequestToValidate, RequestValidation } from './v
 export { describeRequest, formatCount } from './reasons';
 export { planMigLayouts } from './mig-planner';
 export type { MigChange, MigChangeAction, MigDemand, MigPlan, MigPlanInput, WholeDemand } from './mig-planner';
+export { DEFAULT_POWER, choosePowerDowns, choosePowerUps, drawW, nodePower, savedW } from './power';
+export type { NodePower, PowerDownView, PowerOptions, PowerState, PowerUpNode, QueuedReplicas } from './power';

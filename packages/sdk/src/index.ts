@@ -187,6 +187,9 @@ export class GantryClient {
     uncordon: (id: string) => this.request<NodeActionResult>('POST', `/v1/nodes/${enc(id)}/uncordon`, { body: {} }),
     drain: (id: string, reason?: string) => this.request<NodeActionResult>('POST', `/v1/nodes/${enc(id)}/drain`, { body: reason ? { reason } : {} }),
     setPersona: (id: string, persona: Persona) => this.request<NodeActionResult>('PUT', `/v1/nodes/${enc(id)}/persona`, { body: { persona } }),
+    /** Power a node on or off by hand (202 while it changes; off is a 409 while it holds work). */
+    setPower: (id: string, state: 'on' | 'off', reason?: string) =>
+      this.request<NodeActionResult>('POST', `/v1/nodes/${enc(id)}/power`, { body: reason ? { state, reason } : { state } }),
   };
 
   gpus = {

@@ -116,6 +116,21 @@ const ZEnv = z.object({
     .max(365 * 86_400)
     .default(86_400),
   GANTRY_FAIR_SHARE_HISTORY_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
+  /**
+   * Power management (docs/power.md): `true` lets the node manager power empty nodes down and
+   * boot them for queued demand. The idle time is in simulated seconds (wall-clock seconds on a
+   * real cluster); the headroom is the share of all GPUs kept free on powered nodes.
+   */
+  GANTRY_POWER_MANAGEMENT: z.enum(['true', 'false']).default('false'),
+  GANTRY_POWER_IDLE_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(30 * 86_400)
+    .default(1800),
+  GANTRY_POWER_HEADROOM: z.coerce.number().min(0).max(1).default(0.1),
+  /** The power hook of the Kubernetes driver: a shell command run as `sh -c "<command>" gantry-power <on|off> <node>`, or a webhook URL. */
+  GANTRY_POWER_COMMAND: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  GANTRY_POWER_WEBHOOK_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
 });
 
 export type Env = z.infer<typeof ZEnv>;
@@ -143,7 +158,11 @@ export interface AppConfig {
     simSpeed: number;
     kubeconfig?: string;
     remoteUrl?: string;
+    /** Power hook of the Kubernetes driver (GANTRY_POWER_COMMAND / GANTRY_POWER_WEBHOOK_URL). */
+    powerHook: { command?: string; webhookUrl?: string };
   };
+  /** Power management: on/off, idle time before a node powers down (simulated seconds), headroom (share of GPUs). */
+  power: { enabled: boolean; idleSeconds: number; headroom: number };
   bootstrapAdminKey?: string;
   reconcileSeconds: number;
   /** Fair share over time: half-life (simulated seconds) and weight of decayed past usage. */
@@ -224,7 +243,9 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       simCluster: e.GANTRY_SIM_CLUSTER,
       simSpeed: e.GANTRY_SIM_SPEED,
       kubeconfig: e.GANTRY_KUBECONFIG,
+      powerHook: { command: e.GANTRY_POWER_COMMAND, webhookUrl: e.GANTRY_POWER_WEBHOOK_URL },
     },
+    power: { enabled: e.GANTRY_POWER_MANAGEMENT === 'true', idleSeconds: e.GANTRY_POWER_IDLE_SECONDS, headroom: e.GANTRY_POWER_HEADROOM },
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,
     reconcileSeconds: e.GANTRY_RECONCILE_SECONDS,
     fairShare: { halfLifeSeconds: e.GANTRY_FAIR_SHARE_HALF_LIFE_SECONDS, historyWeight: e.GANTRY_FAIR_SHARE_HISTORY_WEIGHT },

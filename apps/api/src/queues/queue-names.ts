@@ -24,10 +24,16 @@ export const QUEUES = {
     persona: z.enum(PERSONAS).optional(),
     reason: z.string().optional(),
   }),
+  /** Power a node off (it holds no work: checked when the change began) or on, through the driver (docs/power.md). */
+  power: z.object({
+    action: z.enum(['on', 'off']),
+    nodeId: z.string(),
+    reason: z.string().optional(),
+  }),
   /** Health events and the failover loop: classify, cordon, drain, reschedule, remediate, validate, uncordon. */
   failover: z.object({
     action: z.enum(['fault', 'job-lost', 'remediate', 'inject']),
-    kind: z.enum(['xid', 'nic-down', 'nic-up', 'node-down', 'node-up', 'recover']).optional(),
+    kind: z.enum(['xid', 'nic-down', 'nic-up', 'node-down', 'node-up', 'recover', 'power-up-fail']).optional(),
     nodeName: z.string().optional(),
     gpuIndex: z.number().int().optional(),
     xid: z.number().int().optional(),

@@ -130,6 +130,19 @@ export class QueuesService implements OnApplicationShutdown {
     });
   }
 
+  /** A power change through the driver; one per node and action (a duplicate while one waits is a no-op). */
+  async power(payload: QueuePayload<'power'>): Promise<void> {
+    const jobId = `power-${payload.action}-${payload.nodeId}`;
+    await this.dropFailed('power', jobId);
+    await this.queue('power').add(payload.action, payload, {
+      jobId,
+      removeOnComplete: true,
+      removeOnFail: 100,
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+    });
+  }
+
   /** Failover work; `dedupId` names the fact (an event at a time, a job lost, an incident step). */
   async failover(payload: QueuePayload<'failover'>, dedupId: string, opts: { delayMs?: number; attempts?: number } = {}): Promise<void> {
     const jobId = dedupId.replace(/[:\s]/g, '_');

@@ -15,6 +15,9 @@ export function runNodeAction(client: GantryClient, nodeId: string, action: Node
   }
 }
 
+/** Power a node on or off by hand (off is refused with 409 while it holds work). */
+export const setNodePower = (client: GantryClient, nodeId: string, state: 'on' | 'off') => client.nodes.setPower(nodeId, state, 'from the console');
+
 export const switchPersona = (client: GantryClient, nodeId: string, persona: Persona) => client.nodes.setPersona(nodeId, persona);
 
 export const setMigLayout = (client: GantryClient, gpuId: string, layout: MigLayoutEntry[]) => client.gpus.setMig(gpuId, layout);

@@ -21,7 +21,7 @@ import type {
   WorkloadStatus,
 } from '../types';
 import { startEach } from '../shared/start-many';
-import { capacityShortfall, externalGpuUseByNode } from './gpu-capacity';
+import { capacityShortfall, externalGpuUseByNode, isGantryPod } from './gpu-capacity';
 import { ClusterView } from './cluster-view';
 import { closeConnectionPool, withConnectionPool } from './connection-pool';
 import { KubeApi, httpStatusOf, loadClientNode, loadKubeConfig } from './kube-api';
@@ -29,7 +29,8 @@ import { KubeEventSource } from './kube-event-source';
 import { parseDcgmMetrics } from './dcgm-metrics';
 import { AMD_GPU_LABELS, GANTRY_LABELS, GPU_LABELS, gpuVendorOfLabels } from '../shared/labels';
 import { migConfigName, migPartedDevices, withMigPartedConfig, type MigPartedDeviceConfig } from './mig-config';
-import { inventoryNodeFromKubeNode, migLayoutsOfNode } from './node-inventory';
+import { inventoryNodeFromKubeNode, isNodeReady, migLayoutsOfNode } from './node-inventory';
+import { powerPatch, powerStateOfLabels, runPowerHook, type PowerHook } from './power-hook';
 import { cordonPatch, migApplyProgress, migConfigPatch, personaPatch, personaReady } from './node-patches';
 import { pollUntil, type PollOutcome } from './poll-until';
 import { gpuResourceLimits, isEvictable, isPodFinished, isPodTerminating, jobSelector, replicaPod, workloadStatusFromPods } from './pods';
@@ -75,6 +76,10 @@ export interface KubernetesDriverOptions {
   startConcurrency?: number;
   /** A dcgm-exporter (or Prometheus federation) `/metrics` URL; metrics() is empty without it. */
   dcgmMetricsUrl?: string;
+  /** How setPower() switches machines on and off (a command or a webhook, docs/power.md); none: setPower() fails. */
+  powerHook?: PowerHook;
+  /** How long a powered-on node may take to be Ready. Default 900 s. */
+  powerOnTimeoutSeconds?: number;
   clock?: Clock;
 }
 
@@ -217,6 +222,42 @@ export class KubernetesDriver implements ClusterDriver {
     await this.waitForNode(nodeName, `persona ${persona} on node ${nodeName}`, this.settings.personaTimeoutSeconds, (n) =>
       personaReady(n, persona) ? { done: undefined } : 'waiting',
     );
+  }
+
+  /**
+   * Power off: refused while Gantry pods run on the node; cordon and label it powering-down, run
+   * the power hook, label it off (it stays cordoned). Power on: label powering-up, run the hook,
+   * wait for the node to be Ready, then label it on and uncordon it. A failed hook or a node that
+   * never gets Ready leaves it labelled off (cordoned) and rejects.
+   */
+  async setPower(nodeName: string, state: 'on' | 'off'): Promise<void> {
+    const node = await this.api.readNode(nodeName);
+    const now = powerStateOfLabels(node.metadata?.labels ?? {});
+    if (now === state && (state === 'off' || node.spec?.unschedulable !== true)) return;
+    if (state === 'off') {
+      const busy = (await this.api.listPodsOnNode(nodeName)).filter((p) => isGantryPod(p) && !isPodTerminating(p) && !isPodFinished(p));
+      if (busy.length) throw new Error(`node ${nodeName} still runs Gantry pods (${busy.map((p) => p.metadata?.name).join(', ')}): it cannot power off`);
+      await this.api.patchNode(nodeName, powerPatch('powering-down'));
+      try {
+        await runPowerHook(this.options.powerHook, nodeName, 'off');
+      } catch (e) {
+        await this.api.patchNode(nodeName, powerPatch('on')).catch(() => undefined);
+        throw e;
+      }
+      await this.api.patchNode(nodeName, powerPatch('off'));
+      return;
+    }
+    await this.api.patchNode(nodeName, powerPatch('powering-up'));
+    try {
+      await runPowerHook(this.options.powerHook, nodeName, 'on');
+      await this.waitForNode(nodeName, `node ${nodeName} Ready after power-on`, this.options.powerOnTimeoutSeconds ?? 900, (n) =>
+        isNodeReady(n) ? { done: undefined } : 'waiting',
+      );
+    } catch (e) {
+      await this.api.patchNode(nodeName, powerPatch('off')).catch(() => undefined);
+      throw e;
+    }
+    await this.api.patchNode(nodeName, powerPatch('on'));
   }
 
   async cordon(nodeName: string): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { GPU_MODEL_SPECS, PERSONAS, migProfile, partitionModeLayoutOf } from '@gantry/contracts';
 import type { V1Node } from '@kubernetes/client-node';
+import { powerStateOfLabels } from './power-hook';
 import { AMD_GPU_LABELS, AMD_GPU_RESOURCE, GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, gpuVendorOfLabels, TOPOLOGY_LABELS } from '../shared/labels';
 import { isMigCapable } from '../shared/mig-layout';
 import type { InventoryNode, MigSliceSpec, Persona } from '../types';
@@ -152,6 +153,7 @@ export function inventoryNodeFromKubeNode(node: V1Node): InventoryNode | undefin
     unschedulable: node.spec?.unschedulable === true,
     ready: health.ready,
     networkUp: health.networkUp,
+    powerState: powerStateOfLabels(labels),
   };
 }
 

@@ -12,6 +12,7 @@ export const REMOTE_METHODS = [
   'discover',
   'applyMigLayout',
   'setPersona',
+  'setPower',
   'cordon',
   'uncordon',
   'drain',

@@ -62,6 +62,9 @@ export class RemoteDriver implements ClusterDriver {
   setPersona(nodeName: string, persona: Persona): Promise<void> {
     return this.call('setPersona', nodeName, persona);
   }
+  setPower(nodeName: string, state: 'on' | 'off'): Promise<void> {
+    return this.call('setPower', nodeName, state);
+  }
   cordon(nodeName: string): Promise<void> {
     return this.call('cordon', nodeName);
   }

@@ -28,6 +28,8 @@ export const GANTRY_LABELS = {
   replica: 'gantry.io/replica',
   /** Gantry persona when the operator's workload config cannot say it (`inference`). */
   persona: 'gantry.io/persona',
+  /** Power state Gantry set (on, powering-down, off, powering-up): the node is cordoned unless on (docs/power.md). */
+  powerState: 'gantry.io/power-state',
 } as const;
 
 export const GANTRY_ANNOTATIONS = {

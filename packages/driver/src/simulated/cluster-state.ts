@@ -3,7 +3,7 @@
  * (MIG layout, health). Lookups throw errors that name the missing node or GPU.
  */
 import { GPU_LABELS, TOPOLOGY_LABELS } from '../shared/labels';
-import type { Inventory, InventoryNode, MigSliceSpec, Persona } from '../types';
+import type { Inventory, InventoryNode, MigSliceSpec, NodePowerState, Persona } from '../types';
 import { isMigCapable } from '../shared/mig-layout';
 import { topologyNodes, type Topology } from './topology';
 
@@ -30,6 +30,10 @@ export interface SimNode {
   down: boolean;
   nicDown: boolean;
   switchingPersona: boolean;
+  /** Power as its BMC reports it. */
+  power: NodePowerState;
+  /** Fault injection (`power-up-fail`): the next power-on does not bring the node up. */
+  powerUpFails: boolean;
 }
 
 export class SimCluster {
@@ -58,6 +62,8 @@ export class SimCluster {
         down: false,
         nicDown: false,
         switchingPersona: false,
+        power: 'on',
+        powerUpFails: false,
       });
     }
   }
@@ -72,10 +78,11 @@ export class SimCluster {
     return node;
   }
 
-  /** The node, refusing one that is down. */
+  /** The node, refusing one that is down or not powered on. */
   upNode(name: string): SimNode {
     const node = this.node(name);
     if (node.down) throw new Error(`node ${name} is down`);
+    if (node.power !== 'on') throw new Error(`node ${name} is ${node.power === 'off' ? 'powered off' : node.power}`);
     return node;
   }
 
@@ -109,8 +116,9 @@ function inventoryNode(node: SimNode): InventoryNode {
       health: gpu.healthy ? 'healthy' : 'unhealthy',
     })),
     unschedulable: node.unschedulable,
-    ready: !node.down,
+    ready: !node.down && node.power === 'on',
     networkUp: !node.nicDown,
+    powerState: node.power,
   };
 }
 

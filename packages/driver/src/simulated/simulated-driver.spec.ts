@@ -378,3 +378,51 @@ describe('SimulatedDriver at scale', () => {
     expect(await driver.metrics()).toHaveLength(8000);
   });
 });
+
+describe('SimulatedDriver power', () => {
+  const nodeOf = async (driver: SimulatedDriver, name = NODE) => (await driver.discover()).nodes.find((n) => n.name === name)!;
+
+  it('powers off after shutdownSeconds / speed (cordoned, not ready, no heartbeats) and on after bootSeconds / speed', async () => {
+    const { driver, events } = tracked({ speed: 10, heartbeats: true, delays: { shutdownSeconds: 60, bootSeconds: 300, heartbeatSeconds: 5 } });
+    const off = driver.setPower(NODE, 'off');
+    expect(await nodeOf(driver)).toMatchObject({ powerState: 'powering-down', unschedulable: true });
+    await jest.advanceTimersByTimeAsync(5_999);
+    expect((await nodeOf(driver)).powerState).toBe('powering-down');
+    await jest.advanceTimersByTimeAsync(1);
+    await off;
+    expect(await nodeOf(driver)).toMatchObject({ powerState: 'off', ready: false, unschedulable: true });
+    await expect(driver.start(wholeGpuJob('on-an-off-node'))).rejects.toThrow(/powered off/);
+    events.length = 0;
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(events.filter((e) => e.type === 'heartbeat' && e.nodeName === NODE)).toHaveLength(0);
+
+    const on = driver.setPower(NODE, 'on');
+    expect((await nodeOf(driver)).powerState).toBe('powering-up');
+    await jest.advanceTimersByTimeAsync(30_000);
+    await on;
+    expect(await nodeOf(driver)).toMatchObject({ powerState: 'on', ready: true, unschedulable: false });
+    await driver.start(wholeGpuJob('after-boot'));
+  });
+
+  it('refuses to power off a node running a job; a power-up-fail fault makes the next power-on fail and the node stay off', async () => {
+    const { driver } = tracked({ speed: 100 });
+    await driver.start(wholeGpuJob('busy', {}, OTHER_NODE));
+    await expect(driver.setPower(OTHER_NODE, 'off')).rejects.toThrow(/still runs jobs busy/);
+    expect((await nodeOf(driver, OTHER_NODE)).powerState).toBe('on');
+
+    const off = driver.setPower(NODE, 'off');
+    await jest.advanceTimersByTimeAsync(1_000);
+    await off;
+    await driver.injectFault({ nodeName: NODE, kind: 'power-up-fail' });
+    const failed = driver.setPower(NODE, 'on');
+    const outcome = expect(failed).rejects.toThrow(/did not come up/);
+    await jest.advanceTimersByTimeAsync(3_000);
+    await outcome;
+    expect((await nodeOf(driver)).powerState).toBe('off');
+    // the fault is used up: the next power-on works
+    const again = driver.setPower(NODE, 'on');
+    await jest.advanceTimersByTimeAsync(3_000);
+    await again;
+    expect((await nodeOf(driver)).powerState).toBe('on');
+  });
+});

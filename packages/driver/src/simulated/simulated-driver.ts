@@ -44,6 +44,10 @@ export interface SimulatedDelays {
   gpuResetSeconds: number;
   /** Node reboot (remediation). */
   rebootSeconds: number;
+  /** Power-on to ready (power management). */
+  bootSeconds: number;
+  /** Shutdown to off (power management). */
+  shutdownSeconds: number;
 }
 
 export const DEFAULT_SIMULATED_DELAYS: Readonly<SimulatedDelays> = {
@@ -55,6 +59,8 @@ export const DEFAULT_SIMULATED_DELAYS: Readonly<SimulatedDelays> = {
   heartbeatSeconds: 5,
   gpuResetSeconds: 30,
   rebootSeconds: 180,
+  bootSeconds: 300,
+  shutdownSeconds: 60,
 };
 
 export interface SimulatedDriverOptions {
@@ -81,6 +87,8 @@ export class SimulatedDriver implements ClusterDriver {
   /** In-flight MIG changes (key node/gpu) and persona switches (key node), for idempotent retries. */
   private readonly migChanges = new Map<string, { layout: MigSliceSpec[]; done: Promise<void> }>();
   private readonly personaSwitches = new Map<string, { persona: Persona; done: Promise<void> }>();
+  /** Power changes in flight (key node), for idempotent retries. */
+  private readonly powerChanges = new Map<string, { state: 'on' | 'off'; done: Promise<void> }>();
 
   constructor(options: SimulatedDriverOptions = {}) {
     this.speed = options.speed ?? 1;
@@ -153,6 +161,44 @@ export class SimulatedDriver implements ClusterDriver {
     return done;
   }
 
+  /**
+   * Powers a node off (refused while it runs jobs; cordoned first) after shutdownSeconds, or on
+   * after bootSeconds. A `power-up-fail` fault makes the next power-on fail: the node stays off.
+   */
+  async setPower(nodeName: string, state: 'on' | 'off'): Promise<void> {
+    const node = this.cluster.node(nodeName);
+    const inFlight = this.powerChanges.get(nodeName);
+    if (inFlight) {
+      if (inFlight.state === state) return inFlight.done;
+      throw new Error(`node ${nodeName} is already ${node.power}`);
+    }
+    if (node.power === state) return;
+    if (state === 'off') {
+      const jobs = this.workloads.jobsOn(nodeName);
+      if (jobs.length > 0) throw new Error(`node ${nodeName} still runs jobs ${jobs.join(', ')}: it cannot power off`);
+      node.unschedulable = true;
+    }
+    node.power = state === 'off' ? 'powering-down' : 'powering-up';
+    const done = this.timers
+      .sleep(state === 'off' ? this.delays.shutdownSeconds : this.delays.bootSeconds)
+      .then(() => {
+        if (state === 'off') {
+          node.power = 'off';
+          return;
+        }
+        if (node.powerUpFails) {
+          node.powerUpFails = false;
+          node.power = 'off';
+          throw new Error(`node ${nodeName} did not come up after power-on (BMC reports no POST)`);
+        }
+        node.power = 'on';
+        node.unschedulable = false;
+      })
+      .finally(() => this.powerChanges.delete(nodeName));
+    this.powerChanges.set(nodeName, { state, done });
+    return done;
+  }
+
   async cordon(nodeName: string): Promise<void> {
     this.cluster.node(nodeName).unschedulable = true;
   }
@@ -208,6 +254,7 @@ export class SimulatedDriver implements ClusterDriver {
    * process-fatal one ends the job on it. `nic-down`: emits nic-down. `node-down`: emits
    * node-down, stops the node's heartbeats and ends its jobs (exit 137). `recover`: brings the
    * node, its NIC and its GPUs (or only `gpuIndex`) back, emitting node-up / nic-up.
+   * `power-up-fail`: the node's next power-on fails (it stays off).
    */
   async injectFault(fault: FaultInjection): Promise<void> {
     const node = this.cluster.node(fault.nodeName);
@@ -228,6 +275,9 @@ export class SimulatedDriver implements ClusterDriver {
         return;
       case 'recover':
         return this.recover(node, fault.gpuIndex);
+      case 'power-up-fail':
+        node.powerUpFails = true;
+        return;
     }
   }
 
@@ -301,7 +351,7 @@ export class SimulatedDriver implements ClusterDriver {
 
   private beat(): void {
     for (const node of this.cluster.all()) {
-      if (!node.down) this.emit({ type: 'heartbeat', nodeName: node.name });
+      if (!node.down && node.power === 'on') this.emit({ type: 'heartbeat', nodeName: node.name });
     }
   }
 

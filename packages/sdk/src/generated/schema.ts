@@ -451,6 +451,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/nodes/{id}/power": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Power a node on or off by hand (202 while it changes; off: 409 while it holds work) */
+        post: operations["NodeManagerController_power"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/gpus/{id}/mig": {
         parameters: {
             query?: never;
@@ -511,7 +528,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Inject a fault into the simulated cluster (xid, nic-down, node-down, recover) */
+        /** Inject a fault into the simulated cluster (xid, nic-down, node-down, recover, power-up-fail) */
         post: operations["NodeManagerController_fault"];
         delete?: never;
         options?: never;
@@ -3475,6 +3492,8 @@ export interface operations {
                             persona: "container" | "vm-passthrough" | "inference";
                             /** @enum {string} */
                             state: "ready" | "cordoned" | "draining" | "switching" | "down";
+                            /** @enum {string} */
+                            powerState: "on" | "powering-down" | "off" | "powering-up";
                             cpuMilli: number;
                             memoryMiB: number;
                             gpuModel: string | null;
@@ -3580,6 +3599,8 @@ export interface operations {
                         persona: "container" | "vm-passthrough" | "inference";
                         /** @enum {string} */
                         state: "ready" | "cordoned" | "draining" | "switching" | "down";
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
                         cpuMilli: number;
                         memoryMiB: number;
                         gpuModel: string | null;
@@ -3822,6 +3843,8 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -3938,6 +3961,8 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -4060,6 +4085,8 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -4183,6 +4210,134 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    NodeManagerController_power: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    state: "on" | "off";
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodeId: string;
+                        name: string;
+                        /** @enum {string} */
+                        state: "ready" | "cordoned" | "draining" | "switching" | "down";
+                        /** @enum {string} */
+                        persona: "container" | "vm-passthrough" | "inference";
+                        /** @enum {string|null} */
+                        personaTarget: "container" | "vm-passthrough" | "inference" | null;
+                        stateReason: string | null;
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -4427,6 +4582,8 @@ export interface operations {
                                     gpuCount: number;
                                     gpusAllocated: number;
                                     gpusUnhealthy: number;
+                                    /** @enum {string} */
+                                    powerState: "on" | "powering-down" | "off" | "powering-up";
                                 }[];
                             }[];
                         }[];
@@ -4611,7 +4768,7 @@ export interface operations {
                     nodeId: string;
                     gpuIndex?: number;
                     /** @enum {string} */
-                    kind: "xid" | "nic-down" | "node-down" | "recover";
+                    kind: "xid" | "nic-down" | "node-down" | "recover" | "power-up-fail";
                     xid?: number;
                 };
             };
@@ -4628,7 +4785,7 @@ export interface operations {
                         nodeId: string;
                         nodeName: string;
                         /** @enum {string} */
-                        kind: "xid" | "nic-down" | "node-down" | "recover";
+                        kind: "xid" | "nic-down" | "node-down" | "recover" | "power-up-fail";
                     };
                 };
             };
@@ -4802,6 +4959,7 @@ export interface operations {
                             idleW: number;
                             busyW: number;
                         }[];
+                        energySavedKWh: number | null;
                     };
                 };
             };

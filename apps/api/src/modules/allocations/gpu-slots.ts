@@ -35,6 +35,13 @@ export async function takeGpuSlots(
   const locked = await tx.$queryRaw<{ id: string; mode: string; schedulable: boolean }[]>`
     SELECT id, mode::text AS mode, schedulable FROM "Gpu" WHERE id IN (${Prisma.join(gpuIds)}) ORDER BY id FOR UPDATE`;
   const gpus = new Map(locked.map((g) => [g.id, g]));
+  // The nodes too, shared: a power-down (PowerRepository.beginPowerDown) locks its node for update
+  // and counts its allocations, so either this placement sees the node going down and aborts, or
+  // the power-down waits for it and sees its allocations.
+  const nodeIds = [...new Set(allocs.map((a) => a.nodeId))].sort();
+  const nodes = await tx.$queryRaw<{ id: string; powerState: string }[]>`
+    SELECT id, "powerState"::text AS "powerState" FROM "Node" WHERE id IN (${Prisma.join(nodeIds)}) ORDER BY id FOR SHARE`;
+  if (nodes.length !== nodeIds.length || nodes.some((n) => n.powerState !== 'on')) throw new Abort();
   const migAllocs = allocs.filter((a) => a.migProfile);
   const slices = migAllocs.length
     ? await tx.gpuInstance.findMany({

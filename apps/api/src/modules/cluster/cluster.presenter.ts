@@ -1,4 +1,4 @@
-import type { Gpu, Node, NodeDetail, NodeTransition, Persona } from '@gantry/contracts';
+import type { Gpu, Node, NodeDetail, NodePowerState, NodeTransition, Persona } from '@gantry/contracts';
 import type { TenantScope } from '../../common/tenant-scope';
 import type { GpuRow, NodeRow } from './cluster.repository';
 
@@ -66,6 +66,9 @@ export function presentTransition(n: NodeRow, now = new Date()): NodeTransition 
 /** GPU units in use on a GPU: 1 for a whole GPU, slices / 7 for MIG, the share for shared. */
 const gpuUnitsInUse = (g: GpuLike) => g.allocations.reduce((s, a) => s + Number(a.gpuUnits), 0);
 
+/** Power state as the API spells it (`powering-down`, `powering-up`). */
+export const powerToApi = (p: 'on' | 'powering_down' | 'off' | 'powering_up'): NodePowerState => p.replace('_', '-') as NodePowerState;
+
 export function presentNode(n: NodeRow): Node {
   const models = [...new Set(n.gpus.map((g) => g.model))];
   return {
@@ -75,6 +78,7 @@ export function presentNode(n: NodeRow): Node {
     spine: n.leaf.spine.name,
     persona: personaToApi(n.persona),
     state: n.state,
+    powerState: powerToApi(n.powerState),
     cpuMilli: n.cpuMilli,
     memoryMiB: n.memoryMiB,
     gpuModel: models.length === 1 ? models[0]! : models.length ? models.join(', ') : null,

@@ -47,7 +47,8 @@ function nodeState(n: NodeRow, without: ReadonlySet<string> | undefined, nowMs: 
     name: n.name,
     leaf: n.leaf.name,
     spine: n.leaf.spine.name,
-    schedulable: n.state === 'ready',
+    // off and powering nodes take no work (power management)
+    schedulable: n.state === 'ready' && n.powerState === 'on',
     persona: personaToApi(n.persona),
     cpuMilli: n.cpuMilli,
     memoryMiB: n.memoryMiB,

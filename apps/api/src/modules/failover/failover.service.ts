@@ -67,6 +67,10 @@ export class FailoverService {
     const at = new Date(p.at ?? Date.now());
     switch (p.kind) {
       case 'node-down':
+        // A node powered off (or powering, or whose power changed since) is silent on purpose (docs/power.md).
+        if (node.powerState !== 'on' || (node.powerChangedAt && node.powerChangedAt.getTime() >= at.getTime() - 1000)) {
+          return this.logger.log(`${node.name}: node-down ignored, its power is ${node.powerState.replace('_', '-')} (power management)`);
+        }
         return this.nodeDown(node, at, p.source === 'heartbeat' ? 'heartbeat' : 'event');
       case 'xid':
         return this.xid(node, p.gpuIndex ?? 0, p.xid ?? 79, at);

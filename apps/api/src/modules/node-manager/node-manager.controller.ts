@@ -10,12 +10,14 @@ import {
   ZMigLayoutRequest,
   ZNodeActionRequest,
   ZNodeActionResult,
+  ZNodePowerRequest,
   ZPageQuery,
   ZPersonaRequest,
   ZTopology,
   type FaultRequest,
   type MigLayoutRequest,
   type NodeActionRequest,
+  type NodePowerRequest,
   type PersonaRequest,
 } from '@gantry/contracts';
 import type { z } from 'zod';
@@ -80,6 +82,20 @@ export class NodeManagerController {
     return this.nodes.setPersona(p, id, body.persona);
   }
 
+  @Post('nodes/:id/power')
+  @HttpCode(202)
+  @RequireScopes('cluster:admin')
+  @Route({
+    summary: 'Power a node on or off by hand (202 while it changes; off: 409 while it holds work)',
+    body: ZNodePowerRequest,
+    ok: ZNodeActionResult,
+    status: 202,
+    errors: ADMIN_ERRORS,
+  })
+  power(@Caller() p: Principal, @Param('id') id: string, @Body(new ZodPipe(ZNodePowerRequest)) body: NodePowerRequest) {
+    return this.nodes.setPower(p, id, body.state, body.reason);
+  }
+
   @Put('gpus/:id/mig')
   @HttpCode(202)
   @RequireScopes('cluster:admin')
@@ -112,7 +128,7 @@ export class NodeManagerController {
   @HttpCode(202)
   @RequireScopes('cluster:admin')
   @Route({
-    summary: 'Inject a fault into the simulated cluster (xid, nic-down, node-down, recover)',
+    summary: 'Inject a fault into the simulated cluster (xid, nic-down, node-down, recover, power-up-fail)',
     body: ZFaultRequest,
     ok: ZFaultAccepted,
     status: 202,

@@ -6,7 +6,7 @@ describe('NodeManagerLoop.rederive', () => {
   const old = new Date(now.getTime() - ORPHAN_AFTER_MS - 1000);
   const fresh = new Date(now.getTime() - 100);
 
-  function loop(live: { mig?: object[]; persona?: object[]; failover?: object[] }) {
+  function loop(live: { mig?: object[]; persona?: object[]; failover?: object[]; power?: object[] }) {
     const sent: string[] = [];
     const repo = {
       gpusWithMigTarget: async () => [
@@ -25,9 +25,16 @@ describe('NodeManagerLoop.rederive', () => {
         { id: 'i-faulting', detectedAt: old, nodeId: 'n3' },
       ],
       nodeNames: async () => [{ id: 'n3', name: 'node-3', state: 'down' }],
+      nodesPowering: async () => [
+        { id: 'n-booting', powerState: 'powering_up', powerChangedAt: old },
+        { id: 'n-stopping', powerState: 'powering_down', powerChangedAt: old },
+        { id: 'n-power-queued', powerState: 'powering_up', powerChangedAt: old },
+        { id: 'n-power-new', powerState: 'powering_down', powerChangedAt: fresh },
+      ],
     };
     const queues = {
-      liveJobData: async (q: 'mig' | 'persona' | 'failover') => live[q] ?? [],
+      liveJobData: async (q: 'mig' | 'persona' | 'failover' | 'power') => live[q] ?? [],
+      power: async (p: { action: string; nodeId: string }) => void sent.push(`power ${p.action} ${p.nodeId}`),
       mig: async (p: { gpuId: string }) => void sent.push(`mig ${p.gpuId}`),
       persona: async (p: { action: string; nodeId: string; persona?: string }) =>
         void sent.push(`persona ${p.action} ${p.nodeId}${p.persona ? ` ${p.persona}` : ''}`),
@@ -42,6 +49,7 @@ describe('NodeManagerLoop.rederive', () => {
       {} as never,
       queues as never,
       { reconcileSeconds: 1, driver: { simSpeed: 1 } } as never,
+      repo as never,
     );
     return { l, sent };
   }
@@ -54,8 +62,16 @@ describe('NodeManagerLoop.rederive', () => {
         { action: 'remediate', incidentId: 'i-queued' },
         { action: 'fault', nodeName: 'node-3' },
       ],
+      power: [{ action: 'on', nodeId: 'n-power-queued' }],
     });
-    expect(await l.rederive(now)).toBe(4);
-    expect(sent).toEqual(['mig g-lost', 'persona switch n-switch vm-passthrough', 'persona drain n-drain', 'failover remediate i-lost']);
+    expect(await l.rederive(now)).toBe(6);
+    expect(sent).toEqual([
+      'mig g-lost',
+      'persona switch n-switch vm-passthrough',
+      'persona drain n-drain',
+      'power on n-booting',
+      'power off n-stopping',
+      'failover remediate i-lost',
+    ]);
   });
 });

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationSh
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { QueuesService } from '../../queues/queues.service';
 import { ClusterRepository } from '../cluster/cluster.repository';
-import { personaToApi } from '../cluster/cluster.presenter';
+import { personaToApi, powerToApi } from '../cluster/cluster.presenter';
 import { buildSnapshot } from '../cluster/snapshot';
 import { planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
 import { planMigChanges } from './mig-planning';
@@ -11,6 +11,8 @@ import { NodesRepository } from './nodes.repository';
 import { IncidentsRepository } from './incidents.repository';
 import { MigChangesRepository } from './mig-changes.repository';
 import { DemandRepository } from './demand.repository';
+import { PowerRepository } from './power.repository';
+import { planPower, queuedReplicasOf, type PowerNode } from './power-planning';
 
 type NodeRows = Awaited<ReturnType<ClusterRepository['allNodes']>>;
 type PendingRows = Awaited<ReturnType<DemandRepository['unplacedPendingJobs']>>;
@@ -43,6 +45,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
     private readonly mig: MigManagerService,
     private readonly queues: QueuesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly power: PowerRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -84,6 +87,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
       // personas: VM demand to serve, or idle VM nodes to give back
       if (vm || rows.some((n) => n.persona === 'vm_passthrough')) await this.planPersonas(rows, pending, now);
       if (tried.length || replicas.length) await this.planMig(rows, [...tried, ...replicas], now);
+      if (this.config.power.enabled) await this.planPower(rows, [...pending, ...replicas], now);
     } catch (e) {
       this.logger.warn(`planning failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
@@ -106,7 +110,9 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
         })),
     );
     const snapshot = buildSnapshot(rows, undefined, now.getTime());
-    snapshot.nodes = snapshot.nodes.filter((n) => n.persona !== 'vm-passthrough');
+    // powered-off (or powering) nodes' GPUs cannot be re-partitioned
+    const powered = new Set(rows.filter((n) => n.powerState === 'on').map((n) => n.id));
+    snapshot.nodes = snapshot.nodes.filter((n) => n.persona !== 'vm-passthrough' && powered.has(n.id));
     const lastChangedAtMs: Record<string, number> = {};
     for (const n of rows) for (const g of n.gpus) if (g.migChangedAt) lastChangedAtMs[g.id] = g.migChangedAt.getTime();
     const plan = planMigChanges({ snapshot, pending, inFlight, lastChangedAtMs, nowMs: now.getTime(), holdMs: this.holdMs });
@@ -118,19 +124,59 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async planPersonas(rows: NodeRows, pending: PendingRows, now: Date): Promise<void> {
-    const nodes: PersonaNode[] = rows.map((n) => ({
-      id: n.id,
-      persona: personaToApi(n.persona),
-      state: n.state,
-      personaTarget: n.personaTarget ? personaToApi(n.personaTarget) : null,
-      gpuModel: n.gpus[0]?.model ?? null,
-      gpuCount: n.gpus.length,
-      gpusFree: n.gpus.filter((g) => g.health === 'healthy' && g.allocations.length === 0).length,
-      idle: n.gpus.every((g) => g.allocations.length === 0),
-      personaChangedAtMs: n.personaChangedAt?.getTime() ?? null,
-    }));
+    // a node that is not powered on cannot switch persona
+    const nodes: PersonaNode[] = rows
+      .filter((n) => n.powerState === 'on')
+      .map((n) => ({
+        id: n.id,
+        persona: personaToApi(n.persona),
+        state: n.state,
+        personaTarget: n.personaTarget ? personaToApi(n.personaTarget) : null,
+        gpuModel: n.gpus[0]?.model ?? null,
+        gpuCount: n.gpus.length,
+        gpusFree: n.gpus.filter((g) => g.health === 'healthy' && g.allocations.length === 0).length,
+        idle: n.gpus.every((g) => g.allocations.length === 0),
+        personaChangedAtMs: n.personaChangedAt?.getTime() ?? null,
+      }));
     const plan = planPersonas({ nodes, vmDemand: vmDemandOf(pending), nowMs: now.getTime(), holdMs: this.holdMs });
     for (const s of plan.switches) await this.queues.persona({ action: 'switch', nodeId: s.nodeId, persona: s.persona, reason: s.reason });
+  }
+
+  /**
+   * Power management: boot off nodes for queued demand that fits nowhere, power down nodes
+   * empty for the idle time (docs/power.md). Each change begins in Postgres (a power-down under
+   * the node's row lock, refused when the node took work meanwhile) and goes out through the
+   * `power` queue.
+   */
+  private async planPower(rows: NodeRows, pending: { id: string; kind: string; replicas: number; resources: unknown }[], now: Date): Promise<void> {
+    const power = this.power;
+    const [lastEnded, failed] = await Promise.all([power.lastWorkEndedAt(), power.nodesFailedToPowerUp()]);
+    const nodes: PowerNode[] = rows.map((n) => {
+      const since = [n.createdAt, n.powerChangedAt, lastEnded.get(n.id)].filter((d): d is Date => !!d).map((d) => d.getTime());
+      return {
+        id: n.id,
+        state: n.state,
+        powerState: powerToApi(n.powerState),
+        gpuModel: n.gpus[0]?.model ?? null,
+        gpuCount: n.gpus.length,
+        gpusFree: n.gpus.filter((g) => g.health === 'healthy' && g.allocations.length === 0).length,
+        allocations: n.gpus.reduce((s, g) => s + g.allocations.length, 0),
+        emptySinceMs: Math.max(...since),
+        failedPowerUp: failed.has(n.id),
+      };
+    });
+    const idleMs = (this.config.power.idleSeconds / this.config.driver.simSpeed) * 1000;
+    const plan = planPower({ nodes, demand: queuedReplicasOf(pending), nowMs: now.getTime(), idleMs, headroom: this.config.power.headroom });
+    for (const u of plan.up) {
+      if (await power.beginPowerUp(u.nodeId, `power management: ${u.reason}`, now))
+        await this.queues.power({ action: 'on', nodeId: u.nodeId, reason: u.reason });
+    }
+    for (const d of plan.down) {
+      if ((await power.beginPowerDown(d.nodeId, `power management: ${d.reason}`, now)) === true) {
+        await this.queues.power({ action: 'off', nodeId: d.nodeId, reason: d.reason });
+      }
+    }
+    if (plan.up.length || plan.down.length) this.logger.log(`power plan: ${plan.up.length} up, ${plan.down.length} down`);
   }
 
   /**
@@ -161,6 +207,14 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
         } else if (node.state === 'draining') {
           await this.queues.persona({ action: 'drain', nodeId: node.id, reason });
         }
+      }
+    }
+    const powering = await this.power.nodesPowering();
+    if (powering.length) {
+      const live = new Set((await this.queues.liveJobData('power')).map((d) => d.nodeId));
+      for (const node of powering.filter((x) => !live.has(x.id) && old(x.powerChangedAt))) {
+        n++;
+        await this.queues.power({ action: node.powerState === 'powering_up' ? 'on' : 'off', nodeId: node.id, reason });
       }
     }
     if (incidents.length) {

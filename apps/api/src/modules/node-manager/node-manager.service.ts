@@ -19,7 +19,8 @@ import { toPage } from '../../common/pagination';
 import { scopeOf, type Principal } from '../../common/principal';
 import { QueuesService } from '../../queues/queues.service';
 import { ClusterRepository } from '../cluster/cluster.repository';
-import { personaToApi } from '../cluster/cluster.presenter';
+import { personaToApi, powerToApi } from '../cluster/cluster.presenter';
+import { PowerRepository } from './power.repository';
 import { layoutKey } from './mig-manager.service';
 import { NodesRepository, type OpsNode } from './nodes.repository';
 import { IncidentsRepository } from './incidents.repository';
@@ -27,13 +28,14 @@ import { MigChangesRepository } from './mig-changes.repository';
 import { presentIncident } from './incident.presenter';
 import { personaToDb } from './persona.service';
 
-const result = (n: Pick<OpsNode, 'id' | 'name' | 'state' | 'persona' | 'personaTarget' | 'stateReason'>): NodeActionResult => ({
+const result = (n: Pick<OpsNode, 'id' | 'name' | 'state' | 'persona' | 'personaTarget' | 'stateReason' | 'powerState'>): NodeActionResult => ({
   nodeId: n.id,
   name: n.name,
   state: n.state,
   persona: personaToApi(n.persona),
   personaTarget: n.personaTarget ? personaToApi(n.personaTarget) : null,
   stateReason: n.stateReason,
+  powerState: powerToApi(n.powerState),
 });
 
 /**
@@ -50,6 +52,7 @@ export class NodeManagerService {
     private readonly cluster: ClusterRepository,
     private readonly queues: QueuesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly power: PowerRepository,
   ) {}
 
   private async node(id: string): Promise<OpsNode> {
@@ -136,6 +139,31 @@ export class NodeManagerService {
     return this.fresh(n.id);
   }
 
+  /**
+   * Power a node off or on by hand (202 while it changes). Off is refused with 409 while the node
+   * holds work (checked under the same row lock as placement), or while it is not ready/cordoned.
+   */
+  async setPower(p: Principal, id: string, state: 'on' | 'off', reason?: string): Promise<NodeActionResult> {
+    const n = await this.node(id);
+    const why = `by ${p.name}${reason ? `: ${reason}` : ''}`;
+    const now = new Date();
+    if (state === 'off') {
+      if (n.powerState === 'off' || n.powerState === 'powering_down') return result(n);
+      const r = await this.power.beginPowerDown(n.id, why, now);
+      if (r !== true) {
+        if (r.refused === 'holds-work')
+          throw new DomainError('conflict', `node ${n.name} holds work (${r.allocations} allocation(s)): drain it before powering it off`);
+        throw new DomainError('conflict', `node ${n.name} is ${r.state} (power ${powerToApi(r.powerState)}): it cannot power off now`);
+      }
+    } else {
+      if (n.powerState === 'on' || n.powerState === 'powering_up') return result(n);
+      if (n.powerState === 'powering_down') throw new DomainError('conflict', `node ${n.name} is powering down: power it on once it is off`);
+      if (!(await this.power.beginPowerUp(n.id, why, now))) throw new DomainError('conflict', `node ${n.name} changed power state meanwhile: try again`);
+    }
+    await this.queues.power({ action: state, nodeId: n.id, reason: why });
+    return this.fresh(n.id);
+  }
+
   async setMigLayout(p: Principal, gpuId: string, body: MigLayoutRequest): Promise<MigChangeAccepted> {
     const gpu = await this.nodes.findGpu(gpuId);
     if (!gpu) throw notFound('GPU', gpuId);
@@ -188,6 +216,7 @@ export class NodeManagerService {
         gpuCount: n.gpus.length,
         gpusAllocated: Math.round(n.gpus.reduce((s, g) => s + g.allocations.reduce((x, a) => x + Number(a.gpuUnits), 0), 0) * 1000) / 1000,
         gpusUnhealthy: n.gpus.filter((g) => g.health !== 'healthy').length,
+        powerState: powerToApi(n.powerState),
       });
     }
     const byName = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });

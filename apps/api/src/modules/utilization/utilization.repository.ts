@@ -198,6 +198,21 @@ export class UtilizationRepository {
     ]);
     return { nodes, gpus, latest, held: held.map((h) => ({ gpuId: h.gpuId, units: Number(h._sum.gpuUnits ?? 0) })) };
   }
+
+  /** Power management: watt-seconds saved in [from, to), each span a node was off (clipped to the window) x its saved draw. */
+  async savedWattSeconds(from: Date, to: Date): Promise<number> {
+    const spans = await this.prisma.client.nodePowerOff.findMany({
+      where: { startedAt: { lt: to }, OR: [{ endedAt: null }, { endedAt: { gt: from } }] },
+      select: { startedAt: true, endedAt: true, savedW: true },
+    });
+    let ws = 0;
+    for (const s of spans) {
+      const a = Math.max(s.startedAt.getTime(), from.getTime());
+      const b = Math.min((s.endedAt ?? to).getTime(), to.getTime());
+      if (b > a) ws += ((b - a) / 1000) * s.savedW;
+    }
+    return ws;
+  }
 }
 
 /**

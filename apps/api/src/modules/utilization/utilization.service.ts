@@ -116,6 +116,8 @@ export class UtilizationService {
       }
     }
     const teamsNow = q.groupBy === 'team' ? await this.repo.teamsNow(scope) : undefined;
+    // kWh power management saved (nodes off rather than on and idle): the cluster's, platform only
+    const savedWs = scope.kind === 'platform' ? await this.repo.savedWattSeconds(w.from, w.to) : null;
     // Teams that hold GPUs now or have a quota appear even before their first rollup.
     for (const key of teamsNow?.keys() ?? []) if (!series.has(key)) series.set(key, newAcc(nPoints));
     const labels = await this.repo.labels(scope, q.groupBy, [...series.keys()]);
@@ -161,6 +163,7 @@ export class UtilizationService {
       series: out,
       totals: this.totals(all, seesCapacity),
       prices: [...models].sort().map((gpuModel) => ({ gpuModel, ...this.price(gpuModel) })),
+      energySavedKWh: savedWs === null ? null : r4(savedWs / 3.6e6),
     };
   }
 

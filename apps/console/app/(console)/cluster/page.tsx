@@ -7,7 +7,7 @@ import type { Gpu, Node } from '@gantry/contracts';
 import { GpuCell, GpuLegend } from '@/components/gpu-cell';
 import { NodeTransition } from '@/components/node-transition';
 import { PageHeader } from '@/components/page-header';
-import { NODE_STATE_TONE, Pill } from '@/components/state-badge';
+import { NODE_STATE_TONE, Pill, PowerPill } from '@/components/state-badge';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { formatGpus } from '@/lib/format';
 import { gpuStatus } from '@/lib/gpu';
@@ -159,12 +159,13 @@ function NodeCard({ node, gpus }: { node: Node; gpus: Gpu[] | undefined }) {
   return (
     <Link
       href={`/cluster/nodes/${node.id}`}
-      className={`node-card node-${node.state}`}
+      className={`node-card node-${node.state} power-${node.powerState}`}
       data-testid="node-card"
       data-node-id={node.id}
       data-node-name={node.name}
       data-state={node.state}
       data-persona={node.persona}
+      data-power={node.powerState}
       title={node.stateReason ?? undefined}
     >
       <div className="node-head">
@@ -172,6 +173,7 @@ function NodeCard({ node, gpus }: { node: Node; gpus: Gpu[] | undefined }) {
         <Pill tone={NODE_STATE_TONE[node.state]} testId="node-state">
           {node.state}
         </Pill>
+        <PowerPill power={node.powerState} />
       </div>
       <div className="node-meta">
         <span className={`persona persona-${node.persona}`}>{node.persona}</span>

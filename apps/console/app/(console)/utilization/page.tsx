@@ -118,6 +118,9 @@ function Report({ r }: { r: UtilizationReport }) {
         <Kpi label="GPU-hours busy (SM)" value={hoursText(r.totals.busyGpuHours)} />
         <Kpi label="SM use of allocated" value={r.totals.smRatio == null ? '–' : `${Math.round(r.totals.smRatio * 100)} %`} />
         <Kpi label="Energy (measured)" value={`${r.totals.energyKWh.toFixed(1)} kWh`} />
+        {r.energySavedKWh !== null && (
+          <Kpi label="Saved by power management" value={`${r.energySavedKWh.toFixed(r.energySavedKWh < 10 ? 3 : 1)} kWh`} testId="utilization-energy-saved" />
+        )}
         <Kpi label="Cost" value={money(r.totals.cost, r.currency)} testId="utilization-total-cost" />
       </div>
       <div className="card chart-card section" data-testid="utilization-chart">

@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { Gpu, NodeDetail } from '@gantry/contracts';
 import { GpuCell } from '@/components/gpu-cell';
 import { PageHeader } from '@/components/page-header';
-import { GPU_HEALTH_TONE, NODE_STATE_TONE, Pill } from '@/components/state-badge';
+import { GPU_HEALTH_TONE, NODE_STATE_TONE, Pill, PowerPill } from '@/components/state-badge';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { isApiError } from '@/lib/api';
 import { age, formatGpus, formatMiB } from '@/lib/format';
@@ -71,7 +71,8 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
             <span className="mono">{node.name}</span>{' '}
             <Pill tone={NODE_STATE_TONE[node.state]} testId="node-state">
               {node.state}
-            </Pill>
+            </Pill>{' '}
+            <PowerPill power={node.powerState} />
           </>
         }
         subtitle={
