@@ -4,6 +4,7 @@ import { demoTopology } from './simulated/generate-topology';
 import { SimulatedDriver, type SimulatedDelays } from './simulated/simulated-driver';
 import { loadTopologyFile } from './simulated/topology-file';
 import { RemoteDriver } from './remote/remote-driver';
+import type { BareMetalHook } from './kubernetes/bare-metal-hook';
 import type { ClusterDriver } from './types';
 
 export interface DriverConfig {
@@ -22,6 +23,8 @@ export interface DriverConfig {
   kubeNamespace?: string;
   /** dcgm-exporter's /metrics (or a federation of them) for GPU telemetry on Kubernetes; none: no samples. */
   kubeDcgmMetricsUrl?: string;
+  /** Provisioning hook of bare-metal nodes on Kubernetes (docs/bare-metal.md). */
+  bareMetalHook?: BareMetalHook;
   /** Cluster host of the `remote` driver (packages/driver/src/remote/serve.ts). */
   remoteUrl?: string;
 }
@@ -36,7 +39,7 @@ export function createDriver(config: DriverConfig): ClusterDriver {
         delays: config.simDelays,
       });
     case 'kubernetes':
-      return new KubernetesDriver({ kubeconfigPath: config.kubeconfig, namespace: config.kubeNamespace, dcgmMetricsUrl: config.kubeDcgmMetricsUrl });
+      return new KubernetesDriver({ kubeconfigPath: config.kubeconfig, namespace: config.kubeNamespace, dcgmMetricsUrl: config.kubeDcgmMetricsUrl, bareMetalHook: config.bareMetalHook });
     case 'remote':
       if (!config.remoteUrl) throw new Error('the remote driver needs the URL of its cluster host (GANTRY_DRIVER_URL)');
       return new RemoteDriver({ url: config.remoteUrl });

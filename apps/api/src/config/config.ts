@@ -25,6 +25,9 @@ const ZEnv = z.object({
   /** dcgm-exporter's /metrics (or a Prometheus federation of every node's) for GPU telemetry with GANTRY_DRIVER=kubernetes. */
   GANTRY_KUBE_DCGM_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
   GANTRY_KUBE_EMULATOR_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  /** Bare metal on Kubernetes (docs/bare-metal.md): the provisioning hook, a command run with `sh -c` and/or a webhook URL. */
+  GANTRY_BARE_METAL_HOOK: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  GANTRY_BARE_METAL_WEBHOOK: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
   GANTRY_BOOTSTRAP_ADMIN_KEY: z
     .string()
     .regex(/^gk_[a-z0-9]{4,32}_[A-Za-z0-9]{16,128}$/, 'must look like gk_<prefix>_<secret>')
@@ -143,6 +146,8 @@ export interface AppConfig {
     simSpeed: number;
     kubeconfig?: string;
     remoteUrl?: string;
+    /** Bare-metal provisioning hook of the Kubernetes driver (GANTRY_BARE_METAL_HOOK / GANTRY_BARE_METAL_WEBHOOK). */
+    bareMetalHook?: { command?: string; url?: string };
   };
   bootstrapAdminKey?: string;
   reconcileSeconds: number;
@@ -224,6 +229,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       simCluster: e.GANTRY_SIM_CLUSTER,
       simSpeed: e.GANTRY_SIM_SPEED,
       kubeconfig: e.GANTRY_KUBECONFIG,
+      bareMetalHook: e.GANTRY_BARE_METAL_HOOK || e.GANTRY_BARE_METAL_WEBHOOK ? { command: e.GANTRY_BARE_METAL_HOOK, url: e.GANTRY_BARE_METAL_WEBHOOK } : undefined,
     },
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,
     reconcileSeconds: e.GANTRY_RECONCILE_SECONDS,

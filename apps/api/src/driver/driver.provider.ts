@@ -20,6 +20,7 @@ export const driverProvider: Provider = {
       kubeconfig: config.driver.kubeconfig,
       kubeDcgmMetricsUrl: config.driver.kubeDcgmMetricsUrl,
       remoteUrl: config.driver.remoteUrl,
+      bareMetalHook: config.driver.bareMetalHook,
     });
     return config.driver.kubeEmulatorUrl ? withEmulatedHardware(driver, new EmulatorControlClient(config.driver.kubeEmulatorUrl)) : driver;
   },

@@ -47,7 +47,8 @@ function nodeState(n: NodeRow, without: ReadonlySet<string> | undefined, nowMs: 
     name: n.name,
     leaf: n.leaf.name,
     spine: n.leaf.spine.name,
-    schedulable: n.state === 'ready',
+    // a node a bare-metal lease holds is out of the container and VM pool (docs/bare-metal.md)
+    schedulable: n.state === 'ready' && n.bareMetalLeaseId === null,
     persona: personaToApi(n.persona),
     cpuMilli: n.cpuMilli,
     memoryMiB: n.memoryMiB,
