@@ -68,7 +68,18 @@ describe('bare-metal leases (real Postgres and Redis, simulated cluster)', () =>
     // Out of the container pool: a job of another tenant that wants every H100 GPU cannot start
     // (15 free nodes of 16), and none of its replicas lands on the bare-metal node.
     const job = (
-      await post('/v1/jobs', { teamId: other.team.id, name: 'fill', kind: 'training', replicas: 16, resources: { gpus: 8, gpuModel: 'H100-80GB' }, simulation: { durationSeconds: 5000 } }, other.auth)
+      await post(
+        '/v1/jobs',
+        {
+          teamId: other.team.id,
+          name: 'fill',
+          kind: 'training',
+          replicas: 16,
+          resources: { gpus: 8, gpuModel: 'H100-80GB' },
+          simulation: { durationSeconds: 5000 },
+        },
+        other.auth,
+      )
     ).body;
     await eventually(async () => {
       const j = (await http().get(`/v1/jobs/${job.id}`).set('Authorization', other.auth)).body;
@@ -121,7 +132,18 @@ describe('bare-metal leases (real Postgres and Redis, simulated cluster)', () =>
   it('look-ahead: a queued lease provisions each node as it goes idle, before its whole set is free', async () => {
     // Another tenant's job holds 15 of the 16 H100 nodes.
     const job = (
-      await post('/v1/jobs', { teamId: other.team.id, name: 'busy', kind: 'training', replicas: 15, resources: { gpus: 8, gpuModel: 'H100-80GB' }, simulation: { durationSeconds: 50000 } }, other.auth)
+      await post(
+        '/v1/jobs',
+        {
+          teamId: other.team.id,
+          name: 'busy',
+          kind: 'training',
+          replicas: 15,
+          resources: { gpus: 8, gpuModel: 'H100-80GB' },
+          simulation: { durationSeconds: 50000 },
+        },
+        other.auth,
+      )
     ).body;
     await eventually(async () => (await http().get(`/v1/jobs/${job.id}`).set('Authorization', other.auth)).body.state === 'running');
 
@@ -137,7 +159,11 @@ describe('bare-metal leases (real Postgres and Redis, simulated cluster)', () =>
 
     // A container job that fits only that node's GPUs stays pending: the node is out of the pool.
     const small = (
-      await post('/v1/jobs', { teamId: other.team.id, name: 'small', kind: 'training', resources: { gpus: 8, gpuModel: 'H100-80GB' }, simulation: { durationSeconds: 5000 } }, other.auth)
+      await post(
+        '/v1/jobs',
+        { teamId: other.team.id, name: 'small', kind: 'training', resources: { gpus: 8, gpuModel: 'H100-80GB' }, simulation: { durationSeconds: 5000 } },
+        other.auth,
+      )
     ).body;
     await eventually(async () => {
       const j = (await http().get(`/v1/jobs/${small.id}`).set('Authorization', other.auth)).body;

@@ -478,7 +478,11 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       .set('Authorization', a.auth)
       .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
     const plannerRun = await sys.http().post('/v1/planner/runs').set('Authorization', a.auth).send(PLANNER_RUN);
-    const lease = await sys.http().post('/v1/bare-metal/leases').set('Authorization', a.auth).send(BARE_METAL_LEASE({ team: a.team.id }));
+    const lease = await sys
+      .http()
+      .post('/v1/bare-metal/leases')
+      .set('Authorization', a.auth)
+      .send(BARE_METAL_LEASE({ team: a.team.id }));
     expect([job.status, ep.status, schedule.status, plannerRun.status, lease.status]).toEqual([201, 201, 201, 202, 201]);
     const victim = await createApiKey(sys.db, { name: 'victim', role: 'member', tenantId: a.tenant.id, teamId: a.team.id, scopes: ['jobs:read'] });
     const user = await createUser(sys.db, { email: 'fuzzer@fuzz.example', name: 'Fuzzer', role: 'tenant_admin', tenantId: a.tenant.id, password: PASSWORD });

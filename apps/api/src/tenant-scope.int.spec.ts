@@ -48,7 +48,20 @@ function makeRepos(client: PrismaClient, sql: Sql) {
 }
 
 /** Tenant A (teams A1 and A2) holds one of everything in A1; tenant B has its own team. */
-const A = { tenantId: '', team1: '', team2: '', job: '', suspendedJob: '', endpoint: '', schedule: '', bareMetalLease: '', plannerRun: '', key: '', user: '', gpu: '' };
+const A = {
+  tenantId: '',
+  team1: '',
+  team2: '',
+  job: '',
+  suspendedJob: '',
+  endpoint: '',
+  schedule: '',
+  bareMetalLease: '',
+  plannerRun: '',
+  key: '',
+  user: '',
+  gpu: '',
+};
 let asB: TenantScope;
 let asA2: TenantScope;
 let asA1: TenantScope & { kind: 'tenant' };
@@ -102,7 +115,9 @@ beforeAll(async () => {
   A.suspendedJob = held.id;
   A.endpoint = (await repos.endpoints.create(asA1, endpointBody(a1.id))).id;
   A.schedule = (await repos.schedules.create(asA1, { teamId: a1.id, jobId: null, action: 'suspend', cron: '0 18 * * *', timeZone: 'UTC' })).id;
-  A.bareMetalLease = (await repos.bareMetal.create(asA1, { teamId: a1.id, name: 'a1-metal', gpuModel: 'A100-80GB', count: 1, image: 'img', sameLeaf: false })).id;
+  A.bareMetalLease = (
+    await repos.bareMetal.create(asA1, { teamId: a1.id, name: 'a1-metal', gpuModel: 'A100-80GB', count: 1, image: 'img', sameLeaf: false })
+  ).id;
   A.plannerRun = (await repos.planner.create(asA1, { createdByKeyId: 'seed', spec: {}, policies: ['gantry'] })).id;
   const key = await repos.keys.createWithin(
     asA1,

@@ -56,7 +56,15 @@ export function BareMetalLeaseActions({ lease }: { lease: Pick<BareMetalLease, '
   return (
     <span className="cancel-wrap">
       {leaseActionsFor(lease.state).map((a) => (
-        <button key={a} type="button" className={`btn ${LABEL[a].className} btn-sm`} data-testid={`bm-${a}`} disabled={run.isPending} onClick={() => setConfirming(a)} title={`${LABEL[a].verb} ${lease.name}`}>
+        <button
+          key={a}
+          type="button"
+          className={`btn ${LABEL[a].className} btn-sm`}
+          data-testid={`bm-${a}`}
+          disabled={run.isPending}
+          onClick={() => setConfirming(a)}
+          title={`${LABEL[a].verb} ${lease.name}`}
+        >
           {LABEL[a].verb}
         </button>
       ))}

@@ -15,7 +15,14 @@ export function BareMetalRequestForm({ onCreated, onClose }: { onCreated: (l: Ba
   const client = useClient();
   const queryClient = useQueryClient();
   const { teams, teamId: selected } = useTeam();
-  const [form, setForm] = useState({ teamId: selected || teams[0]?.id || '', name: '', gpuModel: 'H100-80GB', count: 1, image: 'ubuntu-22.04-cuda-12.4', sameLeaf: false });
+  const [form, setForm] = useState({
+    teamId: selected || teams[0]?.id || '',
+    name: '',
+    gpuModel: 'H100-80GB',
+    count: 1,
+    image: 'ubuntu-22.04-cuda-12.4',
+    sameLeaf: false,
+  });
   const create = useMutation({
     mutationFn: () => requestBareMetal(client, form),
     onSuccess: (l) => {
@@ -57,7 +64,14 @@ export function BareMetalRequestForm({ onCreated, onClose }: { onCreated: (l: Ba
         </label>
         <label className="field">
           <span className="field-label">Name</span>
-          <input data-testid="bm-name" value={form.name} placeholder="db-hosts" spellCheck={false} onChange={(e) => set('name', e.target.value)} aria-invalid={fields.includes('name')} />
+          <input
+            data-testid="bm-name"
+            value={form.name}
+            placeholder="db-hosts"
+            spellCheck={false}
+            onChange={(e) => set('name', e.target.value)}
+            aria-invalid={fields.includes('name')}
+          />
         </label>
         <label className="field">
           <span className="field-label">GPU model</span>
@@ -83,7 +97,13 @@ export function BareMetalRequestForm({ onCreated, onClose }: { onCreated: (l: Ba
         </label>
         <label className="field">
           <span className="field-label">OS image</span>
-          <input data-testid="bm-image" value={form.image} spellCheck={false} onChange={(e) => set('image', e.target.value)} aria-invalid={fields.includes('image')} />
+          <input
+            data-testid="bm-image"
+            value={form.image}
+            spellCheck={false}
+            onChange={(e) => set('image', e.target.value)}
+            aria-invalid={fields.includes('image')}
+          />
         </label>
         <label className="field">
           <input data-testid="bm-same-leaf" type="checkbox" checked={form.sameLeaf} onChange={(e) => set('sameLeaf', e.target.checked)} />

@@ -39,7 +39,12 @@ export function createDriver(config: DriverConfig): ClusterDriver {
         delays: config.simDelays,
       });
     case 'kubernetes':
-      return new KubernetesDriver({ kubeconfigPath: config.kubeconfig, namespace: config.kubeNamespace, dcgmMetricsUrl: config.kubeDcgmMetricsUrl, bareMetalHook: config.bareMetalHook });
+      return new KubernetesDriver({
+        kubeconfigPath: config.kubeconfig,
+        namespace: config.kubeNamespace,
+        dcgmMetricsUrl: config.kubeDcgmMetricsUrl,
+        bareMetalHook: config.bareMetalHook,
+      });
     case 'remote':
       if (!config.remoteUrl) throw new Error('the remote driver needs the URL of its cluster host (GANTRY_DRIVER_URL)');
       return new RemoteDriver({ url: config.remoteUrl });

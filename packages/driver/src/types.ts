@@ -113,8 +113,7 @@ export interface FaultInjection {
  * the node back (`deprovision`).
  */
 export type BareMetalOperation =
-  | { action: 'provision'; leaseId: string; image: string }
-  | { action: 'power-off' | 'power-on' | 'deprovision'; leaseId: string };
+  { action: 'provision'; leaseId: string; image: string } | { action: 'power-off' | 'power-on' | 'deprovision'; leaseId: string };
 
 /** Where a node is in its bare-metal life, as the driver saw it last (for tests and the sim's control API). */
 export type BareMetalNodeStatus = 'provisioning' | 'deployed' | 'powering-off' | 'powered-off' | 'powering-on' | 'deprovisioning';

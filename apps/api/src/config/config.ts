@@ -229,7 +229,8 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       simCluster: e.GANTRY_SIM_CLUSTER,
       simSpeed: e.GANTRY_SIM_SPEED,
       kubeconfig: e.GANTRY_KUBECONFIG,
-      bareMetalHook: e.GANTRY_BARE_METAL_HOOK || e.GANTRY_BARE_METAL_WEBHOOK ? { command: e.GANTRY_BARE_METAL_HOOK, url: e.GANTRY_BARE_METAL_WEBHOOK } : undefined,
+      bareMetalHook:
+        e.GANTRY_BARE_METAL_HOOK || e.GANTRY_BARE_METAL_WEBHOOK ? { command: e.GANTRY_BARE_METAL_HOOK, url: e.GANTRY_BARE_METAL_WEBHOOK } : undefined,
     },
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,
     reconcileSeconds: e.GANTRY_RECONCILE_SECONDS,

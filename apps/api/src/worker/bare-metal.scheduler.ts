@@ -14,7 +14,11 @@ export class BareMetalScheduler implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await this.queues
       .queue('bare-metal')
-      .upsertJobScheduler('bare-metal-tick', { every: BARE_METAL_TICK_MS }, { name: 'tick', data: { action: 'tick' }, opts: { removeOnComplete: true, removeOnFail: 50 } });
+      .upsertJobScheduler(
+        'bare-metal-tick',
+        { every: BARE_METAL_TICK_MS },
+        { name: 'tick', data: { action: 'tick' }, opts: { removeOnComplete: true, removeOnFail: 50 } },
+      );
     this.logger.log(`bare-metal leases looked at every ${BARE_METAL_TICK_MS / 1000} s`);
   }
 }

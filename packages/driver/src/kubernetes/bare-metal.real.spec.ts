@@ -82,9 +82,15 @@ it(
 it(
   'a failing hook fails the step and leaves the node cordoned in it (nothing back in the pool by mistake)',
   async () => {
-    const driver = new KubernetesDriver({ kubeConfig: cluster.driverConfig, pollSeconds: 0.05, bareMetalHook: { command: 'echo "ironic: no BareMetalHost for this node" >&2; exit 3' } });
+    const driver = new KubernetesDriver({
+      kubeConfig: cluster.driverConfig,
+      pollSeconds: 0.05,
+      bareMetalHook: { command: 'echo "ironic: no BareMetalHost for this node" >&2; exit 3' },
+    });
     try {
-      await expect(driver.bareMetal('bm-node-1', { action: 'provision', leaseId: 'lease-2', image: 'img' })).rejects.toThrow(/exited 3: ironic: no BareMetalHost/);
+      await expect(driver.bareMetal('bm-node-1', { action: 'provision', leaseId: 'lease-2', image: 'img' })).rejects.toThrow(
+        /exited 3: ironic: no BareMetalHost/,
+      );
       const n = await node('bm-node-1');
       expect(n.spec?.unschedulable).toBe(true);
       expect(n.metadata?.labels?.[BARE_METAL_LABELS.state]).toBe('provisioning');
@@ -112,7 +118,9 @@ it(
     const driver = new KubernetesDriver({ kubeConfig: cluster.driverConfig, pollSeconds: 0.05, bareMetalHook: { url } });
     try {
       await driver.bareMetal('bm-node-2', { action: 'provision', leaseId: 'lease-3', image: 'rocky-9' });
-      expect(got).toEqual([{ method: 'POST', type: 'application/json', body: { action: 'provision', node: 'bm-node-2', leaseId: 'lease-3', image: 'rocky-9' } }]);
+      expect(got).toEqual([
+        { method: 'POST', type: 'application/json', body: { action: 'provision', node: 'bm-node-2', leaseId: 'lease-3', image: 'rocky-9' } },
+      ]);
       expect((await node('bm-node-2')).metadata?.labels?.[BARE_METAL_LABELS.state]).toBe('deployed');
       expect(existsSync(log)).toBe(true);
     } finally {

@@ -291,7 +291,8 @@ export class SimulatedDriver implements ClusterDriver {
     const now = this.bareMetalNodes.get(nodeName);
     if (now === after || (op.action === 'deprovision' && now === undefined)) return;
     const jobs = this.workloads.jobsOn(nodeName);
-    if (op.action === 'provision' && jobs.length > 0) throw new Error(`node ${nodeName} still runs jobs ${jobs.join(', ')}: it must be idle to become bare metal`);
+    if (op.action === 'provision' && jobs.length > 0)
+      throw new Error(`node ${nodeName} still runs jobs ${jobs.join(', ')}: it must be idle to become bare metal`);
     node.unschedulable = true;
     this.bareMetalNodes.set(nodeName, during);
     const done = this.timers

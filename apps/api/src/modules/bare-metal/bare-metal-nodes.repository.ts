@@ -83,7 +83,10 @@ export class BareMetalNodesRepository {
       await tx.$queryRaw`SELECT id FROM "Gpu" WHERE "nodeId" = ${nodeId} ORDER BY id FOR UPDATE`;
       const fresh = await tx.bareMetalLease.findUnique({ where: { id: lease.id }, select: { state: true, count: true, _count: { select: { nodes: true } } } });
       if (!fresh || fresh.state !== 'pending' || fresh._count.nodes >= fresh.count) return 'gone';
-      const now = await tx.node.findUnique({ where: { id: nodeId }, include: { gpus: true, _count: { select: { allocations: { where: { endedAt: null } } } } } });
+      const now = await tx.node.findUnique({
+        where: { id: nodeId },
+        include: { gpus: true, _count: { select: { allocations: { where: { endedAt: null } } } } },
+      });
       const idle =
         now &&
         now.state === 'ready' &&
@@ -132,7 +135,10 @@ export class BareMetalNodesRepository {
 
   /** Records a finished step, only if the node is still in it (a release meanwhile wins). */
   async finishStep(nodeId: string, from: DbNodeStep, to: DbNodeStep): Promise<boolean> {
-    const r = await this.prisma.client.node.updateMany({ where: { id: nodeId, bareMetalState: from }, data: { bareMetalState: to, bareMetalSince: new Date() } });
+    const r = await this.prisma.client.node.updateMany({
+      where: { id: nodeId, bareMetalState: from },
+      data: { bareMetalState: to, bareMetalSince: new Date() },
+    });
     return r.count === 1;
   }
 
@@ -160,14 +166,22 @@ export class BareMetalNodesRepository {
     const now = new Date();
     const r = await this.prisma.client.bareMetalLease.updateMany({
       where: { id: leaseId, state: from },
-      data: { state: to, stateReason: reason, ...(to === 'deployed' && from !== 'resuming' ? { deployedAt: now } : {}), ...(to === 'released' ? { releasedAt: now } : {}) },
+      data: {
+        state: to,
+        stateReason: reason,
+        ...(to === 'deployed' && from !== 'resuming' ? { deployedAt: now } : {}),
+        ...(to === 'released' ? { releasedAt: now } : {}),
+      },
     });
     return r.count === 1;
   }
 
   /** Why a queued lease still waits (shown on the lease). */
   async setWaitReason(leaseId: string, reason: string): Promise<void> {
-    await this.prisma.client.bareMetalLease.updateMany({ where: { id: leaseId, state: 'pending', OR: [{ stateReason: null }, { stateReason: { not: reason } }] }, data: { stateReason: reason } });
+    await this.prisma.client.bareMetalLease.updateMany({
+      where: { id: leaseId, state: 'pending', OR: [{ stateReason: null }, { stateReason: { not: reason } }] },
+      data: { stateReason: reason },
+    });
   }
 
   /** The nodes whose GPUs are all of `gpuModel` (what a lease of that model could ever get). */

@@ -58,7 +58,11 @@ export class BareMetalProvisioner {
     const got: string[] = [];
     let refused = false;
     for (const node of picks) {
-      const outcome = await this.nodes.claimNode({ ...lease, nodes: [...lease.nodes, ...got.map((id) => ({ id, leaf: { name: node.leaf } }))] }, node.id, quota);
+      const outcome = await this.nodes.claimNode(
+        { ...lease, nodes: [...lease.nodes, ...got.map((id) => ({ id, leaf: { name: node.leaf } }))] },
+        node.id,
+        quota,
+      );
       if (outcome === 'quota') {
         refused = true;
         break;
@@ -87,9 +91,11 @@ export class BareMetalProvisioner {
     const step = STEPS[node.bareMetalState]!;
     const lease = node.bareMetalLease;
     if (!this.driver.bareMetal) throw new Error(`the ${this.driver.name} driver cannot provision bare metal`);
-    const op: BareMetalOperation = step.action === 'provision' ? { action: 'provision', leaseId: lease.id, image: lease.image } : { action: step.action, leaseId: lease.id };
+    const op: BareMetalOperation =
+      step.action === 'provision' ? { action: 'provision', leaseId: lease.id, image: lease.image } : { action: step.action, leaseId: lease.id };
     await this.driver.bareMetal(node.name, op);
-    const recorded = step.then === null ? await this.nodes.returnToPool(node.id, lease.id) : await this.nodes.finishStep(node.id, node.bareMetalState, step.then);
+    const recorded =
+      step.then === null ? await this.nodes.returnToPool(node.id, lease.id) : await this.nodes.finishStep(node.id, node.bareMetalState, step.then);
     if (recorded) this.logger.log(`node ${node.name}: ${step.action} done (lease ${lease.id})`);
     if (recorded && step.then === null) await this.queues.requestSchedule(`node ${node.name} back from bare metal`);
     await this.settle(lease.id);

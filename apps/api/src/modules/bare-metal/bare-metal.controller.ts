@@ -31,7 +31,12 @@ export class BareMetalController {
 
   @Get()
   @RequireScopes('jobs:read')
-  @Route({ summary: 'Bare-metal leases the caller may see (newest first), optionally of one team', query: ZLeaseQuery, ok: ZBareMetalLeaseList, errors: [400, 401, 403] })
+  @Route({
+    summary: 'Bare-metal leases the caller may see (newest first), optionally of one team',
+    query: ZLeaseQuery,
+    ok: ZBareMetalLeaseList,
+    errors: [400, 401, 403],
+  })
   list(@Caller() p: Principal, @Query(new ZodPipe(ZLeaseQuery, 'query')) q: z.output<typeof ZLeaseQuery>) {
     return this.leases.list(p, q.teamId);
   }
@@ -47,7 +52,11 @@ export class BareMetalController {
   @NoBody()
   @HttpCode(200)
   @RequireScopes('jobs:write')
-  @Route({ summary: 'Suspend a deployed lease: its nodes are powered off and stay the team’s (disks kept) until resumed or released', ok: ZBareMetalLease, errors: [400, 401, 403, 404, 409] })
+  @Route({
+    summary: 'Suspend a deployed lease: its nodes are powered off and stay the team’s (disks kept) until resumed or released',
+    ok: ZBareMetalLease,
+    errors: [400, 401, 403, 404, 409],
+  })
   suspend(@Caller() p: Principal, @Param('id') id: string) {
     return this.leases.suspend(p, id);
   }

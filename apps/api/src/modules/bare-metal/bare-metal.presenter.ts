@@ -18,7 +18,14 @@ export function presentLease(row: LeaseRow): BareMetalLease {
     gpusHeld: row.allocations.reduce((s, a) => s + Number(a.gpuUnits), 0),
     nodes: row.nodes
       .filter((n) => n.bareMetalState !== null)
-      .map((n) => ({ id: n.id, name: n.name, leaf: n.leaf.name, gpus: n._count.gpus, state: nodeStepToApi(n.bareMetalState!), since: n.bareMetalSince?.toISOString() ?? null }))
+      .map((n) => ({
+        id: n.id,
+        name: n.name,
+        leaf: n.leaf.name,
+        gpus: n._count.gpus,
+        state: nodeStepToApi(n.bareMetalState!),
+        since: n.bareMetalSince?.toISOString() ?? null,
+      }))
       .sort((a, b) => a.name.localeCompare(b.name)),
     createdAt: row.createdAt.toISOString(),
     deployedAt: row.deployedAt?.toISOString() ?? null,

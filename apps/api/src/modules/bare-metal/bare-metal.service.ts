@@ -33,7 +33,9 @@ export class BareMetalService {
     if (!(await this.teams.findTeam(scope, body.teamId))) throw notFound('team', body.teamId);
     const nodes = await this.hardware.nodesOfModel(body.gpuModel);
     if (!nodes.length) {
-      throw new DomainError('validation_failed', `no node of the cluster has ${body.gpuModel} GPUs`, [{ field: 'gpuModel', problem: 'no node has this GPU model' }]);
+      throw new DomainError('validation_failed', `no node of the cluster has ${body.gpuModel} GPUs`, [
+        { field: 'gpuModel', problem: 'no node has this GPU model' },
+      ]);
     }
     const perLeaf = new Map<string, number>();
     for (const n of nodes) perLeaf.set(n.leaf, (perLeaf.get(n.leaf) ?? 0) + 1);
@@ -66,11 +68,21 @@ export class BareMetalService {
 
   /** Powers the nodes off; the team keeps them (and their disks) until resumed or released. */
   suspend(p: Principal, id: string): Promise<BareMetalLease> {
-    return this.change(p, id, { from: ['deployed'], to: 'suspending', reason: 'suspended: powering off', nodeFrom: ['deployed'], nodeTo: 'powering_off' }, 'deployed');
+    return this.change(
+      p,
+      id,
+      { from: ['deployed'], to: 'suspending', reason: 'suspended: powering off', nodeFrom: ['deployed'], nodeTo: 'powering_off' },
+      'deployed',
+    );
   }
 
   resume(p: Principal, id: string): Promise<BareMetalLease> {
-    return this.change(p, id, { from: ['suspended'], to: 'resuming', reason: 'resumed: powering on', nodeFrom: ['powered_off'], nodeTo: 'powering_on' }, 'suspended');
+    return this.change(
+      p,
+      id,
+      { from: ['suspended'], to: 'resuming', reason: 'resumed: powering on', nodeFrom: ['powered_off'], nodeTo: 'powering_on' },
+      'suspended',
+    );
   }
 
   /** Wipes the disks and gives the nodes back to the pool (a queued lease just ends). */
@@ -78,7 +90,12 @@ export class BareMetalService {
     return this.change(
       p,
       id,
-      { from: ['pending', 'provisioning', 'deployed', 'suspending', 'suspended', 'resuming'], to: 'releasing', reason: 'released: wiping the disks', nodeTo: 'deprovisioning' },
+      {
+        from: ['pending', 'provisioning', 'deployed', 'suspending', 'suspended', 'resuming'],
+        to: 'releasing',
+        reason: 'released: wiping the disks',
+        nodeTo: 'deprovisioning',
+      },
       'not released',
     );
   }
@@ -87,7 +104,10 @@ export class BareMetalService {
     const scope = scopeOf(p);
     const lease = await this.found(scope, id);
     if (!(await this.leases.request(scope, id, change))) {
-      throw new DomainError('invalid_state', `lease ${lease.name} is ${lease.state}: it must be ${needs} to be ${change.to === 'releasing' ? 'released' : change.to === 'suspending' ? 'suspended' : 'resumed'}`);
+      throw new DomainError(
+        'invalid_state',
+        `lease ${lease.name} is ${lease.state}: it must be ${needs} to be ${change.to === 'releasing' ? 'released' : change.to === 'suspending' ? 'suspended' : 'resumed'}`,
+      );
     }
     await this.queues.bareMetal({ action: 'tick' });
     return presentLease(await this.found(scope, id));

@@ -39,8 +39,8 @@ export default function BareMetalPage() {
         title="Bare metal"
         subtitle={
           <>
-            {team ? team.name : 'All teams'} · <span data-testid="bm-count-leases">{items.filter((l) => l.state !== 'released').length}</span> active leases · {held}{' '}
-            nodes held
+            {team ? team.name : 'All teams'} · <span data-testid="bm-count-leases">{items.filter((l) => l.state !== 'released').length}</span> active leases ·{' '}
+            {held} nodes held
             <span className="live-dot" title="Refreshed every 2 seconds" />
           </>
         }
@@ -51,8 +51,8 @@ export default function BareMetalPage() {
         }
       />
       <p className="muted">
-        Whole nodes out of the container and VM pool, provisioned with your image; every GPU of a node counts against the team&apos;s quota until the lease is released.
-        Suspend powers the nodes off and keeps them; release wipes the disks.
+        Whole nodes out of the container and VM pool, provisioned with your image; every GPU of a node counts against the team&apos;s quota until the lease is
+        released. Suspend powers the nodes off and keeps them; release wipes the disks.
       </p>
       {created && (
         <div className="alert alert-ok flash" data-testid="bm-created">
