@@ -26,6 +26,13 @@ import { SchedulesService } from './modules/schedules/schedules.service';
 import { SchedulesRepository } from './modules/schedules/schedules.repository';
 import { SchedulesProcessor } from './worker/schedules.processor';
 import { SchedulesScheduler } from './worker/schedules.scheduler';
+import { BareMetalController } from './modules/bare-metal/bare-metal.controller';
+import { BareMetalService } from './modules/bare-metal/bare-metal.service';
+import { BareMetalLeasesRepository } from './modules/bare-metal/bare-metal-leases.repository';
+import { BareMetalNodesRepository } from './modules/bare-metal/bare-metal-nodes.repository';
+import { BareMetalProvisioner } from './modules/bare-metal/bare-metal-provisioner.service';
+import { BareMetalProcessor } from './worker/bare-metal.processor';
+import { BareMetalScheduler } from './worker/bare-metal.scheduler';
 import { PlannerController } from './modules/planner/planner.controller';
 import { PlannerService } from './modules/planner/planner.service';
 import { PlannerRepository } from './modules/planner/planner.repository';
@@ -171,6 +178,7 @@ export class HttpModule {
         UsersController,
         AuditController,
         PlannerController,
+        BareMetalController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
@@ -222,6 +230,9 @@ export class HttpModule {
         EventsStreamService,
         PlannerService,
         PlannerRepository,
+        BareMetalService,
+        BareMetalLeasesRepository,
+        BareMetalNodesRepository,
       ],
     };
   }
@@ -291,6 +302,10 @@ export class WorkerModule {
         PlannerService,
         PlannerRepository,
         PlannerProcessor,
+        BareMetalNodesRepository,
+        BareMetalProvisioner,
+        BareMetalProcessor,
+        BareMetalScheduler,
         EventsFeedRepository,
         EventsPublisher,
         {
@@ -306,6 +321,7 @@ export class WorkerModule {
             AutoscaleProcessor,
             SchedulesProcessor,
             PlannerProcessor,
+            BareMetalProcessor,
           ],
           useFactory: (...processors: QueueProcessor[]) => processors,
         },

@@ -42,7 +42,7 @@ interface Operation {
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, unknown>;
 }
-type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user' | 'plannerRun', string>;
+type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user' | 'plannerRun' | 'bareMetalLease', string>;
 
 /** Which real object a path parameter names (fuzzing also sends real ids, so that bodies and state checks are reached). */
 const PATH_IDS: [RegExp, keyof Ids][] = [
@@ -55,7 +55,11 @@ const PATH_IDS: [RegExp, keyof Ids][] = [
   [/^\/v1\/nodes\/\{id\}/, 'node'],
   [/^\/v1\/gpus\/\{id\}/, 'gpu'],
   [/^\/v1\/planner\/runs\/\{id\}/, 'plannerRun'],
+  [/^\/v1\/bare-metal\/leases\/\{id\}/, 'bareMetalLease'],
 ];
+
+/** A one-node bare-metal lease. */
+const BARE_METAL_LEASE = (ids: Pick<Ids, 'team'>) => ({ teamId: ids.team, name: 'fuzz-bm', gpuModel: 'A100-80GB', count: 1, image: 'ubuntu-22.04' });
 
 /** A small what-if run (a few seconds of replay), so that fuzzed runs stay cheap. */
 const PLANNER_RUN = {
@@ -86,6 +90,7 @@ const VALID_BODIES: Record<string, (ids: Ids) => Record<string, unknown>> = {
   'put /v1/tenants/{id}/quota': () => ({ gpuTotal: 64 }),
   'post /v1/auth/login': () => ({ email: 'fuzzer@fuzz.example', password: PASSWORD }),
   'post /v1/planner/runs': () => PLANNER_RUN,
+  'post /v1/bare-metal/leases': (ids) => BARE_METAL_LEASE(ids),
   'post /v1/users': (ids) => ({ email: 'new-user@fuzz.example', name: 'New', password: 'cobalt-meadow-42-herons', role: 'member', teamId: ids.team }),
 };
 
@@ -474,7 +479,12 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       .set('Authorization', a.auth)
       .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
     const plannerRun = await sys.http().post('/v1/planner/runs').set('Authorization', a.auth).send(PLANNER_RUN);
-    expect([job.status, ep.status, schedule.status, plannerRun.status]).toEqual([201, 201, 201, 202]);
+    const lease = await sys
+      .http()
+      .post('/v1/bare-metal/leases')
+      .set('Authorization', a.auth)
+      .send(BARE_METAL_LEASE({ team: a.team.id }));
+    expect([job.status, ep.status, schedule.status, plannerRun.status, lease.status]).toEqual([201, 201, 201, 202, 201]);
     const victim = await createApiKey(sys.db, { name: 'victim', role: 'member', tenantId: a.tenant.id, teamId: a.team.id, scopes: ['jobs:read'] });
     const user = await createUser(sys.db, { email: 'fuzzer@fuzz.example', name: 'Fuzzer', role: 'tenant_admin', tenantId: a.tenant.id, password: PASSWORD });
     const gpu = await sys.db.gpu.findFirstOrThrow({ orderBy: { id: 'asc' } });
@@ -489,6 +499,7 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       gpu: gpu.id,
       user: user.id,
       plannerRun: plannerRun.body.id,
+      bareMetalLease: lease.body.id,
     };
     const login = await sys.http().post('/v1/auth/login').send({ email: 'fuzzer@fuzz.example', password: PASSWORD });
     expect(login.status).toBe(200);

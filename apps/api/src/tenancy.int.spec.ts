@@ -47,8 +47,14 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
         cluster: { kind: 'openb', size: 10 },
         policies: ['gantry'],
       });
+    const lease = await sys
+      .http()
+      .post('/v1/bare-metal/leases')
+      .set('Authorization', a.auth)
+      .send({ teamId: a.team.id, name: 'a-bare-metal', gpuModel: 'A100-80GB', count: 1, image: 'ubuntu-22.04' });
     expect(schedule.status).toBe(201);
     expect(plannerRun.status).toBe(202);
+    expect(lease.status).toBe(201);
     ids = {
       job: job.body.id,
       endpoint: ep.body.id,
@@ -58,6 +64,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
       user: user.id,
       schedule: schedule.body.id,
       plannerRun: plannerRun.body.id,
+      bareMetalLease: lease.body.id,
     };
   });
   afterAll(async () => sys?.close());
@@ -71,6 +78,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     [/^\/v1\/api-keys\/\{id\}/, 'key'],
     [/^\/v1\/schedules\/\{id\}/, 'schedule'],
     [/^\/v1\/planner\/runs\/\{id\}/, 'plannerRun'],
+    [/^\/v1\/bare-metal\/leases\/\{id\}/, 'bareMetalLease'],
   ];
   /** Shared hardware and the simulator: not tenant data (reads filter other tenants' job ids). */
   const CLUSTER_WIDE = [/^\/v1\/nodes\//, /^\/v1\/gpus\//];
@@ -119,6 +127,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     expect(await sys.db.quota.findFirst({ where: { teamId: ids.team, limit: 1 } })).toBeNull();
     expect(await sys.db.suspendSchedule.count({ where: { id: ids.schedule } })).toBe(1);
     expect(await sys.db.suspendSchedule.count({ where: { teamId: ids.team } })).toBe(1);
+    expect((await sys.db.bareMetalLease.findUniqueOrThrow({ where: { id: ids.bareMetalLease } })).state).not.toBe('releasing');
   });
 
   it('never lists A’s objects on any list route', async () => {

@@ -9,6 +9,7 @@ import { EventsRepository } from './modules/events/events.repository';
 import { JobsRepository } from './modules/jobs/jobs.repository';
 import { QuotasRepository } from './modules/quotas/quotas.repository';
 import { SchedulesRepository } from './modules/schedules/schedules.repository';
+import { BareMetalLeasesRepository } from './modules/bare-metal/bare-metal-leases.repository';
 import { PlannerRepository } from './modules/planner/planner.repository';
 import { TenantsRepository } from './modules/tenants/tenants.repository';
 import { UsersRepository } from './modules/users/users.repository';
@@ -37,6 +38,7 @@ function makeRepos(client: PrismaClient, sql: Sql) {
     tenants: new TenantsRepository(prisma),
     users: new UsersRepository(prisma),
     schedules: new SchedulesRepository(prisma),
+    bareMetal: new BareMetalLeasesRepository(prisma),
     planner: new PlannerRepository(prisma),
     audit: new AuditRepository(prisma),
     keys: new ApiKeysRepository(prisma),
@@ -46,7 +48,20 @@ function makeRepos(client: PrismaClient, sql: Sql) {
 }
 
 /** Tenant A (teams A1 and A2) holds one of everything in A1; tenant B has its own team. */
-const A = { tenantId: '', team1: '', team2: '', job: '', suspendedJob: '', endpoint: '', schedule: '', plannerRun: '', key: '', user: '', gpu: '' };
+const A = {
+  tenantId: '',
+  team1: '',
+  team2: '',
+  job: '',
+  suspendedJob: '',
+  endpoint: '',
+  schedule: '',
+  bareMetalLease: '',
+  plannerRun: '',
+  key: '',
+  user: '',
+  gpu: '',
+};
 let asB: TenantScope;
 let asA2: TenantScope;
 let asA1: TenantScope & { kind: 'tenant' };
@@ -100,6 +115,9 @@ beforeAll(async () => {
   A.suspendedJob = held.id;
   A.endpoint = (await repos.endpoints.create(asA1, endpointBody(a1.id))).id;
   A.schedule = (await repos.schedules.create(asA1, { teamId: a1.id, jobId: null, action: 'suspend', cron: '0 18 * * *', timeZone: 'UTC' })).id;
+  A.bareMetalLease = (
+    await repos.bareMetal.create(asA1, { teamId: a1.id, name: 'a1-metal', gpuModel: 'A100-80GB', count: 1, image: 'img', sameLeaf: false })
+  ).id;
   A.plannerRun = (await repos.planner.create(asA1, { createdByKeyId: 'seed', spec: {}, policies: ['gantry'] })).id;
   const key = await repos.keys.createWithin(
     asA1,
@@ -303,6 +321,18 @@ const cases: Record<string, Case> = {
   'SchedulesRepository.remove': async (o) => {
     expect(await repos.schedules.remove(o, A.schedule)).toBe(false);
     expect(await db.suspendSchedule.count({ where: { id: A.schedule } })).toBe(1);
+  },
+
+  'BareMetalLeasesRepository.create': async (o) => {
+    await expect(
+      repos.bareMetal.create(o as typeof asA1, { teamId: A.team1, name: 'intruder', gpuModel: 'A100-80GB', count: 1, image: 'img', sameLeaf: false }),
+    ).rejects.toThrow(REFUSED);
+  },
+  'BareMetalLeasesRepository.list': async (o) => expect((await repos.bareMetal.list(o, {})).map((l) => l.id)).not.toContain(A.bareMetalLease),
+  'BareMetalLeasesRepository.find': async (o) => expect(await repos.bareMetal.find(o, A.bareMetalLease)).toBeNull(),
+  'BareMetalLeasesRepository.request': async (o) => {
+    expect(await repos.bareMetal.request(o, A.bareMetalLease, { from: ['pending'], to: 'releasing', reason: 'x', nodeTo: 'deprovisioning' })).toBe(false);
+    expect((await db.bareMetalLease.findUniqueOrThrow({ where: { id: A.bareMetalLease } })).state).toBe('pending');
   },
 
   'PlannerRepository.create': async (o) => {

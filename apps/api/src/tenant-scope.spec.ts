@@ -20,6 +20,7 @@ const SYSTEM_ACCESS: Record<string, string> = {
   MigChangesRepository: 'MIG re-partitioning acts on hardware',
   IncidentsRepository: 'incidents are the operator’s; incident.presenter masks other tenants’ jobs',
   HeartbeatsRepository: 'cluster hardware',
+  BareMetalNodesRepository: 'the worker’s provisioner takes nodes for every tenant’s bare-metal leases; nodes are hardware',
   DemandRepository: 'the node manager reads the whole queue to switch personas ahead of demand',
   ClusterRepository: 'cluster hardware; cluster.presenter masks the jobs of other tenants on a GPU',
   EventsFeedRepository: 'the live stream’s source; events-stream filters each subscriber by its scope (visibleTo)',

@@ -13,6 +13,7 @@ const NAV = [
   { href: '/', label: 'Overview', testId: 'nav-overview', icon: IconOverview },
   { href: '/jobs', label: 'Jobs', testId: 'nav-jobs', icon: IconJobs },
   { href: '/endpoints', label: 'Endpoints', testId: 'nav-endpoints', icon: IconEndpoints },
+  { href: '/bare-metal', label: 'Bare metal', testId: 'nav-bare-metal', icon: IconBareMetal },
   { href: '/cluster', label: 'Cluster', testId: 'nav-cluster', icon: IconCluster },
   { href: '/heatmap', label: 'GPU heatmap', testId: 'nav-heatmap', icon: IconHeatmap },
   { href: '/utilization', label: 'Utilization', testId: 'nav-utilization', icon: IconUtilization },
@@ -200,6 +201,16 @@ function IconEndpoints() {
       <path d="M1.5 11.5l3.5-4 3 2.5 5.5-7" stroke="currentColor" strokeWidth="1.4" strokeLinecap="round" strokeLinejoin="round" fill="none" />
       <circle cx="13.5" cy="3" r="1.2" fill="currentColor" />
       <path d="M1.5 14.5h13" stroke="currentColor" strokeWidth="1.2" strokeLinecap="round" />
+    </svg>
+  );
+}
+function IconBareMetal() {
+  return (
+    <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
+      <rect x="1.5" y="2.5" width="13" height="4.5" rx="1" fill="none" stroke="currentColor" strokeWidth="1.3" />
+      <rect x="1.5" y="9" width="13" height="4.5" rx="1" fill="none" stroke="currentColor" strokeWidth="1.3" />
+      <circle cx="4" cy="4.75" r="0.9" fill="currentColor" />
+      <circle cx="4" cy="11.25" r="0.9" fill="currentColor" />
     </svg>
   );
 }

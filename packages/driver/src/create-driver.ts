@@ -5,6 +5,7 @@ import { demoTopology } from './simulated/generate-topology';
 import { SimulatedDriver, type SimulatedDelays } from './simulated/simulated-driver';
 import { loadTopologyFile } from './simulated/topology-file';
 import { RemoteDriver } from './remote/remote-driver';
+import type { BareMetalHook } from './kubernetes/bare-metal-hook';
 import type { ClusterDriver } from './types';
 
 export interface DriverConfig {
@@ -25,6 +26,8 @@ export interface DriverConfig {
   kubeDcgmMetricsUrl?: string;
   /** Power hook of the Kubernetes driver (GANTRY_POWER_COMMAND / GANTRY_POWER_WEBHOOK_URL, docs/power.md). */
   powerHook?: PowerHook;
+  /** Provisioning hook of bare-metal nodes on Kubernetes (docs/bare-metal.md). */
+  bareMetalHook?: BareMetalHook;
   /** Cluster host of the `remote` driver (packages/driver/src/remote/serve.ts). */
   remoteUrl?: string;
 }
@@ -44,6 +47,7 @@ export function createDriver(config: DriverConfig): ClusterDriver {
         namespace: config.kubeNamespace,
         dcgmMetricsUrl: config.kubeDcgmMetricsUrl,
         powerHook: config.powerHook,
+        bareMetalHook: config.bareMetalHook,
       });
     case 'remote':
       if (!config.remoteUrl) throw new Error('the remote driver needs the URL of its cluster host (GANTRY_DRIVER_URL)');

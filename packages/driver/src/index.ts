@@ -36,3 +36,4 @@ export { KubernetesDriver, KUBERNETES_DRIVER_DEFAULTS, type KubernetesDriverOpti
 export * as kubernetesSpecs from './kubernetes/specs';
 export * as kubernetesHealthSignals from './kubernetes/health-signals';
 export { withConnectionPool, closeConnectionPool } from './kubernetes/connection-pool';
+export { BARE_METAL_LABELS, BARE_METAL_ANNOTATIONS, type BareMetalHook, type BareMetalHookPayload } from './kubernetes/bare-metal-hook';

@@ -113,6 +113,17 @@ export interface FaultInjection {
   xid?: number;
 }
 
+/**
+ * One bare-metal step on a whole node (docs/bare-metal.md): write the image and boot it
+ * (`provision`), power off or on keeping the disk (suspend / resume), wipe the disk and give
+ * the node back (`deprovision`).
+ */
+export type BareMetalOperation =
+  { action: 'provision'; leaseId: string; image: string } | { action: 'power-off' | 'power-on' | 'deprovision'; leaseId: string };
+
+/** Where a node is in its bare-metal life, as the driver saw it last (for tests and the sim's control API). */
+export type BareMetalNodeStatus = 'provisioning' | 'deployed' | 'powering-off' | 'powered-off' | 'powering-on' | 'deprovisioning';
+
 export interface GpuMetricSample {
   nodeName: string;
   gpuIndex: number;
@@ -169,4 +180,10 @@ export interface ClusterDriver {
   resetGpu?(nodeName: string, gpuIndex: number): Promise<void>;
   /** Remediation (optional): reboots a node (power cycle through its BMC); resolves once it is back. */
   rebootNode?(nodeName: string): Promise<void>;
+  /**
+   * Bare metal (optional): runs one step on a whole node and resolves once it is done. The node
+   * leaves the container pool on `provision` (cordoned) and comes back on `deprovision`.
+   * Idempotent: a step asked again while it runs (or once it is done) waits for the same end.
+   */
+  bareMetal?(nodeName: string, op: BareMetalOperation): Promise<void>;
 }

@@ -4,6 +4,7 @@
  * this file stops compiling until the contracts agree. Nothing here runs.
  */
 import type { AuditEntry, LoginResult, QuotasPut, TeamQuotas, TeamUsage as TeamUsageReport, TenantQuota, User } from '@gantry/contracts';
+import type { BareMetalLease, BareMetalLeaseList } from '@gantry/contracts';
 import type { Fairness } from '@gantry/contracts';
 import type { FaultAccepted, FaultRequest, Incident, IntegrityReport, MigChangeAccepted, NodeActionResult, Topology } from '@gantry/contracts';
 import type {
@@ -77,3 +78,6 @@ same<
   RequestOf<'/v1/teams/{id}/schedules', 'post'> extends object ? (ScheduleCreate extends RequestOf<'/v1/teams/{id}/schedules', 'post'> ? true : false) : false
 >(true);
 same<Same<ResponseOf<'/v1/planner/runs/{id}', 'get'>, PlannerRun>>(true);
+// Bare-metal leases.
+same<Same<ResponseOf<'/v1/bare-metal/leases/{id}', 'get'>, BareMetalLease>>(true);
+same<Same<ResponseOf<'/v1/bare-metal/leases', 'get'>, BareMetalLeaseList>>(true);

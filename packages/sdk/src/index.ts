@@ -1,5 +1,8 @@
 import type { Fairness } from '@gantry/contracts';
 import type {
+  BareMetalLease,
+  BareMetalLeaseCreate,
+  BareMetalLeaseList,
   PlannerRun,
   PlannerRunCreate,
   Schedule,
@@ -124,6 +127,16 @@ export class GantryClient {
     list: () => this.request<{ items: PlannerRun[] }>('GET', '/v1/planner/runs'),
     get: (id: string) => this.request<PlannerRun>('GET', `/v1/planner/runs/${enc(id)}`),
     cancel: (id: string) => this.request<PlannerRun>('POST', `/v1/planner/runs/${enc(id)}/cancel`),
+  };
+
+  /** Bare-metal leases (docs/bare-metal.md): whole nodes provisioned with an image. */
+  bareMetal = {
+    create: (body: BareMetalLeaseCreate) => this.request<BareMetalLease>('POST', '/v1/bare-metal/leases', { body }),
+    list: (q: { teamId?: string } = {}) => this.request<BareMetalLeaseList>('GET', '/v1/bare-metal/leases', { query: q }),
+    get: (id: string) => this.request<BareMetalLease>('GET', `/v1/bare-metal/leases/${enc(id)}`),
+    suspend: (id: string) => this.request<BareMetalLease>('POST', `/v1/bare-metal/leases/${enc(id)}/suspend`),
+    resume: (id: string) => this.request<BareMetalLease>('POST', `/v1/bare-metal/leases/${enc(id)}/resume`),
+    release: (id: string) => this.request<BareMetalLease>('POST', `/v1/bare-metal/leases/${enc(id)}/release`),
   };
 
   schedules = {

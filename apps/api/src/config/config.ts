@@ -25,6 +25,9 @@ const ZEnv = z.object({
   /** dcgm-exporter's /metrics (or a Prometheus federation of every node's) for GPU telemetry with GANTRY_DRIVER=kubernetes. */
   GANTRY_KUBE_DCGM_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
   GANTRY_KUBE_EMULATOR_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  /** Bare metal on Kubernetes (docs/bare-metal.md): the provisioning hook, a command run with `sh -c` and/or a webhook URL. */
+  GANTRY_BARE_METAL_HOOK: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
+  GANTRY_BARE_METAL_WEBHOOK: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
   GANTRY_BOOTSTRAP_ADMIN_KEY: z
     .string()
     .regex(/^gk_[a-z0-9]{4,32}_[A-Za-z0-9]{16,128}$/, 'must look like gk_<prefix>_<secret>')
@@ -160,6 +163,8 @@ export interface AppConfig {
     remoteUrl?: string;
     /** Power hook of the Kubernetes driver (GANTRY_POWER_COMMAND / GANTRY_POWER_WEBHOOK_URL). */
     powerHook: { command?: string; webhookUrl?: string };
+    /** Bare-metal provisioning hook of the Kubernetes driver (GANTRY_BARE_METAL_HOOK / GANTRY_BARE_METAL_WEBHOOK). */
+    bareMetalHook?: { command?: string; url?: string };
   };
   /** Power management: on/off, idle time before a node powers down (simulated seconds), headroom (share of GPUs). */
   power: { enabled: boolean; idleSeconds: number; headroom: number };
@@ -244,6 +249,8 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       simSpeed: e.GANTRY_SIM_SPEED,
       kubeconfig: e.GANTRY_KUBECONFIG,
       powerHook: { command: e.GANTRY_POWER_COMMAND, webhookUrl: e.GANTRY_POWER_WEBHOOK_URL },
+      bareMetalHook:
+        e.GANTRY_BARE_METAL_HOOK || e.GANTRY_BARE_METAL_WEBHOOK ? { command: e.GANTRY_BARE_METAL_HOOK, url: e.GANTRY_BARE_METAL_WEBHOOK } : undefined,
     },
     power: { enabled: e.GANTRY_POWER_MANAGEMENT === 'true', idleSeconds: e.GANTRY_POWER_IDLE_SECONDS, headroom: e.GANTRY_POWER_HEADROOM },
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,

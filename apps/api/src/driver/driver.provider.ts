@@ -21,6 +21,7 @@ export const driverProvider: Provider = {
       kubeDcgmMetricsUrl: config.driver.kubeDcgmMetricsUrl,
       remoteUrl: config.driver.remoteUrl,
       powerHook: config.driver.powerHook,
+      bareMetalHook: config.driver.bareMetalHook,
     });
     return config.driver.kubeEmulatorUrl ? withEmulatedHardware(driver, new EmulatorControlClient(config.driver.kubeEmulatorUrl)) : driver;
   },

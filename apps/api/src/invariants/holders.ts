@@ -47,6 +47,8 @@ export function checkHolders(s: Pick<ClusterState, 'allocations' | 'jobs' | 'rep
       message: `allocation ${a.id} on GPU ${a.gpuId} ${why}: the GPU is held by nobody who will release it`,
     });
   for (const a of s.allocations) {
+    // A bare-metal lease holds its nodes' GPUs until the wipe gives them back (docs/bare-metal.md).
+    if (a.bareMetalLeaseId && a.jobId === null && a.endpointId === null) continue;
     if ((a.jobId === null) === (a.endpointId === null)) {
       orphan(a, a.jobId ? `names both job ${a.jobId} and endpoint ${a.endpointId}` : 'names neither a job nor an endpoint');
     } else if (a.jobId) {

@@ -12,7 +12,7 @@ export function loadClusterState(db: PrismaClient): Promise<ClusterState> {
 
 async function readState(tx: Tx): Promise<ClusterState> {
   const allocations = await tx.$queryRaw<AllocationRow[]>`
-    SELECT id, "tenantId", "teamId", "jobId", "endpointId", replica, "nodeId", "gpuId", "gpuModel", "migProfile", "migStart",
+    SELECT id, "tenantId", "teamId", "jobId", "endpointId", "bareMetalLeaseId", replica, "nodeId", "gpuId", "gpuModel", "migProfile", "migStart",
            milli, "gpuUnits"::float8 AS "gpuUnits", "activeSlot", "startedAt"
     FROM "Allocation" WHERE "endedAt" IS NULL`;
   const endedWithSlot = await tx.$queryRaw<ClusterState['endedWithSlot']>`

@@ -10,6 +10,8 @@ export interface AllocationRow {
   teamId: string;
   jobId: string | null;
   endpointId: string | null;
+  /** A GPU of a node a bare-metal lease holds (docs/bare-metal.md); optional for rows built by hand. */
+  bareMetalLeaseId?: string | null;
   replica: number;
   nodeId: string;
   gpuId: string;

@@ -51,6 +51,16 @@ export const QUEUES = {
   }),
   /** Repeatable `tick` (every 30 s): run the suspend and resume windows that are due. */
   schedules: z.object({}).passthrough(),
+  /**
+   * Bare metal (docs/bare-metal.md): `tick` (repeatable, every 2 s, and on every lease change)
+   * fills queued leases with idle nodes and moves leases on; `step` runs one node's step
+   * (provision, power off or on, wipe) through the driver.
+   */
+  'bare-metal': z.object({
+    action: z.enum(['tick', 'step']),
+    nodeId: z.string().optional(),
+    step: z.string().optional(),
+  }),
   /** One what-if planner run (docs/planner.md). */
   planner: z.object({ runId: z.string() }),
 } as const;

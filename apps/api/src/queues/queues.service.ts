@@ -169,6 +169,19 @@ export class QueuesService implements OnApplicationShutdown {
     });
   }
 
+  /** Bare metal: a tick (coalesced while one waits) or one node's step (one per node and step). */
+  async bareMetal(payload: QueuePayload<'bare-metal'>): Promise<void> {
+    const jobId = payload.action === 'step' ? `step-${payload.nodeId}-${payload.step}` : 'tick-now';
+    if (payload.action === 'step') await this.dropFailed('bare-metal', jobId);
+    await this.queue('bare-metal').add(payload.action, payload, {
+      jobId,
+      removeOnComplete: true,
+      removeOnFail: payload.action === 'step' ? 100 : true,
+      attempts: payload.action === 'step' ? 10 : 1,
+      backoff: { type: 'exponential', delay: 1000 },
+    });
+  }
+
   /** A what-if run; one BullMQ job per run (a stalled one is handed out again: the run is claimed again). */
   async planner(runId: string): Promise<void> {
     await this.queue('planner').add('run', { runId } satisfies QueuePayload<'planner'>, {

@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../clock';
 import { DriverEventBus } from '../event-bus';
 import { assertValidMigLayout } from '../shared/mig-layout';
 import type {
+  BareMetalOperation,
   ClusterDriver,
   DriverEvent,
   GpuMetricSample,
@@ -35,6 +36,7 @@ import { cordonPatch, migApplyProgress, migConfigPatch, personaPatch, personaRea
 import { pollUntil, type PollOutcome } from './poll-until';
 import { gpuResourceLimits, isEvictable, isPodFinished, isPodTerminating, jobSelector, replicaPod, workloadStatusFromPods } from './pods';
 import { retryOnConflict } from './retry';
+import { bareMetalDonePatch, bareMetalStartPatch, bareMetalStepDone, hookPayload, runBareMetalHook, type BareMetalHook } from './bare-metal-hook';
 import { fallbackCheckpoint, jobCheckpoint, watchSavedCheckpoints } from './saved-checkpoint';
 
 /** Where mig-manager reads its configs (ClusterPolicy `migManager.config.name`). */
@@ -80,6 +82,11 @@ export interface KubernetesDriverOptions {
   powerHook?: PowerHook;
   /** How long a powered-on node may take to be Ready. Default 900 s. */
   powerOnTimeoutSeconds?: number;
+  }
+
+  /**
+  /** Provisioning hook of bare-metal nodes (docs/bare-metal.md): a command or a webhook. */
+  bareMetalHook?: BareMetalHook;
   clock?: Clock;
 }
 
@@ -258,6 +265,19 @@ export class KubernetesDriver implements ClusterDriver {
       throw e;
     }
     await this.api.patchNode(nodeName, powerPatch('on'));
+  }
+
+  /**
+   * Bare metal: cordon and label the node (it leaves the schedulable pool), run the provisioning
+   * hook, then label the step done; `deprovision` gives the node back (labels gone, uncordoned).
+   * A step the node's labels show done already is not run again.
+   */
+  async bareMetal(nodeName: string, op: BareMetalOperation): Promise<void> {
+    const node = await this.api.readNode(nodeName);
+    if (bareMetalStepDone(node.metadata?.labels, op)) return;
+    await this.api.patchNode(nodeName, bareMetalStartPatch(op));
+    if (this.options.bareMetalHook) await runBareMetalHook(this.options.bareMetalHook, hookPayload(nodeName, op));
+    await this.api.patchNode(nodeName, bareMetalDonePatch(op));
   }
 
   async cordon(nodeName: string): Promise<void> {

@@ -24,6 +24,7 @@ export const REMOTE_METHODS = [
   'injectFault',
   'resetGpu',
   'rebootNode',
+  'bareMetal',
 ] as const satisfies readonly (keyof ClusterDriver)[];
 
 export type RemoteMethod = (typeof REMOTE_METHODS)[number];

@@ -7,6 +7,7 @@
 import { Agent, request } from 'node:http';
 import { DriverEventBus } from '../event-bus';
 import type {
+  BareMetalOperation,
   ClusterDriver,
   DriverEvent,
   FaultInjection,
@@ -102,6 +103,9 @@ export class RemoteDriver implements ClusterDriver {
   }
   rebootNode(nodeName: string): Promise<void> {
     return this.call('rebootNode', nodeName);
+  }
+  bareMetal(nodeName: string, op: BareMetalOperation): Promise<void> {
+    return this.call('bareMetal', nodeName, op);
   }
 
   onEvent(listener: (e: DriverEvent) => void): () => void {

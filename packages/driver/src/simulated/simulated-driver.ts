@@ -9,6 +9,8 @@
 import { systemClock, type Clock } from '../clock';
 import { DriverEventBus } from '../event-bus';
 import type {
+  BareMetalNodeStatus,
+  BareMetalOperation,
   ClusterDriver,
   DriverEvent,
   FaultInjection,
@@ -48,6 +50,12 @@ export interface SimulatedDelays {
   bootSeconds: number;
   /** Shutdown to off (power management). */
   shutdownSeconds: number;
+  /** Bare metal: write the image and boot the node. */
+  bareMetalProvisionSeconds: number;
+  /** Bare metal: power off or on through the BMC (the disk is kept). */
+  bareMetalPowerSeconds: number;
+  /** Bare metal: wipe the disk and give the node back to the pool. */
+  bareMetalWipeSeconds: number;
 }
 
 export const DEFAULT_SIMULATED_DELAYS: Readonly<SimulatedDelays> = {
@@ -61,6 +69,17 @@ export const DEFAULT_SIMULATED_DELAYS: Readonly<SimulatedDelays> = {
   rebootSeconds: 180,
   bootSeconds: 300,
   shutdownSeconds: 60,
+  bareMetalProvisionSeconds: 300,
+  bareMetalPowerSeconds: 30,
+  bareMetalWipeSeconds: 180,
+};
+
+/** Each bare-metal step: the node's status while it runs, after it (null: back in the pool), and its delay. */
+const BARE_METAL_STEPS: Record<BareMetalOperation['action'], [BareMetalNodeStatus, BareMetalNodeStatus | null, keyof SimulatedDelays]> = {
+  provision: ['provisioning', 'deployed', 'bareMetalProvisionSeconds'],
+  'power-off': ['powering-off', 'powered-off', 'bareMetalPowerSeconds'],
+  'power-on': ['powering-on', 'deployed', 'bareMetalPowerSeconds'],
+  deprovision: ['deprovisioning', null, 'bareMetalWipeSeconds'],
 };
 
 export interface SimulatedDriverOptions {
@@ -89,6 +108,8 @@ export class SimulatedDriver implements ClusterDriver {
   private readonly personaSwitches = new Map<string, { persona: Persona; done: Promise<void> }>();
   /** Power changes in flight (key node), for idempotent retries. */
   private readonly powerChanges = new Map<string, { state: 'on' | 'off'; done: Promise<void> }>();
+  private readonly bareMetalNodes = new Map<string, BareMetalNodeStatus>();
+  private readonly bareMetalSteps = new Map<string, { action: BareMetalOperation['action']; done: Promise<void> }>();
 
   constructor(options: SimulatedDriverOptions = {}) {
     this.speed = options.speed ?? 1;
@@ -305,6 +326,41 @@ export class SimulatedDriver implements ClusterDriver {
     node.down = true;
     await this.timers.sleep(this.delays.rebootSeconds);
     this.recover(node, undefined);
+  }
+
+  /**
+   * Bare metal: the node is cordoned for its whole lease; each step takes its simulated time.
+   * A step asked again while it runs waits for the same end; a done step is not redone.
+   */
+  async bareMetal(nodeName: string, op: BareMetalOperation): Promise<void> {
+    const node = this.cluster.node(nodeName);
+    const running = this.bareMetalSteps.get(nodeName);
+    if (running?.action === op.action) return running.done;
+    if (running) await running.done.catch(() => undefined);
+    const [during, after, seconds] = BARE_METAL_STEPS[op.action];
+    const now = this.bareMetalNodes.get(nodeName);
+    if (now === after || (op.action === 'deprovision' && now === undefined)) return;
+    const jobs = this.workloads.jobsOn(nodeName);
+    if (op.action === 'provision' && jobs.length > 0)
+      throw new Error(`node ${nodeName} still runs jobs ${jobs.join(', ')}: it must be idle to become bare metal`);
+    node.unschedulable = true;
+    this.bareMetalNodes.set(nodeName, during);
+    const done = this.timers
+      .sleep(this.delays[seconds])
+      .then(() => {
+        if (after === null) {
+          this.bareMetalNodes.delete(nodeName);
+          node.unschedulable = false;
+        } else this.bareMetalNodes.set(nodeName, after);
+      })
+      .finally(() => this.bareMetalSteps.delete(nodeName));
+    this.bareMetalSteps.set(nodeName, { action: op.action, done });
+    return done;
+  }
+
+  /** The bare-metal state of each node that is not in the pool (tests, docs). */
+  bareMetalStatus(): Map<string, BareMetalNodeStatus> {
+    return new Map(this.bareMetalNodes);
   }
 
   async close(): Promise<void> {

@@ -900,6 +900,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bare-metal/leases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Bare-metal leases the caller may see (newest first), optionally of one team */
+        get: operations["BareMetalController_list"];
+        put?: never;
+        /** Request whole nodes as bare metal: the worker provisions idle nodes with the image; their GPUs count against the team quota */
+        post: operations["BareMetalController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bare-metal/leases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bare-metal lease with its nodes and their steps */
+        get: operations["BareMetalController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bare-metal/leases/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suspend a deployed lease: its nodes are powered off and stay the team’s (disks kept) until resumed or released */
+        post: operations["BareMetalController_suspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bare-metal/leases/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a suspended lease: its nodes are powered on */
+        post: operations["BareMetalController_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bare-metal/leases/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Release a lease: its nodes’ disks are wiped and the nodes go back to the pool */
+        post: operations["BareMetalController_release"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8024,6 +8110,730 @@ export interface operations {
                                 energyKWh: number;
                             } | null;
                         } | null;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_list: {
+        parameters: {
+            query?: {
+                teamId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            teamId: string;
+                            name: string;
+                            gpuModel: string;
+                            count: number;
+                            image: string;
+                            sameLeaf: boolean;
+                            /** @enum {string} */
+                            state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                            stateReason: string | null;
+                            gpusHeld: number;
+                            nodes: {
+                                id: string;
+                                name: string;
+                                leaf: string;
+                                gpus: number;
+                                /** @enum {string} */
+                                state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                                since: string | null;
+                            }[];
+                            createdAt: string;
+                            deployedAt: string | null;
+                            releasedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    teamId: string;
+                    name: string;
+                    gpuModel: string;
+                    count: number;
+                    image: string;
+                    /** @default false */
+                    sameLeaf?: boolean;
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        gpuModel: string;
+                        count: number;
+                        image: string;
+                        sameLeaf: boolean;
+                        /** @enum {string} */
+                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                        stateReason: string | null;
+                        gpusHeld: number;
+                        nodes: {
+                            id: string;
+                            name: string;
+                            leaf: string;
+                            gpus: number;
+                            /** @enum {string} */
+                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                            since: string | null;
+                        }[];
+                        createdAt: string;
+                        deployedAt: string | null;
+                        releasedAt: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        gpuModel: string;
+                        count: number;
+                        image: string;
+                        sameLeaf: boolean;
+                        /** @enum {string} */
+                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                        stateReason: string | null;
+                        gpusHeld: number;
+                        nodes: {
+                            id: string;
+                            name: string;
+                            leaf: string;
+                            gpus: number;
+                            /** @enum {string} */
+                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                            since: string | null;
+                        }[];
+                        createdAt: string;
+                        deployedAt: string | null;
+                        releasedAt: string | null;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_suspend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        gpuModel: string;
+                        count: number;
+                        image: string;
+                        sameLeaf: boolean;
+                        /** @enum {string} */
+                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                        stateReason: string | null;
+                        gpusHeld: number;
+                        nodes: {
+                            id: string;
+                            name: string;
+                            leaf: string;
+                            gpus: number;
+                            /** @enum {string} */
+                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                            since: string | null;
+                        }[];
+                        createdAt: string;
+                        deployedAt: string | null;
+                        releasedAt: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        gpuModel: string;
+                        count: number;
+                        image: string;
+                        sameLeaf: boolean;
+                        /** @enum {string} */
+                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                        stateReason: string | null;
+                        gpusHeld: number;
+                        nodes: {
+                            id: string;
+                            name: string;
+                            leaf: string;
+                            gpus: number;
+                            /** @enum {string} */
+                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                            since: string | null;
+                        }[];
+                        createdAt: string;
+                        deployedAt: string | null;
+                        releasedAt: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_release: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        gpuModel: string;
+                        count: number;
+                        image: string;
+                        sameLeaf: boolean;
+                        /** @enum {string} */
+                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                        stateReason: string | null;
+                        gpusHeld: number;
+                        nodes: {
+                            id: string;
+                            name: string;
+                            leaf: string;
+                            gpus: number;
+                            /** @enum {string} */
+                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                            since: string | null;
+                        }[];
+                        createdAt: string;
+                        deployedAt: string | null;
+                        releasedAt: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
                     };
                 };
             };

@@ -47,8 +47,9 @@ function nodeState(n: NodeRow, without: ReadonlySet<string> | undefined, nowMs: 
     name: n.name,
     leaf: n.leaf.name,
     spine: n.leaf.spine.name,
-    // off and powering nodes take no work (power management)
-    schedulable: n.state === 'ready' && n.powerState === 'on',
+    // off and powering nodes take no work (power management); a node a bare-metal lease holds is out of
+    // the container and VM pool (docs/bare-metal.md)
+    schedulable: n.state === 'ready' && n.powerState === 'on' && n.bareMetalLeaseId === null,
     persona: personaToApi(n.persona),
     cpuMilli: n.cpuMilli,
     memoryMiB: n.memoryMiB,

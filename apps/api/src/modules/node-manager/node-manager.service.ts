@@ -122,6 +122,8 @@ export class NodeManagerService {
     }
     if (n.persona === target) return result(n);
     if (n.state !== 'ready' && n.state !== 'cordoned') throw new DomainError('invalid_state', `node ${n.name} is ${n.state}: its persona cannot change now`);
+    if (n.bareMetalLeaseId)
+      throw new DomainError('invalid_state', `node ${n.name} is held as bare metal: its persona cannot change until its lease is released`);
     const now = new Date();
     const seconds = this.config.driver.simulated ? DEFAULT_SIMULATED_DELAYS.personaSwitchSeconds / this.config.driver.simSpeed : 240;
     const eta = new Date(now.getTime() + seconds * 1000);
