@@ -39,13 +39,14 @@ export class BareMetalNodesRepository {
   }
 
   /**
-   * Nodes a lease of `gpuModel` may take now: in the container pool (ready, container persona,
+   * Nodes a lease of `gpuModel` may take now: in the container pool (ready, powered on, container persona,
    * no lease), every GPU of the model, whole, healthy and schedulable, and nothing running.
    */
   async idleNodes(gpuModel: string) {
     const rows = await this.prisma.client.node.findMany({
       where: {
         state: 'ready',
+        powerState: 'on',
         persona: 'container',
         bareMetalLeaseId: null,
         gpus: { some: { model: gpuModel }, every: { model: gpuModel, mode: 'whole', health: 'healthy', schedulable: true } },
@@ -90,6 +91,7 @@ export class BareMetalNodesRepository {
       const idle =
         now &&
         now.state === 'ready' &&
+        now.powerState === 'on' &&
         now.persona === 'container' &&
         now.bareMetalLeaseId === null &&
         now._count.allocations === 0 &&
