@@ -20,6 +20,7 @@ export const REMOTE_METHODS = [
   'suspend',
   'status',
   'metrics',
+  'logs',
   'injectFault',
   'resetGpu',
   'rebootNode',

@@ -12,6 +12,8 @@ import type {
   FaultInjection,
   GpuMetricSample,
   Inventory,
+  JobLogQuery,
+  JobLogs,
   MigSliceSpec,
   Persona,
   StartOutcome,
@@ -90,6 +92,9 @@ export class RemoteDriver implements ClusterDriver {
   }
   metrics(): Promise<GpuMetricSample[]> {
     return this.call('metrics');
+  }
+  logs(jobId: string, query?: JobLogQuery): Promise<JobLogs> {
+    return this.call('logs', jobId, query);
   }
   injectFault(fault: FaultInjection): Promise<void> {
     return this.call('injectFault', fault);
