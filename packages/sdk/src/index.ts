@@ -41,6 +41,7 @@ import type {
   Job,
   JobCreate,
   JobDetail,
+  JobLogs,
   Me,
   Node,
   NodeDetail,
@@ -142,6 +143,8 @@ export class GantryClient {
   jobs = {
     list: (q: { teamId?: string; state?: string; limit?: number; cursor?: string } = {}) => this.request<Page<Job>>('GET', '/v1/jobs', { query: q }),
     get: (id: string) => this.request<JobDetail>('GET', `/v1/jobs/${enc(id)}`),
+    /** What the job's replicas wrote: the newest `tail` lines at or after `since` (follow with the last line's time). */
+    logs: (id: string, q: { tail?: number; since?: string } = {}) => this.request<JobLogs>('GET', `/v1/jobs/${enc(id)}/logs`, { query: q }),
     create: (body: JobCreate, opts: { idempotencyKey?: string } = {}) =>
       this.request<Job>('POST', '/v1/jobs', {
         body,
