@@ -114,7 +114,7 @@ beforeAll(async () => {
   );
   A.key = key!.row.id;
   A.user = (await repos.users.create(asA1, { email: 'ada@a.test', name: 'Ada', passwordHash: 'x', role: 'member', tenantId: tA.id, teamId: a1.id })).id;
-  await repos.audit.append({ tenantId: tA.id, actor: 'ada', apiKeyId: null, userId: null, source: null, action: 'job.create', target: A.job, data: {} });
+  await repos.audit.append({ tenantId: tA.id, teamId: a1.id, actor: 'ada', apiKeyId: null, userId: null, source: null, action: 'job.create', target: A.job, data: {} });
 
   // A running allocation of A1 on a GPU that has been idle for an hour, a replica and a cold start.
   const spine = await db.spine.create({ data: { name: 'spine-scope' } });
@@ -174,7 +174,6 @@ const TENANT_LEVEL = new Set([
   'JobsRepository.pendingOrder',
   'JobsRepository.pendingQueue',
   'FairShareRepository.teams',
-  'AuditRepository.list',
   // planner runs are the tenant's (a tenant admin's), not a team's
   'PlannerRepository.create',
   'PlannerRepository.find',
@@ -324,6 +323,7 @@ const cases: Record<string, Case> = {
   },
 
   'AuditRepository.list': async (o) => expect((await repos.audit.list(o, page, {})).filter((r) => r.tenantId === A.tenantId)).toEqual([]),
+  'AuditRepository.targetNames': async (o) => expect([...(await repos.audit.targetNames(o, [A.job, A.endpoint, A.team1])).keys()]).toEqual([]),
 
   'ApiKeysRepository.createWithin': async (o) => {
     const data = { name: 'x', role: 'member' as const, scopes: [], tenantId: A.tenantId, teamId: A.team1, userId: null, owner: 'key:x', expiresAt: null };

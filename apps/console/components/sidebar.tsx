@@ -90,7 +90,7 @@ export function Sidebar({ me }: { me: Me | undefined }) {
             </Link>
           ))}
           <div className="nav-section">Administration</div>
-          {ADMIN_NAV.filter(({ href }) => href !== '/audit' || !me || me.role === 'tenant-admin' || me.role === 'platform-admin').map(
+          {ADMIN_NAV.filter(({ href }) => href !== '/audit' || !me || me.role === 'tenant-admin' || me.role === 'team-admin' || me.role === 'platform-admin').map(
             ({ href, label, testId, icon: Icon }) => (
               <Link
                 key={href}

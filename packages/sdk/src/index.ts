@@ -242,10 +242,11 @@ export class GantryClient {
   };
 
   audit = {
-    list: (q: { action?: string; actor?: string; from?: string; to?: string; limit?: number; cursor?: string } = {}) =>
+    /** A tenant admin reads the tenant's entries, a team admin its team's; `outcome: 'refused'` only the refused changes. */
+    list: (q: { action?: string; actor?: string; from?: string; to?: string; outcome?: 'refused'; limit?: number; cursor?: string } = {}) =>
       this.request<Page<AuditEntry>>('GET', '/v1/audit', { query: q }),
     /** Every matching entry (newest first, at most 10,000) as CSV text. */
-    csv: (q: { action?: string; actor?: string; from?: string; to?: string } = {}) =>
+    csv: (q: { action?: string; actor?: string; from?: string; to?: string; outcome?: 'refused' } = {}) =>
       this.request<string>('GET', '/v1/audit', { query: { ...q, format: 'csv' }, text: true }),
   };
 

@@ -838,7 +838,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log of the caller's tenant, newest first (tenant admin); from/to bound the time; format=csv exports every match (at most 10,000) */
+        /** The audit log, newest first: a tenant admin reads the tenant's, a team admin its team's; refused changes (403, 409) included (outcome=refused: only those); from/to bound the time; format=csv exports every match (at most 10,000) */
         get: operations["AuditController_list"];
         put?: never;
         post?: never;
@@ -7354,6 +7354,7 @@ export interface operations {
                 actor?: string;
                 from?: string;
                 to?: string;
+                outcome?: "refused";
                 format?: "json" | "csv";
             };
             header?: never;
@@ -7371,12 +7372,16 @@ export interface operations {
                         items: {
                             id: string;
                             tenantId: string | null;
+                            teamId: string | null;
                             actor: string;
                             apiKeyId: string | null;
                             userId: string | null;
                             source: string | null;
                             action: string;
                             target: string | null;
+                            targetName: string | null;
+                            /** @enum {string} */
+                            outcome: "done" | "refused";
                             data: {
                                 [key: string]: unknown;
                             };
