@@ -53,5 +53,5 @@ describe('audit for team admins (real Postgres and Redis)', () => {
     const all = (await http().get('/v1/audit?limit=100').set('Authorization', tenantAdmin)).body.items as Entry[];
     expect(all.some((e) => e.target === other.id)).toBe(true);
     expect((await http().get('/v1/audit').set('Authorization', t.auth)).status).toBe(403);
-  }, 120_000);
+  }, 300_000);
 });
