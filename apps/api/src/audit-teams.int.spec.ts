@@ -27,7 +27,13 @@ describe('audit for team admins (real Postgres and Redis)', () => {
     const job = await http()
       .post('/v1/jobs')
       .set('Authorization', t.auth)
-      .send({ teamId: t.team.id, name: 'audited-train', kind: 'training', resources: { gpus: 1, gpuModel: 'A100-80GB' }, simulation: { durationSeconds: 600 } });
+      .send({
+        teamId: t.team.id,
+        name: 'audited-train',
+        kind: 'training',
+        resources: { gpus: 1, gpuModel: 'A100-80GB' },
+        simulation: { durationSeconds: 600 },
+      });
     expect(job.status).toBe(201);
     expect((await http().post(`/v1/jobs/${job.body.id}/cancel`).set('Authorization', t.auth)).status).toBe(200);
     const again = await http().post(`/v1/jobs/${job.body.id}/cancel`).set('Authorization', t.auth);

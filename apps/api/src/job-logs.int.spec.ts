@@ -24,7 +24,14 @@ describe('job logs (real Postgres and Redis, simulated cluster)', () => {
         .http()
         .post('/v1/jobs')
         .set('Authorization', t.auth)
-        .send({ teamId: t.team.id, name: 'logged', kind: 'training', replicas: 2, resources: { gpus: 8, gpuModel: 'A100-80GB' }, simulation: { durationSeconds: 300 } })
+        .send({
+          teamId: t.team.id,
+          name: 'logged',
+          kind: 'training',
+          replicas: 2,
+          resources: { gpus: 8, gpuModel: 'A100-80GB' },
+          simulation: { durationSeconds: 300 },
+        })
     ).body as { id: string };
 
     const running = await eventually(async () => {

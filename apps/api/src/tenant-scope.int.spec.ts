@@ -114,7 +114,17 @@ beforeAll(async () => {
   );
   A.key = key!.row.id;
   A.user = (await repos.users.create(asA1, { email: 'ada@a.test', name: 'Ada', passwordHash: 'x', role: 'member', tenantId: tA.id, teamId: a1.id })).id;
-  await repos.audit.append({ tenantId: tA.id, teamId: a1.id, actor: 'ada', apiKeyId: null, userId: null, source: null, action: 'job.create', target: A.job, data: {} });
+  await repos.audit.append({
+    tenantId: tA.id,
+    teamId: a1.id,
+    actor: 'ada',
+    apiKeyId: null,
+    userId: null,
+    source: null,
+    action: 'job.create',
+    target: A.job,
+    data: {},
+  });
 
   // A running allocation of A1 on a GPU that has been idle for an hour, a replica and a cold start.
   const spine = await db.spine.create({ data: { name: 'spine-scope' } });

@@ -90,20 +90,20 @@ export function Sidebar({ me }: { me: Me | undefined }) {
             </Link>
           ))}
           <div className="nav-section">Administration</div>
-          {ADMIN_NAV.filter(({ href }) => href !== '/audit' || !me || me.role === 'tenant-admin' || me.role === 'team-admin' || me.role === 'platform-admin').map(
-            ({ href, label, testId, icon: Icon }) => (
-              <Link
-                key={href}
-                href={href}
-                data-testid={testId}
-                className={`nav-link${isActive(href) ? ' active' : ''}`}
-                aria-current={isActive(href) ? 'page' : undefined}
-              >
-                <Icon />
-                {label}
-              </Link>
-            ),
-          )}
+          {ADMIN_NAV.filter(
+            ({ href }) => href !== '/audit' || !me || me.role === 'tenant-admin' || me.role === 'team-admin' || me.role === 'platform-admin',
+          ).map(({ href, label, testId, icon: Icon }) => (
+            <Link
+              key={href}
+              href={href}
+              data-testid={testId}
+              className={`nav-link${isActive(href) ? ' active' : ''}`}
+              aria-current={isActive(href) ? 'page' : undefined}
+            >
+              <Icon />
+              {label}
+            </Link>
+          ))}
         </nav>
         <div className="sidebar-foot">
           {me && (

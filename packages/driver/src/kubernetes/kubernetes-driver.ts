@@ -393,7 +393,10 @@ export class KubernetesDriver implements ClusterDriver {
           out.lines.push(...parsePodLog(text, replica).filter((l) => query.sinceMs === undefined || l.at >= query.sinceMs));
         } catch (err) {
           const reason = err instanceof Error ? err.message : String(err);
-          out.unavailable.push({ replica, reason: `the API server could not read the log of pod ${pod.metadata?.name} from the kubelet of node ${pod.spec.nodeName}: ${reason.slice(0, 300)}` });
+          out.unavailable.push({
+            replica,
+            reason: `the API server could not read the log of pod ${pod.metadata?.name} from the kubelet of node ${pod.spec.nodeName}: ${reason.slice(0, 300)}`,
+          });
         }
       }),
     );

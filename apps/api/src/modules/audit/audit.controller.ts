@@ -43,7 +43,10 @@ export class AuditController {
     }
     const scope = scopeOf(p);
     const named = async (rows: Awaited<ReturnType<AuditRepository['list']>>) => {
-      const names = await this.audit.targetNames(scope, rows.flatMap((r) => (r.target ? [r.target] : [])));
+      const names = await this.audit.targetNames(
+        scope,
+        rows.flatMap((r) => (r.target ? [r.target] : [])),
+      );
       return rows.map((r) => ({ ...r, targetName: r.target ? (names.get(r.target) ?? null) : null }));
     };
     if (q.format !== 'csv') return toPage(await named(await this.audit.list(scope, q, q)), q, present);

@@ -24,7 +24,13 @@ export class JobLogsService {
       jobId,
       state: job.state,
       truncated,
-      lines: lines.map((l) => ({ at: l.at.toISOString(), replica: l.replica, seq: l.seq.toString(), stream: l.stream as JobLogs['lines'][number]['stream'], text: l.text })),
+      lines: lines.map((l) => ({
+        at: l.at.toISOString(),
+        replica: l.replica,
+        seq: l.seq.toString(),
+        stream: l.stream as JobLogs['lines'][number]['stream'],
+        text: l.text,
+      })),
     };
   }
 }

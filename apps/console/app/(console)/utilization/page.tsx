@@ -117,7 +117,11 @@ function Report({ r }: { r: UtilizationReport }) {
         <Kpi label="GPU-hours allocated" value={hoursText(r.totals.allocatedGpuHours)} testId="utilization-total-gpu-hours" />
         <Kpi label="GPU-hours busy (SM)" value={hoursText(r.totals.busyGpuHours)} />
         <Kpi label="SM use of allocated" value={r.totals.smRatio == null ? '–' : `${Math.round(r.totals.smRatio * 100)} %`} />
-        <Kpi label="Energy (measured)" value={`${r.totals.energyKWh.toFixed(1)} kWh`} />
+        <Kpi
+          label={`Energy measured (estimate ${r.totals.energyEstimateKWh.toFixed(1)} kWh)`}
+          value={`${r.totals.energyKWh.toFixed(1)} kWh`}
+          testId="utilization-total-energy"
+        />
         <Kpi label="Cost" value={money(r.totals.cost, r.currency)} testId="utilization-total-cost" />
       </div>
       <div className="card chart-card section" data-testid="utilization-chart">
@@ -161,7 +165,9 @@ function Report({ r }: { r: UtilizationReport }) {
               {showCapacity && <th className="num">Allocation</th>}
               <th className="num">Busy GPU-h</th>
               <th className="num">SM use</th>
-              <th className="num">Energy kWh (est.)</th>
+              <th className="num" title={ENERGY_LEGEND}>
+                Energy kWh measured (estimate)
+              </th>
               <th className="num">Cost</th>
             </tr>
           </thead>
@@ -187,6 +193,9 @@ function Report({ r }: { r: UtilizationReport }) {
           </tbody>
         </table>
       </div>
+      <p className="muted small" data-testid="utilization-energy-legend">
+        Energy: {ENERGY_LEGEND}
+      </p>
       <p className="muted small" data-testid="utilization-prices">
         Prices per GPU-hour: {r.prices.map((p) => `${p.gpuModel} ${money(p.pricePerGpuHour, r.currency)} (${p.idleW}/${p.busyW} W idle/busy)`).join(' · ')}
       </p>
@@ -195,6 +204,10 @@ function Report({ r }: { r: UtilizationReport }) {
 }
 
 const hoursText = (h: number) => h.toFixed(h < 10 ? 2 : 1);
+
+/** Why the two energy figures differ (the table's header tooltip and the legend under it). */
+const ENERGY_LEGEND =
+  'Measured: the GPUs’ sampled power draw over the allocated time. Estimate: the GPU model’s rated busy and idle watts times the busy and idle GPU-hours. They differ by how far real draw is from the rated figures.';
 
 function Kpi({ label, value, testId }: { label: string; value: string; testId?: string }) {
   return (
