@@ -12,6 +12,7 @@ async function signIn(page: Page, key: string) {
 
 test.describe('console: audit for a team admin', () => {
   test("a team admin reads its team's changes by name, refused attempts marked; a member has no audit page", async ({ page }) => {
+    test.setTimeout(300_000);
     const member = client(demoKey('Max (member)'));
     const me = await member.me();
     const job = await member.jobs.create({

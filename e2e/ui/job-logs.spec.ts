@@ -12,6 +12,7 @@ async function signIn(page: Page, key: string) {
 
 test.describe('console: job logs', () => {
   test("the job page follows a running job's log, and keeps it after a cancel", async ({ page }) => {
+    test.setTimeout(300_000);
     const key = demoKey('Max (member)');
     const api = client(key);
     const me = await api.me();
