@@ -109,6 +109,12 @@ import { CLUSTER_DRIVER, type ClusterDriver } from './driver/driver.provider';
 import { TelemetryRepository } from './modules/telemetry/telemetry.repository';
 import { TelemetryService } from './modules/telemetry/telemetry.service';
 import { TelemetryProcessor } from './worker/telemetry.processor';
+import { LogsProcessor } from './worker/logs.processor';
+import { LogsScheduler } from './worker/logs.scheduler';
+import { JobLogsController } from './modules/job-logs/job-logs.controller';
+import { JobLogsService } from './modules/job-logs/job-logs.service';
+import { JobLogsRepository } from './modules/job-logs/job-logs.repository';
+import { JobLogCollector } from './modules/job-logs/job-log-collector.service';
 import { TelemetryScheduler } from './worker/telemetry.scheduler';
 import { UtilizationController } from './modules/utilization/utilization.controller';
 import { UtilizationService } from './modules/utilization/utilization.service';
@@ -162,6 +168,7 @@ export class HttpModule {
         TenantsController,
         ApiKeysController,
         JobsController,
+        JobLogsController,
         TeamJobsController,
         FairnessController,
         SchedulesController,
@@ -205,6 +212,8 @@ export class HttpModule {
         TenantsRepository,
         JobsService,
         JobsRepository,
+        JobLogsService,
+        JobLogsRepository,
         JobRequestValidator,
         FairShareRepository,
         FairShareService,
@@ -288,6 +297,10 @@ export class WorkerModule {
         TelemetryService,
         TelemetryProcessor,
         TelemetryScheduler,
+        JobLogsRepository,
+        JobLogCollector,
+        LogsProcessor,
+        LogsScheduler,
         TenantsRepository,
         JobsRepository,
         JobRequestValidator,
@@ -322,6 +335,7 @@ export class WorkerModule {
             SchedulesProcessor,
             PlannerProcessor,
             BareMetalProcessor,
+            LogsProcessor,
           ],
           useFactory: (...processors: QueueProcessor[]) => processors,
         },

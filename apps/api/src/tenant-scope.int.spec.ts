@@ -6,6 +6,7 @@ import { ApiKeysRepository } from './modules/api-keys/api-keys.repository';
 import { AuditRepository } from './modules/audit/audit.repository';
 import { EndpointsRepository } from './modules/endpoints/endpoints.repository';
 import { EventsRepository } from './modules/events/events.repository';
+import { JobLogsRepository } from './modules/job-logs/job-logs.repository';
 import { JobsRepository } from './modules/jobs/jobs.repository';
 import { QuotasRepository } from './modules/quotas/quotas.repository';
 import { SchedulesRepository } from './modules/schedules/schedules.repository';
@@ -44,6 +45,7 @@ function makeRepos(client: PrismaClient, sql: Sql) {
     keys: new ApiKeysRepository(prisma),
     utilization: new UtilizationRepository(prisma),
     fairShare: new FairShareRepository(prisma),
+    jobLogs: new JobLogsRepository(prisma),
   };
 }
 
@@ -110,6 +112,9 @@ beforeAll(async () => {
   void b1;
 
   A.job = (await repos.jobs.create(asA1, jobBody(a1.id), { keyId: 'k', idempotencyKey: 'idem-a1' })).id;
+  await repos.jobLogs.append({ id: A.job, tenantId: tA.id, teamId: a1.id, since: null }, [
+    { at: Date.now(), replica: 0, seq: 1, stream: 'stdout', text: 'step 1 | loss 9.1' },
+  ]);
   const held = await repos.jobs.create(asA1, { ...jobBody(a1.id), name: 'a1-held' }, { keyId: 'k' });
   await repos.jobs.suspend(asA1, held.id);
   A.suspendedJob = held.id;
@@ -127,7 +132,17 @@ beforeAll(async () => {
   );
   A.key = key!.row.id;
   A.user = (await repos.users.create(asA1, { email: 'ada@a.test', name: 'Ada', passwordHash: 'x', role: 'member', tenantId: tA.id, teamId: a1.id })).id;
-  await repos.audit.append({ tenantId: tA.id, actor: 'ada', apiKeyId: null, userId: null, source: null, action: 'job.create', target: A.job, data: {} });
+  await repos.audit.append({
+    tenantId: tA.id,
+    teamId: a1.id,
+    actor: 'ada',
+    apiKeyId: null,
+    userId: null,
+    source: null,
+    action: 'job.create',
+    target: A.job,
+    data: {},
+  });
 
   // A running allocation of A1 on a GPU that has been idle for an hour, a replica and a cold start.
   const spine = await db.spine.create({ data: { name: 'spine-scope' } });
@@ -187,7 +202,6 @@ const TENANT_LEVEL = new Set([
   'JobsRepository.pendingOrder',
   'JobsRepository.pendingQueue',
   'FairShareRepository.teams',
-  'AuditRepository.list',
   // planner runs are the tenant's (a tenant admin's), not a team's
   'PlannerRepository.create',
   'PlannerRepository.find',
@@ -202,6 +216,7 @@ const cases: Record<string, Case> = {
   'JobsRepository.findByIdempotencyKey': async (o) => expect(await repos.jobs.findByIdempotencyKey(o as typeof asA1, 'idem-a1')).toBeNull(),
   'JobsRepository.list': async (o) => expect((await repos.jobs.list(o, page, {})).map((j) => j.id)).not.toContain(A.job),
   'JobsRepository.find': async (o) => expect(await repos.jobs.find(o, A.job)).toBeNull(),
+  'JobLogsRepository.read': async (o) => expect((await repos.jobLogs.read(o, A.job, { tail: 10 })).lines).toEqual([]),
   'JobsRepository.listEvents': async (o) => expect(await repos.jobs.listEvents(o, A.job)).toEqual([]),
   'JobsRepository.lastRuns': async (o) => expect((await repos.jobs.lastRuns(o, [A.job])).size).toBe(0),
   'JobsRepository.pendingOrder': async (o) => expect(await repos.jobs.pendingOrder(o)).not.toContain(A.job),
@@ -349,6 +364,7 @@ const cases: Record<string, Case> = {
   },
 
   'AuditRepository.list': async (o) => expect((await repos.audit.list(o, page, {})).filter((r) => r.tenantId === A.tenantId)).toEqual([]),
+  'AuditRepository.targetNames': async (o) => expect([...(await repos.audit.targetNames(o, [A.job, A.endpoint, A.team1])).keys()]).toEqual([]),
 
   'ApiKeysRepository.createWithin': async (o) => {
     const data = { name: 'x', role: 'member' as const, scopes: [], tenantId: A.tenantId, teamId: A.team1, userId: null, owner: 'key:x', expiresAt: null };

@@ -44,6 +44,9 @@ const SYSTEM_ACCESS: Record<string, string> = {
   'PlannerRepository.inventory': 'cluster hardware: the live inventory an `inventory` planner cluster replays on',
   'PlannerRepository.finish': 'the worker (or a cancel already checked through the caller’s scope) ends a planner run',
   'FairShareRepository.roll': 'the scheduling cycle rolls every team’s decayed usage forward',
+  'JobLogsRepository.collectable': 'the worker’s log tick reads the logs of every tenant’s running jobs',
+  'JobLogsRepository.append': 'the worker stores a job’s lines under the tenant and team of the job it read them for',
+  'UtilizationRepository.nodeCapacity': 'hardware only: GPU count and model per node, no tenant or team',
   'UtilizationRepository.heatmap': 'hardware only: GPU samples and held units, no tenant or team',
 };
 

@@ -95,7 +95,7 @@ export function Sidebar({ me }: { me: Me | undefined }) {
             </Link>
           ))}
           <div className="nav-section">Administration</div>
-          {ADMIN_NAV.filter(({ href }) => !ADMINS_ONLY.has(href) || !me || me.role === 'tenant-admin' || me.role === 'platform-admin').map(
+          {ADMIN_NAV.filter(({ href }) => !ADMINS_ONLY.has(href) || !me || me.role === 'tenant-admin' || me.role === 'platform-admin' || (href === '/audit' && me.role === 'team-admin')).map(
             ({ href, label, testId, icon: Icon }) => (
               <Link
                 key={href}

@@ -4,12 +4,18 @@ import { z } from 'zod';
 export const ZAuditEntry = z.object({
   id: z.string(),
   tenantId: z.string().nullable(),
+  /** The team the action was about (null for tenant- or cluster-wide actions). */
+  teamId: z.string().nullable(),
   actor: z.string(),
   apiKeyId: z.string().nullable(),
   userId: z.string().nullable(),
   source: z.string().nullable(),
   action: z.string(),
   target: z.string().nullable(),
+  /** What the target is, by name ("job llm-pretrain"), when it still exists and the reader may see it. */
+  targetName: z.string().nullable(),
+  /** `refused`: the change was refused (403 or 409); data.error says why. */
+  outcome: z.enum(['done', 'refused']),
   data: z.record(z.string(), z.unknown()),
   createdAt: z.string(),
 });
@@ -23,6 +29,8 @@ export const ZAuditQuery = z
     from: z.iso.datetime({ offset: true }).optional(),
     /** Entries before this instant (ISO 8601). */
     to: z.iso.datetime({ offset: true }).optional(),
+    /** `refused`: only the changes that were refused (403, 409). */
+    outcome: z.enum(['refused']).optional(),
     /** `csv`: every entry that matches (newest first, at most 10,000) as a CSV export. */
     format: z.enum(['json', 'csv']).optional(),
   })

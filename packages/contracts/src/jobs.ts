@@ -158,3 +158,32 @@ export type TeamSuspendResult = z.infer<typeof ZTeamSuspendResult>;
 /** `POST /v1/teams/:id/resume`: the team's suspended jobs that were requeued. */
 export const ZTeamResumeResult = z.object({ resumed: z.number().int(), jobIds: z.array(z.string()) });
 export type TeamResumeResult = z.infer<typeof ZTeamResumeResult>;
+
+/** One line a job's replica wrote; `stream` `gantry` is a note from Gantry (a log the cluster could not give). */
+export const ZJobLogLine = z.object({
+  at: z.string(),
+  replica: z.number().int(),
+  seq: z.string(),
+  stream: z.enum(['stdout', 'stderr', 'gantry']),
+  text: z.string(),
+});
+export type JobLogLine = z.infer<typeof ZJobLogLine>;
+
+export const ZJobLogs = z.object({
+  jobId: z.string(),
+  state: ZJobState,
+  /** Oldest first: the newest `tail` lines at or after `since`. */
+  lines: z.array(ZJobLogLine),
+  /** True when older lines matched than `tail` lets through. */
+  truncated: z.boolean(),
+});
+export type JobLogs = z.infer<typeof ZJobLogs>;
+
+export const ZJobLogsQuery = z
+  .object({
+    /** The newest this many lines (default 500). */
+    tail: z.coerce.number().int().min(1).max(5000).optional(),
+    /** Only lines written at or after this instant (ISO 8601): follow a running job with the last line's time. */
+    since: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();

@@ -123,6 +123,30 @@ export type BareMetalOperation =
 
 /** Where a node is in its bare-metal life, as the driver saw it last (for tests and the sim's control API). */
 export type BareMetalNodeStatus = 'provisioning' | 'deployed' | 'powering-off' | 'powered-off' | 'powering-on' | 'deprovisioning';
+/** One line a job's workload wrote (stdout/stderr of one replica). */
+export interface JobLogLine {
+  /** When it was written (ms since the epoch). */
+  at: number;
+  replica: number;
+  /** Orders the lines of one replica; the same line read twice has the same seq (dedupe key). */
+  seq: number;
+  stream: 'stdout' | 'stderr';
+  text: string;
+}
+
+export interface JobLogQuery {
+  /** Only lines written at or after this time (ms since the epoch). */
+  sinceMs?: number;
+  /** At most this many lines per replica, the newest. */
+  tailLines?: number;
+}
+
+/** What the driver could read: the lines, and per replica why it could not read more. */
+export interface JobLogs {
+  lines: JobLogLine[];
+  /** Replicas whose log could not be read, with the reason (e.g. no kubelet answered). */
+  unavailable: { replica: number; reason: string }[];
+}
 
 export interface GpuMetricSample {
   nodeName: string;
@@ -164,6 +188,11 @@ export interface ClusterDriver {
   /** Subscribes to health and workload events; returns an unsubscribe function. */
   onEvent(listener: (e: DriverEvent) => void): () => void;
   metrics(): Promise<GpuMetricSample[]>;
+  /**
+   * Optional: what the job's replicas wrote (simulated: generated from the workload's own
+   * progress; Kubernetes: the pods' logs). A job the driver does not know has no lines.
+   */
+  logs?(jobId: string, query?: JobLogQuery): Promise<JobLogs>;
   close(): Promise<void>;
   /**
    * Optional (drivers of clusters shared with other workloads: Kubernetes): the GPU resources

@@ -17,6 +17,7 @@ import type {
   Job,
   JobCreate,
   JobDetail,
+  JobLogs,
   Me,
   Node,
   NodeDetail,
@@ -33,6 +34,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const same = <T extends true>(_: T) => undefined;
 
 same<Same<ResponseOf<'/v1/jobs/{id}', 'get'>, JobDetail>>(true);
+same<Same<ResponseOf<'/v1/jobs/{id}/logs', 'get'>, JobLogs>>(true);
 same<Same<ResponseOf<'/v1/jobs', 'get'>, Page<Job>>>(true);
 same<Same<ResponseOf<'/v1/jobs', 'post'>, Job>>(true);
 same<Same<ResponseOf<'/v1/me', 'get'>, Me>>(true);

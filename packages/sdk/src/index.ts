@@ -44,6 +44,7 @@ import type {
   Job,
   JobCreate,
   JobDetail,
+  JobLogs,
   Me,
   Node,
   NodeDetail,
@@ -155,6 +156,8 @@ export class GantryClient {
   jobs = {
     list: (q: { teamId?: string; state?: string; limit?: number; cursor?: string } = {}) => this.request<Page<Job>>('GET', '/v1/jobs', { query: q }),
     get: (id: string) => this.request<JobDetail>('GET', `/v1/jobs/${enc(id)}`),
+    /** What the job's replicas wrote: the newest `tail` lines at or after `since` (follow with the last line's time). */
+    logs: (id: string, q: { tail?: number; since?: string } = {}) => this.request<JobLogs>('GET', `/v1/jobs/${enc(id)}/logs`, { query: q }),
     create: (body: JobCreate, opts: { idempotencyKey?: string } = {}) =>
       this.request<Job>('POST', '/v1/jobs', {
         body,
@@ -255,10 +258,11 @@ export class GantryClient {
   };
 
   audit = {
-    list: (q: { action?: string; actor?: string; from?: string; to?: string; limit?: number; cursor?: string } = {}) =>
+    /** A tenant admin reads the tenant's entries, a team admin its team's; `outcome: 'refused'` only the refused changes. */
+    list: (q: { action?: string; actor?: string; from?: string; to?: string; outcome?: 'refused'; limit?: number; cursor?: string } = {}) =>
       this.request<Page<AuditEntry>>('GET', '/v1/audit', { query: q }),
     /** Every matching entry (newest first, at most 10,000) as CSV text. */
-    csv: (q: { action?: string; actor?: string; from?: string; to?: string } = {}) =>
+    csv: (q: { action?: string; actor?: string; from?: string; to?: string; outcome?: 'refused' } = {}) =>
       this.request<string>('GET', '/v1/audit', { query: { ...q, format: 'csv' }, text: true }),
   };
 

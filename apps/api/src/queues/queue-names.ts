@@ -61,6 +61,8 @@ export const QUEUES = {
     nodeId: z.string().optional(),
     step: z.string().optional(),
   }),
+  /** Repeatable `tick` (every 2 s): read what running jobs wrote from the driver into JobLogLine. */
+  logs: z.object({}).passthrough(),
   /** One what-if planner run (docs/planner.md). */
   planner: z.object({ runId: z.string() }),
 } as const;

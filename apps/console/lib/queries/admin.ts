@@ -7,7 +7,7 @@ export const adminKeys = {
   quotas: (teamId: string) => ['quotas', teamId] as const,
   usage: (teamId: string) => ['usage', teamId] as const,
   apiKeys: ['api-keys'] as const,
-  audit: (action: string, range: AuditRange) => ['audit', action, range.from ?? null, range.to ?? null] as const,
+  audit: (action: string, range: AuditRange) => ['audit', action, range.from ?? null, range.to ?? null, range.outcome ?? null] as const,
 };
 
 export const quotasQuery = (client: GantryClient, teamId: string) =>
@@ -24,6 +24,8 @@ export const apiKeysQuery = (client: GantryClient) =>
 export interface AuditRange {
   from?: string;
   to?: string;
+  /** `refused`: only the refused changes. */
+  outcome?: 'refused';
 }
 
 export const auditQuery = (client: GantryClient, action: string, range: AuditRange = {}) =>

@@ -103,6 +103,14 @@ export class KubeApi {
     return plain((await this.retrying(() => this.core.listPodForAllNamespaces({ fieldSelector: ACTIVE_PODS_FIELD_SELECTOR }))).items);
   }
 
+  /**
+   * A pod's log with RFC 3339 timestamps. The API server reads it from the node's kubelet
+   * (`/containerLogs/...` on the kubelet port): without a kubelet that answers, this fails.
+   */
+  async readPodLog(namespace: string, name: string, options: { sinceSeconds?: number; tailLines?: number }): Promise<string> {
+    return this.core.readNamespacedPodLog({ namespace, name, timestamps: true, ...options });
+  }
+
   /** Creates a pod; false when a pod of that name already exists (a retried or concurrent create). */
   async createPod(pod: K8s.V1Pod): Promise<boolean> {
     try {

@@ -15,6 +15,8 @@ import type {
   GpuMetricSample,
   Inventory,
   InventoryNode,
+  JobLogQuery,
+  JobLogs,
   MigSliceSpec,
   Persona,
   StartOutcome,
@@ -28,6 +30,7 @@ import { closeConnectionPool, withConnectionPool } from './connection-pool';
 import { KubeApi, httpStatusOf, loadClientNode, loadKubeConfig } from './kube-api';
 import { KubeEventSource } from './kube-event-source';
 import { parseDcgmMetrics } from './dcgm-metrics';
+import { parsePodLog } from './pod-log';
 import { AMD_GPU_LABELS, GANTRY_LABELS, GPU_LABELS, gpuVendorOfLabels } from '../shared/labels';
 import { migConfigName, migPartedDevices, withMigPartedConfig, type MigPartedDeviceConfig } from './mig-config';
 import { inventoryNodeFromKubeNode, isNodeReady, migLayoutsOfNode } from './node-inventory';
@@ -442,6 +445,35 @@ export class KubernetesDriver implements ClusterDriver {
       unsubscribe();
       if (this.events.listenerCount === 0) void this.stopEventSource();
     };
+  }
+
+  /**
+   * The job's pods' logs (through the API server, which asks each node's kubelet). A replica whose
+   * log cannot be read (not scheduled yet, or no kubelet answered the API server) is named in
+   * `unavailable` with the API server's reason, never silently empty.
+   */
+  async logs(jobId: string, query: JobLogQuery = {}): Promise<JobLogs> {
+    const pods = await this.api.listPods(this.settings.namespace, jobSelector(jobId));
+    const out: JobLogs = { lines: [], unavailable: [] };
+    const sinceSeconds = query.sinceMs === undefined ? undefined : Math.max(1, Math.ceil((this.clock.now() - query.sinceMs) / 1000) + 1);
+    await Promise.all(
+      pods.map(async (pod) => {
+        const replica = Number(pod.metadata?.labels?.[GANTRY_LABELS.replica] ?? 0);
+        if (!pod.spec?.nodeName) return void out.unavailable.push({ replica, reason: `pod ${pod.metadata?.name} is not on a node yet` });
+        try {
+          const text = await this.api.readPodLog(this.settings.namespace, pod.metadata!.name!, { sinceSeconds, tailLines: query.tailLines });
+          out.lines.push(...parsePodLog(text, replica).filter((l) => query.sinceMs === undefined || l.at >= query.sinceMs));
+        } catch (err) {
+          const reason = err instanceof Error ? err.message : String(err);
+          out.unavailable.push({
+            replica,
+            reason: `the API server could not read the log of pod ${pod.metadata?.name} from the kubelet of node ${pod.spec.nodeName}: ${reason.slice(0, 300)}`,
+          });
+        }
+      }),
+    );
+    out.lines.sort((a, b) => a.at - b.at || a.replica - b.replica || a.seq - b.seq);
+    return out;
   }
 
   async metrics(): Promise<GpuMetricSample[]> {

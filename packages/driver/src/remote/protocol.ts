@@ -21,6 +21,7 @@ export const REMOTE_METHODS = [
   'suspend',
   'status',
   'metrics',
+  'logs',
   'injectFault',
   'resetGpu',
   'rebootNode',

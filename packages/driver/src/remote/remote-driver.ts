@@ -13,6 +13,8 @@ import type {
   FaultInjection,
   GpuMetricSample,
   Inventory,
+  JobLogQuery,
+  JobLogs,
   MigSliceSpec,
   Persona,
   StartOutcome,
@@ -94,6 +96,9 @@ export class RemoteDriver implements ClusterDriver {
   }
   metrics(): Promise<GpuMetricSample[]> {
     return this.call('metrics');
+  }
+  logs(jobId: string, query?: JobLogQuery): Promise<JobLogs> {
+    return this.call('logs', jobId, query);
   }
   injectFault(fault: FaultInjection): Promise<void> {
     return this.call('injectFault', fault);

@@ -16,6 +16,8 @@ import type {
   FaultInjection,
   GpuMetricSample,
   Inventory,
+  JobLogQuery,
+  JobLogs,
   MigSliceSpec,
   Persona,
   StartOutcome,
@@ -260,6 +262,11 @@ export class SimulatedDriver implements ClusterDriver {
 
   onEvent(listener: (e: DriverEvent) => void): () => void {
     return this.events.on(listener);
+  }
+
+  /** Generated from the workload's own progress and runs (job-log.ts); kept after the job ends. */
+  async logs(jobId: string, query?: JobLogQuery): Promise<JobLogs> {
+    return this.workloads.logs(jobId, query);
   }
 
   async metrics(): Promise<GpuMetricSample[]> {

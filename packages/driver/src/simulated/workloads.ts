@@ -5,8 +5,9 @@
  * starting it again with that progress finishes the remainder.
  */
 import type { Clock } from '../clock';
-import type { JobExitReason, StartRequest, WorkloadStatus } from '../types';
+import type { JobExitReason, JobLogQuery, JobLogs, StartRequest, WorkloadStatus } from '../types';
 import type { GpuClaim, HeldGpuClaim } from './gpu-claims';
+import { SimJobLogs, type SimJobLog } from './job-log';
 import type { CancelTimer, SimTimers } from './sim-timers';
 
 /** Exit codes of jobs the cluster takes away, as a container runtime would report them. */
@@ -40,6 +41,7 @@ type Phase = 'starting' | 'running' | 'suspending' | 'exited';
 interface SimJob {
   request: StartRequest;
   claims: GpuClaim[];
+  log: SimJobLog;
   phase: Phase;
   /** Progress at `runningSince` (or frozen progress outside `running`). */
   progressBase: number;
@@ -52,8 +54,11 @@ interface SimJob {
 
 export class SimWorkloads {
   private readonly jobs = new Map<string, SimJob>();
+  private readonly jobLogs: SimJobLogs;
 
-  constructor(private readonly deps: SimWorkloadsDeps) {}
+  constructor(private readonly deps: SimWorkloadsDeps) {
+    this.jobLogs = new SimJobLogs(deps.speed);
+  }
 
   /** Starting, running or being suspended: the job holds its GPUs. */
   isActive(jobId: string): boolean {
@@ -80,7 +85,9 @@ export class SimWorkloads {
 
   start(request: StartRequest, claims: GpuClaim[]): void {
     this.forget(request.jobId);
-    const job: SimJob = { request, claims, phase: 'starting', progressBase: request.progressSeconds ?? 0 };
+    const log = this.jobLogs.forStart(request);
+    log.started(request, claims, this.deps.clock.now());
+    const job: SimJob = { request, claims, log, phase: 'starting', progressBase: request.progressSeconds ?? 0 };
     this.jobs.set(request.jobId, job);
     const load = request.kind === 'inference' ? (this.deps.delays.modelLoadSeconds ?? 0) : 0;
     job.cancelTimer = this.deps.timers.after(this.deps.delays.startSeconds + load, () => this.run(job));
@@ -88,7 +95,21 @@ export class SimWorkloads {
 
   /** Stops and forgets the job; no-op for an unknown one. */
   stop(jobId: string): void {
+    const job = this.jobs.get(jobId);
+    if (job && job.phase !== 'exited') {
+      this.freeze(job, job.phase);
+      job.log.stopped(this.deps.clock.now(), job.progressBase);
+    }
     this.forget(jobId);
+  }
+
+  /** What the job wrote (kept after it ends); no lines for a job this cluster never ran. */
+  logs(jobId: string, query: JobLogQuery = {}): JobLogs {
+    const job = this.jobs.get(jobId);
+    const log = job?.log ?? this.jobLogs.get(jobId);
+    if (!log) return { lines: [], unavailable: [] };
+    const progress = job && job.phase === 'running' ? this.progressOf(job) : undefined;
+    return log.read(query, this.deps.clock.now(), progress);
   }
 
   suspend(jobId: string): Promise<{ checkpoint: string; progressSeconds: number }> {
@@ -97,12 +118,15 @@ export class SimWorkloads {
     if (job.suspension) return job.suspension;
     this.freeze(job, 'suspending');
     const progressSeconds = job.progressBase;
+    job.log.suspending(this.deps.clock.now(), progressSeconds);
     job.suspension = this.deps.timers.sleep(this.deps.delays.suspendSeconds).then(() => {
       if (this.jobs.get(jobId) !== job || job.phase !== 'suspending') {
         throw new Error(`job ${jobId} ended before its checkpoint completed`);
       }
       this.jobs.delete(jobId);
-      return { checkpoint: `sim-checkpoint://${jobId}/${progressSeconds.toFixed(3)}`, progressSeconds };
+      const checkpoint = `sim-checkpoint://${jobId}/${progressSeconds.toFixed(3)}`;
+      job.log.checkpointed(this.deps.clock.now(), checkpoint);
+      return { checkpoint, progressSeconds };
     });
     return job.suspension;
   }
@@ -129,6 +153,7 @@ export class SimWorkloads {
   private run(job: SimJob): void {
     job.phase = 'running';
     job.runningSince = this.deps.clock.now();
+    job.log.running(job.runningSince, job.progressBase);
     const duration = job.request.durationSeconds;
     if (duration === undefined) return;
     const remaining = duration - job.progressBase;
@@ -141,6 +166,7 @@ export class SimWorkloads {
     if (reason === 'completed') job.progressBase = job.request.durationSeconds ?? job.progressBase;
     job.exitCode = exitCode;
     job.exitReason = reason;
+    job.log.exited(this.deps.clock.now(), job.progressBase, exitCode, reason);
     this.deps.onExit(job.request.jobId, exitCode, reason);
   }
 
@@ -149,6 +175,7 @@ export class SimWorkloads {
     job.cancelTimer?.();
     job.cancelTimer = undefined;
     job.progressBase = this.progressOf(job);
+    job.log.paused(this.deps.clock.now(), job.progressBase);
     job.runningSince = undefined;
     job.phase = phase;
   }

@@ -246,6 +246,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A job's log: what its replicas wrote (the newest `tail` lines, at or after `since`); collected from the cluster every 2 s */
+        get: operations["JobLogsController_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/teams/{id}/suspend": {
         parameters: {
             query?: never;
@@ -838,7 +855,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log of the caller's tenant, newest first (tenant admin); from/to bound the time; format=csv exports every match (at most 10,000) */
+        /** The audit log, newest first: a tenant admin reads the tenant's, a team admin its team's; refused changes (403, 409) included (outcome=refused: only those); from/to bound the time; format=csv exports every match (at most 10,000) */
         get: operations["AuditController_list"];
         put?: never;
         post?: never;
@@ -2964,6 +2981,111 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    JobLogsController_read: {
+        parameters: {
+            query?: {
+                tail?: number;
+                since?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobId: string;
+                        /** @enum {string} */
+                        state: "pending" | "starting" | "running" | "suspending" | "suspended" | "succeeded" | "failed" | "cancelled";
+                        lines: {
+                            at: string;
+                            replica: number;
+                            seq: string;
+                            /** @enum {string} */
+                            stream: "stdout" | "stderr" | "gantry";
+                            text: string;
+                        }[];
+                        truncated: boolean;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7476,6 +7598,7 @@ export interface operations {
                 actor?: string;
                 from?: string;
                 to?: string;
+                outcome?: "refused";
                 format?: "json" | "csv";
             };
             header?: never;
@@ -7493,12 +7616,16 @@ export interface operations {
                         items: {
                             id: string;
                             tenantId: string | null;
+                            teamId: string | null;
                             actor: string;
                             apiKeyId: string | null;
                             userId: string | null;
                             source: string | null;
                             action: string;
                             target: string | null;
+                            targetName: string | null;
+                            /** @enum {string} */
+                            outcome: "done" | "refused";
                             data: {
                                 [key: string]: unknown;
                             };

@@ -26,7 +26,8 @@ export class AuditController {
 
   @Get()
   @Route({
-    summary: "The audit log of the caller's tenant, newest first (tenant admin); from/to bound the time; format=csv exports every match (at most 10,000)",
+    summary:
+      "The audit log, newest first: a tenant admin reads the tenant's, a team admin its team's; refused changes (403, 409) included (outcome=refused: only those); from/to bound the time; format=csv exports every match (at most 10,000)",
     query: ZAuditListQuery,
     ok: page(ZAuditEntry),
     errors: [400, 401, 403],
@@ -36,20 +37,28 @@ export class AuditController {
     @Query(new ZodPipe(ZAuditListQuery, 'query')) q: z.output<typeof ZAuditListQuery>,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Page<AuditEntry> | string> {
-    requireRole(p, 'tenant-admin');
+    requireRole(p, 'tenant-admin', 'team-admin');
     if (q.from && q.to && Date.parse(q.from) >= Date.parse(q.to)) {
       throw new DomainError('validation_failed', `from: must be before to (${q.to})`, [{ field: 'from', problem: 'must be before to' }]);
     }
-    if (q.format !== 'csv') return toPage(await this.audit.list(scopeOf(p), q, q), q, present);
-    const rows: CsvValue[][] = [['created_at', 'actor', 'via', 'api_key_id', 'user_id', 'source', 'action', 'target', 'data']];
+    const scope = scopeOf(p);
+    const named = async (rows: Awaited<ReturnType<AuditRepository['list']>>) => {
+      const names = await this.audit.targetNames(
+        scope,
+        rows.flatMap((r) => (r.target ? [r.target] : [])),
+      );
+      return rows.map((r) => ({ ...r, targetName: r.target ? (names.get(r.target) ?? null) : null }));
+    };
+    if (q.format !== 'csv') return toPage(await named(await this.audit.list(scope, q, q)), q, present);
+    const rows: CsvValue[][] = [['created_at', 'actor', 'via', 'api_key_id', 'user_id', 'source', 'action', 'outcome', 'target', 'target_name', 'data']];
     let cursor: string | undefined;
     while (rows.length - 1 < AUDIT_EXPORT_MAX) {
       const pageQuery = { limit: EXPORT_PAGE, cursor };
-      const found = toPage(await this.audit.list(scopeOf(p), pageQuery, q), pageQuery, present);
+      const found = toPage(await named(await this.audit.list(scope, pageQuery, q)), pageQuery, present);
       for (const e of found.items) {
         if (rows.length - 1 >= AUDIT_EXPORT_MAX) break;
         const via = typeof e.data.via === 'string' ? e.data.via : e.apiKeyId ? 'api-key' : 'session';
-        rows.push([e.createdAt, e.actor, via, e.apiKeyId, e.userId, e.source, e.action, e.target, JSON.stringify(e.data)]);
+        rows.push([e.createdAt, e.actor, via, e.apiKeyId, e.userId, e.source, e.action, e.outcome, e.target, e.targetName, JSON.stringify(e.data)]);
       }
       if (!found.nextCursor) break;
       cursor = found.nextCursor;
@@ -60,17 +69,21 @@ export class AuditController {
   }
 }
 
-function present(r: Awaited<ReturnType<AuditRepository['list']>>[number]): AuditEntry {
+function present(r: Awaited<ReturnType<AuditRepository['list']>>[number] & { targetName: string | null }): AuditEntry {
+  const data = (r.data ?? {}) as Record<string, unknown>;
   return {
     id: r.id,
     tenantId: r.tenantId,
+    teamId: r.teamId,
     actor: r.actor,
     apiKeyId: r.apiKeyId,
     userId: r.userId,
     source: r.source,
     action: r.action,
     target: r.target,
-    data: (r.data ?? {}) as Record<string, unknown>,
+    targetName: r.targetName,
+    outcome: data.outcome === 'refused' ? 'refused' : 'done',
+    data,
     createdAt: r.createdAt.toISOString(),
   };
 }

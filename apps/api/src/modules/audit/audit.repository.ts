@@ -7,6 +7,8 @@ import { newId } from '../../common/ids';
 
 export interface NewAuditEntry {
   tenantId: string | null;
+  /** The team the action was about (its target's, or the actor's); null for tenant- or cluster-wide actions. */
+  teamId?: string | null;
   actor: string;
   apiKeyId: string | null;
   userId: string | null;
@@ -58,10 +60,10 @@ export class AuditRepository implements BeforeApplicationShutdown {
     const cols = (f: (e: NewAuditEntry) => unknown) => batch.map((b) => f(b.entry));
     try {
       await this.prisma.sql.query(
-        `INSERT INTO "AuditLog" ("id", "tenantId", "actor", "apiKeyId", "userId", "source", "action", "target", "data", "createdAt")
-         SELECT id, "tenantId", actor, "apiKeyId", "userId", source, action, target, data::jsonb, at::timestamp(3)
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-           AS t(id, "tenantId", actor, "apiKeyId", "userId", source, action, target, data, at)`,
+        `INSERT INTO "AuditLog" ("id", "tenantId", "teamId", "actor", "apiKeyId", "userId", "source", "action", "target", "data", "createdAt")
+         SELECT id, "tenantId", "teamId", actor, "apiKeyId", "userId", source, action, target, data::jsonb, at::timestamp(3)
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+           AS t(id, "tenantId", actor, "apiKeyId", "userId", source, action, target, data, at, "teamId")`,
         [
           batch.map((b) => newId(b.at.getTime())),
           cols((e) => e.tenantId),
@@ -73,6 +75,7 @@ export class AuditRepository implements BeforeApplicationShutdown {
           cols((e) => e.target),
           cols((e) => JSON.stringify(e.data)),
           batch.map((b) => b.at.toISOString()),
+          cols((e) => e.teamId ?? null),
         ],
       );
       for (const b of batch) b.done();
@@ -82,11 +85,40 @@ export class AuditRepository implements BeforeApplicationShutdown {
     }
   }
 
+  /**
+   * Names of audit targets (jobs, endpoints, teams, keys, users, nodes, tenants) the scope may see,
+   * by id: the log shows what was changed, not a raw id.
+   */
+  async targetNames(scope: TenantScope, ids: string[]): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    const unique = [...new Set(ids)].filter((id) => id.length <= 64);
+    if (unique.length === 0) return names;
+    const inIds = { id: { in: unique } };
+    const teamRows = scopeWhere(scope, 'team-rows');
+    const [jobs, endpoints, teams, keys, users, nodes, tenants] = await Promise.all([
+      this.prisma.client.job.findMany({ where: { AND: [inIds, teamRows] }, select: { id: true, name: true } }),
+      this.prisma.client.endpoint.findMany({ where: { AND: [inIds, teamRows] }, select: { id: true, name: true } }),
+      this.prisma.client.team.findMany({ where: { AND: [inIds, scopeWhere(scope, 'team')] }, select: { id: true, name: true } }),
+      this.prisma.client.apiKey.findMany({ where: { AND: [inIds, scopeWhere(scope, 'tenant-rows')] }, select: { id: true, name: true } }),
+      this.prisma.client.user.findMany({ where: { AND: [inIds, scopeWhere(scope, 'tenant-rows')] }, select: { id: true, name: true, email: true } }),
+      this.prisma.client.node.findMany({ where: inIds, select: { id: true, name: true } }),
+      this.prisma.client.tenant.findMany({ where: { AND: [inIds, scopeWhere(scope, 'tenant')] }, select: { id: true, name: true } }),
+    ]);
+    for (const r of jobs) names.set(r.id, `job ${r.name}`);
+    for (const r of endpoints) names.set(r.id, `endpoint ${r.name}`);
+    for (const r of teams) names.set(r.id, `team ${r.name}`);
+    for (const r of keys) names.set(r.id, `API key ${r.name}`);
+    for (const r of users) names.set(r.id, `user ${r.name} <${r.email}>`);
+    for (const r of nodes) names.set(r.id, `node ${r.name}`);
+    for (const r of tenants) names.set(r.id, `tenant ${r.name}`);
+    return names;
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     await this.flush();
   }
 
-  async list(scope: TenantScope, q: PageQuery, filter: { action?: string; actor?: string; from?: string; to?: string }) {
+  async list(scope: TenantScope, q: PageQuery, filter: { action?: string; actor?: string; from?: string; to?: string; outcome?: 'refused' }) {
     await this.flush();
     const a = pageArgs(q, 'desc');
     return this.prisma.client.auditLog.findMany({
@@ -94,7 +126,9 @@ export class AuditRepository implements BeforeApplicationShutdown {
       where: {
         AND: [
           a.where,
-          scopeWhere(scope, 'tenant-rows'),
+          // the tenant's entries; a team-bound reader (a team admin) its own team's only
+          scopeWhere(scope, 'team-rows'),
+          filter.outcome === 'refused' ? { data: { path: ['outcome'], equals: 'refused' } } : {},
           filter.action ? { action: { contains: filter.action } } : {},
           filter.actor ? { actor: { contains: filter.actor, mode: 'insensitive' as const } } : {},
           filter.from ? { createdAt: { gte: new Date(filter.from) } } : {},

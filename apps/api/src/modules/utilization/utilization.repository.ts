@@ -121,6 +121,20 @@ export class UtilizationRepository {
     }
   }
 
+  /** Hardware only: each node's GPU count and model(s) (the capacity columns of a per-node export). */
+  async nodeCapacity(nodeIds: string[]): Promise<Map<string, { gpuCount: number; gpuModel: string }>> {
+    if (!nodeIds.length) return new Map();
+    const gpus = await this.prisma.client.gpu.findMany({ where: { nodeId: { in: nodeIds } }, select: { nodeId: true, model: true } });
+    const out = new Map<string, { gpuCount: number; models: Set<string> }>();
+    for (const g of gpus) {
+      const n = out.get(g.nodeId) ?? { gpuCount: 0, models: new Set<string>() };
+      n.gpuCount++;
+      n.models.add(g.model);
+      out.set(g.nodeId, n);
+    }
+    return new Map([...out].map(([id, n]) => [id, { gpuCount: n.gpuCount, gpuModel: [...n.models].sort().join(' + ') }]));
+  }
+
   /** Per team of the caller's scope: GPU units held now and the quota (summed over flavours). */
   async teamsNow(scope: TenantScope): Promise<Map<string, { allocatedGpus: number; quotaGuaranteed: number | null; quotaLimit: number | null }>> {
     const db = this.prisma.client;

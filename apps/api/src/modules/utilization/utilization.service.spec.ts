@@ -78,6 +78,7 @@ describe('UtilizationService.report', () => {
       usage: jest.fn().mockResolvedValue(cells),
       labels: jest.fn().mockResolvedValue(new Map([['team-a', 'Team A']])),
       teamsNow: jest.fn().mockResolvedValue(new Map([['team-a', { allocatedGpus: 2, quotaGuaranteed: 8, quotaLimit: 16 }]])),
+      nodeCapacity: jest.fn().mockResolvedValue(new Map([['node-1', { gpuCount: 8, gpuModel: 'H100-80GB' }]])),
     } as unknown as UtilizationRepository;
     return { repo, svc: new UtilizationService(repo, parseConfig({})) };
   };
@@ -108,5 +109,15 @@ describe('UtilizationService.report', () => {
       'team,label,bucket_start,capacity_gpu_hours,allocated_gpu_hours,busy_gpu_hours,allocation_ratio,sm_ratio,memory_used_mib,energy_kwh,cost_usd',
     );
     expect(csv.split('\n')[1]).toBe('team-a,Team A,2026-11-30T11:00:00.000Z,,1,0.5,,0.5,0,1,2.49');
+  });
+
+  it("gives each node row of the per-node CSV the node's capacity: GPU count and model", async () => {
+    const { svc, repo } = service([{ ...cell({}), key: 'node-1' }]);
+    (repo.labels as jest.Mock).mockResolvedValue(new Map([['node-1', 'h100-s0-l0-n0']]));
+    const admin: Principal = { keyId: 'k', name: 'a', role: 'platform-admin', scopes: ['cluster:read'], tenantId: null, teamId: null };
+    const csv = await svc.reportCsv(admin, { groupBy: 'node', from: '2026-11-30T11:00:00Z', to: '2026-11-30T12:00:00Z', step: 3600 }, now);
+    const [head, first] = csv.split('\n');
+    expect(head).toMatch(/^node,label,gpu_count,gpu_model,bucket_start,/);
+    expect(first).toMatch(/^node-1,h100-s0-l0-n0,8,H100-80GB,2026-11-30T11:00:00.000Z,/);
   });
 });

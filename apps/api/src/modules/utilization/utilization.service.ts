@@ -170,9 +170,12 @@ export class UtilizationService {
   /** The report as CSV: one line per group and bucket (chargeback export). */
   async reportCsv(p: Principal, q: ReportRequest, now = new Date()): Promise<string> {
     const r = await this.report(p, q, now);
+    const perNode = q.groupBy === 'node';
+    const capacity = perNode ? await this.repo.nodeCapacity(r.series.map((s) => s.key)) : new Map<string, { gpuCount: number; gpuModel: string }>();
     const head = [
       q.groupBy,
       'label',
+      ...(perNode ? ['gpu_count', 'gpu_model'] : []),
       'bucket_start',
       'capacity_gpu_hours',
       'allocated_gpu_hours',
@@ -187,9 +190,11 @@ export class UtilizationService {
     for (const s of r.series) {
       for (const pt of s.points) {
         // Labels are names people chose (teams, tenants, nodes): csvCell keeps them text, never a formula.
+        const node = capacity.get(s.key);
         rows.push([
           s.key,
           s.label,
+          ...(perNode ? [node?.gpuCount ?? null, node?.gpuModel ?? null] : []),
           pt.t,
           pt.capacityGpuHours,
           pt.allocatedGpuHours,

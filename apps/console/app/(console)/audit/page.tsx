@@ -17,7 +17,8 @@ export default function AuditPage() {
   const [open, setOpen] = useState<string | null>(null);
   const [fromLocal, setFromLocal] = useState('');
   const [toLocal, setToLocal] = useState('');
-  const range: AuditRange = { from: isoOf(fromLocal), to: isoOf(toLocal) };
+  const [refusedOnly, setRefusedOnly] = useState(false);
+  const range: AuditRange = { from: isoOf(fromLocal), to: isoOf(toLocal), outcome: refusedOnly ? 'refused' : undefined };
   const audit = useQuery(auditQuery(client, action, range));
   const [exportError, setExportError] = useState<unknown>(null);
   const exportCsv = async () => {
@@ -38,7 +39,7 @@ export default function AuditPage() {
     <>
       <PageHeader
         title="Audit log"
-        subtitle="Every change made through the API: actor, key or session, source address, and the request (secrets redacted)."
+        subtitle="Every change made through the API, and every refused attempt: actor, key or session, source address, what was changed (by name) and the request (secrets redacted). A team admin sees the changes of their team."
         actions={
           <>
             <input
@@ -55,6 +56,9 @@ export default function AuditPage() {
             </label>
             <label className="small">
               To <input type="datetime-local" className="input-sm" data-testid="audit-to" value={toLocal} onChange={(e) => setToLocal(e.target.value)} />
+            </label>
+            <label className="small">
+              <input type="checkbox" data-testid="audit-refused-only" checked={refusedOnly} onChange={(e) => setRefusedOnly(e.target.checked)} /> Refused only
             </label>
             <button type="button" className="btn btn-outline btn-sm" data-testid="audit-export" onClick={() => void exportCsv()}>
               Export CSV
@@ -105,7 +109,7 @@ function Row({ e, open, onToggle }: { e: AuditEntry; open: boolean; onToggle: ()
   const via = (e.data.via as string | undefined) ?? (e.apiKeyId ? 'api-key' : 'session');
   return (
     <>
-      <tr data-testid="audit-row" data-action={e.action} className="row-link" onClick={onToggle}>
+      <tr data-testid="audit-row" data-action={e.action} data-outcome={e.outcome} className="row-link" onClick={onToggle}>
         <td className="nowrap">{formatTime(e.createdAt)}</td>
         <td data-testid="audit-actor">{e.actor}</td>
         <td>
@@ -113,8 +117,15 @@ function Row({ e, open, onToggle }: { e: AuditEntry; open: boolean; onToggle: ()
         </td>
         <td className="mono" data-testid="audit-action">
           {e.action}
+          {e.outcome === 'refused' && (
+            <span className="badge badge-bad" data-testid="audit-refused" title={refusalOf(e)}>
+              refused {String(e.data.status ?? '')}
+            </span>
+          )}
         </td>
-        <td className="mono">{e.target ?? '–'}</td>
+        <td data-testid="audit-target" title={e.target ?? undefined}>
+          {e.targetName ?? <span className="mono">{e.target ?? '–'}</span>}
+        </td>
         <td className="mono">{e.source ?? '–'}</td>
       </tr>
       {open && (
@@ -128,6 +139,11 @@ function Row({ e, open, onToggle }: { e: AuditEntry; open: boolean; onToggle: ()
       )}
     </>
   );
+}
+
+function refusalOf(e: AuditEntry): string | undefined {
+  const err = e.data.error as { message?: string } | undefined;
+  return err?.message;
 }
 
 /** A datetime-local value (the browser's local time) as an ISO instant; undefined when empty. */

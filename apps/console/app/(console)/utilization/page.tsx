@@ -117,7 +117,11 @@ function Report({ r }: { r: UtilizationReport }) {
         <Kpi label="GPU-hours allocated" value={hoursText(r.totals.allocatedGpuHours)} testId="utilization-total-gpu-hours" />
         <Kpi label="GPU-hours busy (SM)" value={hoursText(r.totals.busyGpuHours)} />
         <Kpi label="SM use of allocated" value={r.totals.smRatio == null ? '–' : `${Math.round(r.totals.smRatio * 100)} %`} />
-        <Kpi label="Energy (measured)" value={`${r.totals.energyKWh.toFixed(1)} kWh`} />
+        <Kpi
+          label={`Energy measured (estimate ${r.totals.energyEstimateKWh.toFixed(1)} kWh)`}
+          value={`${r.totals.energyKWh.toFixed(1)} kWh`}
+          testId="utilization-total-energy"
+        />
         {r.energySavedKWh !== null && (
           <Kpi label="Saved by power management" value={`${r.energySavedKWh.toFixed(r.energySavedKWh < 10 ? 3 : 1)} kWh`} testId="utilization-energy-saved" />
         )}
@@ -164,7 +168,9 @@ function Report({ r }: { r: UtilizationReport }) {
               {showCapacity && <th className="num">Allocation</th>}
               <th className="num">Busy GPU-h</th>
               <th className="num">SM use</th>
-              <th className="num">Energy kWh (est.)</th>
+              <th className="num" title={ENERGY_LEGEND}>
+                Energy kWh measured (estimate)
+              </th>
               <th className="num">Cost</th>
             </tr>
           </thead>
@@ -190,6 +196,9 @@ function Report({ r }: { r: UtilizationReport }) {
           </tbody>
         </table>
       </div>
+      <p className="muted small" data-testid="utilization-energy-legend">
+        Energy: {ENERGY_LEGEND}
+      </p>
       <p className="muted small" data-testid="utilization-prices">
         Prices per GPU-hour: {r.prices.map((p) => `${p.gpuModel} ${money(p.pricePerGpuHour, r.currency)} (${p.idleW}/${p.busyW} W idle/busy)`).join(' · ')}
       </p>
@@ -198,6 +207,10 @@ function Report({ r }: { r: UtilizationReport }) {
 }
 
 const hoursText = (h: number) => h.toFixed(h < 10 ? 2 : 1);
+
+/** Why the two energy figures differ (the table's header tooltip and the legend under it). */
+const ENERGY_LEGEND =
+  'Measured: the GPUs’ sampled power draw over the allocated time. Estimate: the GPU model’s rated busy and idle watts times the busy and idle GPU-hours. They differ by how far real draw is from the rated figures.';
 
 function Kpi({ label, value, testId }: { label: string; value: string; testId?: string }) {
   return (

@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { JobDetail } from '@gantry/contracts';
 import { JobActions } from '@/components/job-actions';
+import { JobLogsPanel } from '@/components/job-logs-panel';
 import { formFromJob, JobSubmitDialog } from '@/components/job-submit-form';
 import { PageHeader } from '@/components/page-header';
 import { StateBadge } from '@/components/state-badge';
@@ -214,6 +215,8 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
           </div>
         )}
       </section>
+
+      <JobLogsPanel jobId={job.id} active={isActive(job.state)} />
 
       {cloning && (
         <JobSubmitDialog

@@ -1,0 +1,44 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
+import { JobLogsRepository, type StoredLine } from './job-logs.repository';
+
+/** Jobs read per tick, and how long after its last event a job is still read (its last lines). */
+const JOBS_PER_TICK = 200;
+const RECENT_SECONDS = 60;
+
+export interface LogTickReport {
+  jobs: number;
+  lines: number;
+}
+
+/**
+ * Worker (`logs` tick): reads from the driver what each job that may write wrote since the
+ * newest line stored, and stores it. A replica whose log the cluster cannot give gets one
+ * `gantry` line saying why (rewritten while it lasts), so the console never shows a silent void.
+ */
+@Injectable()
+export class JobLogCollector {
+  private readonly logger = new Logger('logs');
+
+  constructor(
+    @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
+    private readonly repo: JobLogsRepository,
+  ) {}
+
+  async tick(now = new Date()): Promise<LogTickReport> {
+    const read = this.driver.logs?.bind(this.driver);
+    if (!read) return { jobs: 0, lines: 0 };
+    const jobs = await this.repo.collectable(now, RECENT_SECONDS, JOBS_PER_TICK);
+    let lines = 0;
+    for (const job of jobs) {
+      try {
+        const got = await read(job.id, job.since ? { sinceMs: job.since.getTime() } : {});
+        const notes: StoredLine[] = got.unavailable.map((u) => ({ at: now.getTime(), replica: u.replica, seq: -1, stream: 'gantry', text: u.reason }));
+        lines += await this.repo.append(job, [...got.lines, ...notes]);
+      } catch (e) {
+        this.logger.warn(`could not read the log of job ${job.id}: ${String(e)}`);
+      }
+    }
+    return { jobs: jobs.length, lines };
+  }
+}

@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import type { JobLogLine as DriverLogLine } from '@gantry/driver';
+import { PrismaService } from '../../common/prisma.service';
+import { scopeWhere, type TenantScope } from '../../common/tenant-scope';
+
+/** A job whose log the worker reads now, from `since` (the newest line it already holds). */
+export interface CollectableJob {
+  id: string;
+  tenantId: string;
+  teamId: string;
+  since: Date | null;
+}
+
+/** A line as stored; `gantry` lines are Gantry's notes about a replica's log (seq -1, one per replica, rewritten). */
+export type StoredLine = DriverLogLine | { at: number; replica: number; seq: -1; stream: 'gantry'; text: string };
+
+/**
+ * Job logs: the worker appends what the driver gives (a line read twice is stored once: the key is
+ * the driver's own (job, replica, seq)); callers read a job's lines through their scope.
+ */
+@Injectable()
+export class JobLogsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Jobs whose replicas may write now: starting, running or suspending, or with an event in the
+   * last `recentSeconds` (a job that just ended, was suspended or requeued: its last lines).
+   */
+  async collectable(now: Date, recentSeconds: number, limit: number): Promise<CollectableJob[]> {
+    return this.prisma.sql.query<CollectableJob>(
+      `SELECT j.id, j."tenantId", j."teamId",
+              (SELECT max(l.at) FROM "JobLogLine" l WHERE l."jobId" = j.id AND l.stream <> 'gantry') AS since
+         FROM "Job" j
+        WHERE j.state IN ('starting', 'running', 'suspending')
+           OR j.id IN (SELECT DISTINCT e."jobId" FROM "Event" e WHERE e."jobId" IS NOT NULL AND e."createdAt" > $1)
+        LIMIT $2`,
+      [new Date(now.getTime() - recentSeconds * 1000), limit],
+    );
+  }
+
+  /** Appends lines of one job (already stored lines are skipped; Gantry's notes are rewritten). */
+  async append(job: CollectableJob, lines: readonly StoredLine[]): Promise<number> {
+    if (lines.length === 0) return 0;
+    const rows = await this.prisma.sql.query<{ n: number }>(
+      `WITH ins AS (
+         INSERT INTO "JobLogLine" ("jobId", "tenantId", "teamId", replica, seq, at, stream, text)
+         SELECT $1, $2, $3, r, s::bigint, a::timestamp(3), st, t
+           FROM unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(r, s, a, st, t)
+         ON CONFLICT ("jobId", replica, seq) DO UPDATE SET text = EXCLUDED.text, at = EXCLUDED.at
+           WHERE "JobLogLine".stream = 'gantry'
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM ins`,
+      [
+        job.id,
+        job.tenantId,
+        job.teamId,
+        lines.map((l) => l.replica),
+        lines.map((l) => String(l.seq)),
+        lines.map((l) => new Date(l.at).toISOString()),
+        lines.map((l) => l.stream),
+        lines.map((l) => l.text.replace(/\0/g, '').slice(0, 8000)),
+      ],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** The newest `tail` lines of the job at or after `since`, oldest first; `truncated` when more matched. */
+  async read(scope: TenantScope, jobId: string, q: { tail: number; since?: Date }) {
+    const rows = await this.prisma.client.jobLogLine.findMany({
+      where: { AND: [scopeWhere(scope, 'team-rows'), { jobId }, q.since ? { at: { gte: q.since } } : {}] },
+      orderBy: [{ at: 'desc' }, { replica: 'desc' }, { seq: 'desc' }],
+      take: q.tail + 1,
+      select: { at: true, replica: true, seq: true, stream: true, text: true },
+    });
+    return { lines: rows.slice(0, q.tail).reverse(), truncated: rows.length > q.tail };
+  }
+}
