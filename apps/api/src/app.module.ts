@@ -26,6 +26,12 @@ import { SchedulesService } from './modules/schedules/schedules.service';
 import { SchedulesRepository } from './modules/schedules/schedules.repository';
 import { SchedulesProcessor } from './worker/schedules.processor';
 import { SchedulesScheduler } from './worker/schedules.scheduler';
+import { ReservationsController } from './modules/reservations/reservations.controller';
+import { ReservationsService } from './modules/reservations/reservations.service';
+import { ReservationsRepository } from './modules/reservations/reservations.repository';
+import { ReservationHoldsService } from './modules/reservations/reservation-holds.service';
+import { ReservationsProcessor } from './worker/reservations.processor';
+import { ReservationsScheduler } from './worker/reservations.scheduler';
 import { PlannerController } from './modules/planner/planner.controller';
 import { PlannerService } from './modules/planner/planner.service';
 import { PlannerRepository } from './modules/planner/planner.repository';
@@ -168,6 +174,7 @@ export class HttpModule {
         UsersController,
         AuditController,
         PlannerController,
+        ReservationsController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
@@ -218,6 +225,8 @@ export class HttpModule {
         EventsStreamService,
         PlannerService,
         PlannerRepository,
+        ReservationsService,
+        ReservationsRepository,
       ],
     };
   }
@@ -281,6 +290,10 @@ export class WorkerModule {
         SchedulesService,
         SchedulesProcessor,
         SchedulesScheduler,
+        ReservationsRepository,
+        ReservationHoldsService,
+        ReservationsProcessor,
+        ReservationsScheduler,
         PlannerService,
         PlannerRepository,
         PlannerProcessor,
@@ -297,6 +310,7 @@ export class WorkerModule {
             FailoverProcessor,
             AutoscaleProcessor,
             SchedulesProcessor,
+            ReservationsProcessor,
             PlannerProcessor,
           ],
           useFactory: (...processors: QueueProcessor[]) => processors,

@@ -18,3 +18,4 @@ export * from './endpoints';
 export * from './schedules';
 export * from './planner';
 export * from './fairness';
+export * from './reservations';

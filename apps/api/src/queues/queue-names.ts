@@ -45,6 +45,8 @@ export const QUEUES = {
   }),
   /** Repeatable `tick` (every 30 s): run the suspend and resume windows that are due. */
   schedules: z.object({}).passthrough(),
+  /** Repeatable `tick` (GANTRY_RESERVATION_TICK_SECONDS): a reservation window opened or closed -> a scheduling cycle. */
+  reservations: z.object({}).passthrough(),
   /** One what-if planner run (docs/planner.md). */
   planner: z.object({ runId: z.string() }),
 } as const;
