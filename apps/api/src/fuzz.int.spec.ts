@@ -42,7 +42,7 @@ interface Operation {
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, unknown>;
 }
-type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user' | 'plannerRun', string>;
+type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user' | 'plannerRun' | 'reservation', string>;
 
 /** Which real object a path parameter names (fuzzing also sends real ids, so that bodies and state checks are reached). */
 const PATH_IDS: [RegExp, keyof Ids][] = [
@@ -55,7 +55,18 @@ const PATH_IDS: [RegExp, keyof Ids][] = [
   [/^\/v1\/nodes\/\{id\}/, 'node'],
   [/^\/v1\/gpus\/\{id\}/, 'gpu'],
   [/^\/v1\/planner\/runs\/\{id\}/, 'plannerRun'],
+  [/^\/v1\/reservations\/\{id\}/, 'reservation'],
 ];
+
+/** A reservation far ahead (outside the look-ahead: it holds nothing while the fuzzer runs). */
+const RESERVATION = (teamId: string) => ({
+  teamId,
+  name: 'fuzz hold',
+  gpuModel: 'A100-80GB',
+  gpus: 1,
+  startsAt: '2030-01-07T08:00:00Z',
+  endsAt: '2030-01-07T10:00:00Z',
+});
 
 /** A small what-if run (a few seconds of replay), so that fuzzed runs stay cheap. */
 const PLANNER_RUN = {
@@ -85,6 +96,7 @@ const VALID_BODIES: Record<string, (ids: Ids) => Record<string, unknown>> = {
   'put /v1/tenants/{id}/quota': () => ({ gpuTotal: 64 }),
   'post /v1/auth/login': () => ({ email: 'fuzzer@fuzz.example', password: PASSWORD }),
   'post /v1/planner/runs': () => PLANNER_RUN,
+  'post /v1/reservations': (ids) => RESERVATION(ids.team),
   'post /v1/users': (ids) => ({ email: 'new-user@fuzz.example', name: 'New', password: 'cobalt-meadow-42-herons', role: 'member', teamId: ids.team }),
 };
 
@@ -473,7 +485,8 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       .set('Authorization', a.auth)
       .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
     const plannerRun = await sys.http().post('/v1/planner/runs').set('Authorization', a.auth).send(PLANNER_RUN);
-    expect([job.status, ep.status, schedule.status, plannerRun.status]).toEqual([201, 201, 201, 202]);
+    const reservation = await sys.http().post('/v1/reservations').set('Authorization', a.auth).send(RESERVATION(a.team.id));
+    expect([job.status, ep.status, schedule.status, plannerRun.status, reservation.status]).toEqual([201, 201, 201, 202, 201]);
     const victim = await createApiKey(sys.db, { name: 'victim', role: 'member', tenantId: a.tenant.id, teamId: a.team.id, scopes: ['jobs:read'] });
     const user = await createUser(sys.db, { email: 'fuzzer@fuzz.example', name: 'Fuzzer', role: 'tenant_admin', tenantId: a.tenant.id, password: PASSWORD });
     const gpu = await sys.db.gpu.findFirstOrThrow({ orderBy: { id: 'asc' } });
@@ -488,6 +501,7 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       gpu: gpu.id,
       user: user.id,
       plannerRun: plannerRun.body.id,
+      reservation: reservation.body.id,
     };
     const login = await sys.http().post('/v1/auth/login').send({ email: 'fuzzer@fuzz.example', password: PASSWORD });
     expect(login.status).toBe(200);

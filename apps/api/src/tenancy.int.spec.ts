@@ -47,8 +47,14 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
         cluster: { kind: 'openb', size: 10 },
         policies: ['gantry'],
       });
+    const reservation = await sys
+      .http()
+      .post('/v1/reservations')
+      .set('Authorization', a.auth)
+      .send({ teamId: a.team.id, name: 'a-secret-hold', gpuModel: 'A100-80GB', gpus: 2, startsAt: '2030-01-07T08:00:00Z', endsAt: '2030-01-07T10:00:00Z' });
     expect(schedule.status).toBe(201);
     expect(plannerRun.status).toBe(202);
+    expect(reservation.status).toBe(201);
     ids = {
       job: job.body.id,
       endpoint: ep.body.id,
@@ -58,6 +64,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
       user: user.id,
       schedule: schedule.body.id,
       plannerRun: plannerRun.body.id,
+      reservation: reservation.body.id,
     };
   });
   afterAll(async () => sys?.close());
@@ -71,6 +78,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     [/^\/v1\/api-keys\/\{id\}/, 'key'],
     [/^\/v1\/schedules\/\{id\}/, 'schedule'],
     [/^\/v1\/planner\/runs\/\{id\}/, 'plannerRun'],
+    [/^\/v1\/reservations\/\{id\}/, 'reservation'],
   ];
   /** Shared hardware and the simulator: not tenant data (reads filter other tenants' job ids). */
   const CLUSTER_WIDE = [/^\/v1\/nodes\//, /^\/v1\/gpus\//];
@@ -119,6 +127,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     expect(await sys.db.quota.findFirst({ where: { teamId: ids.team, limit: 1 } })).toBeNull();
     expect(await sys.db.suspendSchedule.count({ where: { id: ids.schedule } })).toBe(1);
     expect(await sys.db.suspendSchedule.count({ where: { teamId: ids.team } })).toBe(1);
+    expect(await sys.db.reservation.count({ where: { id: ids.reservation } })).toBe(1);
   });
 
   it('never lists A’s objects on any list route', async () => {

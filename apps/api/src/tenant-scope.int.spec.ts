@@ -9,6 +9,7 @@ import { EventsRepository } from './modules/events/events.repository';
 import { JobsRepository } from './modules/jobs/jobs.repository';
 import { QuotasRepository } from './modules/quotas/quotas.repository';
 import { SchedulesRepository } from './modules/schedules/schedules.repository';
+import { ReservationsRepository } from './modules/reservations/reservations.repository';
 import { PlannerRepository } from './modules/planner/planner.repository';
 import { TenantsRepository } from './modules/tenants/tenants.repository';
 import { UsersRepository } from './modules/users/users.repository';
@@ -37,6 +38,7 @@ function makeRepos(client: PrismaClient, sql: Sql) {
     tenants: new TenantsRepository(prisma),
     users: new UsersRepository(prisma),
     schedules: new SchedulesRepository(prisma),
+    reservations: new ReservationsRepository(prisma),
     planner: new PlannerRepository(prisma),
     audit: new AuditRepository(prisma),
     keys: new ApiKeysRepository(prisma),
@@ -46,7 +48,7 @@ function makeRepos(client: PrismaClient, sql: Sql) {
 }
 
 /** Tenant A (teams A1 and A2) holds one of everything in A1; tenant B has its own team. */
-const A = { tenantId: '', team1: '', team2: '', job: '', suspendedJob: '', endpoint: '', schedule: '', plannerRun: '', key: '', user: '', gpu: '' };
+const A = { tenantId: '', team1: '', team2: '', job: '', suspendedJob: '', endpoint: '', schedule: '', reservation: '', plannerRun: '', key: '', user: '', gpu: '' };
 let asB: TenantScope;
 let asA2: TenantScope;
 let asA1: TenantScope & { kind: 'tenant' };
@@ -100,6 +102,20 @@ beforeAll(async () => {
   A.suspendedJob = held.id;
   A.endpoint = (await repos.endpoints.create(asA1, endpointBody(a1.id))).id;
   A.schedule = (await repos.schedules.create(asA1, { teamId: a1.id, jobId: null, action: 'suspend', cron: '0 18 * * *', timeZone: 'UTC' })).id;
+  const hold = {
+    teamId: a1.id,
+    name: 'a1 hold',
+    gpuModel: 'H100-80GB',
+    gpus: 1,
+    nodes: null,
+    startsAt: new Date('2030-01-07T08:00:00Z'),
+    endsAt: new Date('2030-01-07T10:00:00Z'),
+    cron: null,
+    timeZone: null,
+    durationMinutes: null,
+  };
+  const made = await repos.reservations.create(asA1, tA.id, hold, () => null);
+  A.reservation = 'row' in made ? made.row.id : '';
   A.plannerRun = (await repos.planner.create(asA1, { createdByKeyId: 'seed', spec: {}, policies: ['gantry'] })).id;
   const key = await repos.keys.createWithin(
     asA1,
@@ -303,6 +319,19 @@ const cases: Record<string, Case> = {
   'SchedulesRepository.remove': async (o) => {
     expect(await repos.schedules.remove(o, A.schedule)).toBe(false);
     expect(await db.suspendSchedule.count({ where: { id: A.schedule } })).toBe(1);
+  },
+
+  'ReservationsRepository.create': async (o) => {
+    const hold = { ...(await db.reservation.findUniqueOrThrow({ where: { id: A.reservation } })) };
+    const data = { ...hold, id: undefined, tenantId: undefined, createdAt: undefined };
+    await expect(repos.reservations.create(o, A.tenantId, data as never, () => null)).rejects.toThrow(REFUSED);
+  },
+  'ReservationsRepository.list': async (o) =>
+    expect(await repos.reservations.list(o, { from: new Date('2030-01-01T00:00:00Z'), to: new Date('2030-02-01T00:00:00Z') })).toEqual([]),
+  'ReservationsRepository.find': async (o) => expect(await repos.reservations.find(o, A.reservation)).toBeNull(),
+  'ReservationsRepository.remove': async (o) => {
+    expect(await repos.reservations.remove(o, A.reservation)).toBe(false);
+    expect(await db.reservation.count({ where: { id: A.reservation } })).toBe(1);
   },
 
   'PlannerRepository.create': async (o) => {
