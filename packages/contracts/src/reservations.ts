@@ -73,7 +73,7 @@ export const ZReservationListQuery = z
 
 export const ZReservationList = z.object({
   items: z.array(ZReservation),
-  /** Per GPU model in the list: the GPUs the cluster has, what reservations are checked against. */
+  /** Per GPU model of the cluster: its GPUs (what reservations are checked against) and GPUs per node. */
   capacity: z.array(z.object({ gpuModel: z.string(), gpus: z.number().int(), gpusPerNode: z.number().int() })),
 });
 export type ReservationList = z.infer<typeof ZReservationList>;

@@ -85,8 +85,7 @@ export class ReservationsService {
     if (problems.length) throw new DomainError('validation_failed', 'invalid to', problems);
     if (q.teamId && !(await this.teams.findTeam(scope, q.teamId))) throw notFound('team', q.teamId);
     const rows = await this.repo.list(scope, { gpuModel: q.gpuModel, teamId: q.teamId, from: new Date(from), to: new Date(to) });
-    const models = [...new Set([...rows.map((r) => r.gpuModel), ...(q.gpuModel ? [q.gpuModel] : [])])];
-    const caps = await this.capacity(models.length ? models : undefined);
+    const caps = await this.capacity();
     const items = rows
       .map((r) => present(r, caps.get(r.gpuModel) ?? { gpus: 0, gpusPerNode: 0 }, from, to, now.getTime()))
       .filter((r) => r.windows.length > 0);
