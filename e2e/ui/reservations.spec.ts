@@ -15,7 +15,9 @@ const local = (iso: string) => iso.slice(0, 16);
 test.describe('reservations', () => {
   test.use({ timezoneId: 'UTC' });
 
-  test('a tenant admin reserves whole nodes for next week: a bar on the calendar; an overlap beyond capacity is refused naming it; another tenant sees nothing', async ({ page }) => {
+  test('a tenant admin reserves whole nodes for next week: a bar on the calendar; an overlap beyond capacity is refused naming it; another tenant sees nothing', async ({
+    page,
+  }) => {
     test.setTimeout(120_000);
     const key = demoKey('tenant admin, Acme AI');
     const api = client(key);
@@ -47,7 +49,10 @@ test.describe('reservations', () => {
     const item = page.getByTestId('res-item').filter({ hasText: `launch ${stamp}` });
     await expect(item).toContainText('2 nodes (16 GPUs)');
     await expect(item.getByTestId('res-bar')).toHaveCount(1);
-    await expect(item.getByTestId('res-bar')).toHaveAttribute('aria-label', new RegExp(`16 GPUs from ${start.slice(0, 10)} 08:00 to ${start.slice(0, 10)} 12:00`));
+    await expect(item.getByTestId('res-bar')).toHaveAttribute(
+      'aria-label',
+      new RegExp(`16 GPUs from ${start.slice(0, 10)} 08:00 to ${start.slice(0, 10)} 12:00`),
+    );
 
     // The rest of the model plus one GPU in the same stretch: 409 naming this reservation and the window.
     await page.getByTestId('res-name').fill(`too much ${stamp}`);

@@ -124,7 +124,15 @@ describe('reservations (real Postgres and Redis, simulated cluster)', () => {
     });
     expect(after.status).toBe(201);
     // Bad input names the field; isolation between tenants.
-    const bad = await reserve(holder.auth, { teamId: holder.team.id, name: 'x', gpuModel: 'A100-80GB', gpus: 1, nodes: 1, startsAt: '2031-01-01T00:00:00Z', endsAt: '2030-01-01T00:00:00Z' });
+    const bad = await reserve(holder.auth, {
+      teamId: holder.team.id,
+      name: 'x',
+      gpuModel: 'A100-80GB',
+      gpus: 1,
+      nodes: 1,
+      startsAt: '2031-01-01T00:00:00Z',
+      endsAt: '2030-01-01T00:00:00Z',
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(['gpus', 'endsAt']));
     expect((await sys.http().get(`/v1/reservations/${first.body.id}`).set('Authorization', outsider.auth)).status).toBe(404);
@@ -139,9 +147,17 @@ describe('reservations (real Postgres and Redis, simulated cluster)', () => {
     expect((await sys.http().get(range).set('Authorization', other.auth)).body.items.map((r: { id: string }) => r.id)).toEqual([after.body.id]);
     expect(mine.body.capacity).toEqual(expect.arrayContaining([{ gpuModel: 'A100-80GB', gpus: 128, gpusPerNode: 8 }]));
     // A team admin reserves only for its own team (another team is not in its scope: 404).
-    const notMine = await reserve(other.auth, { teamId: holder.team.id, name: 'x', gpuModel: 'A100-80GB', gpus: 1, startsAt: '2032-01-01T00:00:00Z', endsAt: '2032-01-02T00:00:00Z' });
+    const notMine = await reserve(other.auth, {
+      teamId: holder.team.id,
+      name: 'x',
+      gpuModel: 'A100-80GB',
+      gpus: 1,
+      startsAt: '2032-01-01T00:00:00Z',
+      endsAt: '2032-01-02T00:00:00Z',
+    });
     expect(notMine.status).toBe(404);
-    for (const id of [first.body.id, after.body.id]) expect((await sys.http().delete(`/v1/reservations/${id}`).set("Authorization", tenantAdmin)).status).toBe(204);
+    for (const id of [first.body.id, after.body.id])
+      expect((await sys.http().delete(`/v1/reservations/${id}`).set('Authorization', tenantAdmin)).status).toBe(204);
   });
 
   it('others use the held GPUs before the window only with work that can leave by its start; at the start the holder gets them within the bound', async () => {

@@ -48,7 +48,20 @@ function makeRepos(client: PrismaClient, sql: Sql) {
 }
 
 /** Tenant A (teams A1 and A2) holds one of everything in A1; tenant B has its own team. */
-const A = { tenantId: '', team1: '', team2: '', job: '', suspendedJob: '', endpoint: '', schedule: '', reservation: '', plannerRun: '', key: '', user: '', gpu: '' };
+const A = {
+  tenantId: '',
+  team1: '',
+  team2: '',
+  job: '',
+  suspendedJob: '',
+  endpoint: '',
+  schedule: '',
+  reservation: '',
+  plannerRun: '',
+  key: '',
+  user: '',
+  gpu: '',
+};
 let asB: TenantScope;
 let asA2: TenantScope;
 let asA1: TenantScope & { kind: 'tenant' };

@@ -135,7 +135,8 @@ export class GantryClient {
 
   /** Reservations: GPUs or whole nodes of a model held for a team in a window (409 names the conflicting reservations and the window). */
   reservations = {
-    list: (q: { gpuModel?: string; teamId?: string; from?: string; to?: string } = {}) => this.request<ReservationList>('GET', '/v1/reservations', { query: q }),
+    list: (q: { gpuModel?: string; teamId?: string; from?: string; to?: string } = {}) =>
+      this.request<ReservationList>('GET', '/v1/reservations', { query: q }),
     get: (id: string) => this.request<Reservation>('GET', `/v1/reservations/${enc(id)}`),
     create: (body: ReservationCreate) => this.request<Reservation>('POST', '/v1/reservations', { body }),
     remove: (id: string) => this.request<void>('DELETE', `/v1/reservations/${enc(id)}`),

@@ -41,7 +41,11 @@ describe('chooseHolds', () => {
 
   it('whole nodes: only nodes it can take whole, and two windows never share a GPU', () => {
     const nodes = [node('n0', [null, null]), node('n1', [null, null]), node('n2', [null, null])];
-    const holds = chooseHolds(nodes, [win({ reservationId: 'a', heldGpus: 4, wholeNodes: true }), win({ reservationId: 'b', teamId: 't2', heldGpus: 2, start: 200, end: 300 })], 50);
+    const holds = chooseHolds(
+      nodes,
+      [win({ reservationId: 'a', heldGpus: 4, wholeNodes: true }), win({ reservationId: 'b', teamId: 't2', heldGpus: 2, start: 200, end: 300 })],
+      50,
+    );
     const [a, b] = holds;
     expect(a!.gpuIds.size).toBe(4);
     expect(b!.gpuIds.size).toBe(2);

@@ -99,7 +99,10 @@ export function chooseHolds(nodes: HoldNode[], windows: HeldWindow[], now: numbe
     } else {
       const cheapOn = new Map(candidates.map((x) => [x.n.id, x.costs.filter((y) => y.c === 0).length]));
       const all = candidates.flatMap((x) => x.costs.map((y) => ({ ...y, n: x.n })));
-      all.sort((a, b) => a.c - b.c || cheapOn.get(b.n.id)! - cheapOn.get(a.n.id)! || (a.n.name < b.n.name ? -1 : a.n.name > b.n.name ? 1 : 0) || (a.g.id < b.g.id ? -1 : 1));
+      all.sort(
+        (a, b) =>
+          a.c - b.c || cheapOn.get(b.n.id)! - cheapOn.get(a.n.id)! || (a.n.name < b.n.name ? -1 : a.n.name > b.n.name ? 1 : 0) || (a.g.id < b.g.id ? -1 : 1),
+      );
       picked.push(...all.slice(0, w.heldGpus).map((y) => y.g));
     }
     const gpuIds = new Set<string>();

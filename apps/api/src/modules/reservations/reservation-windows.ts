@@ -84,7 +84,8 @@ export function findConflict(candidate: { heldGpus: number; times: ReservationTi
   const mine = windowsOf(candidate.times, candidate.times.startsAt, candidate.times.endsAt);
   for (const w of mine) {
     const open: { start: number; end: number; b: Booked }[] = [];
-    for (const b of booked) for (const x of windowsOf(b.times, w.start, w.end)) open.push({ start: Math.max(x.start, w.start), end: Math.min(x.end, w.end), b });
+    for (const b of booked)
+      for (const x of windowsOf(b.times, w.start, w.end)) open.push({ start: Math.max(x.start, w.start), end: Math.min(x.end, w.end), b });
     // Sweep the boundaries inside w: the held total is constant between two of them.
     const cuts = [...new Set([w.start, ...open.flatMap((o) => [o.start, o.end])])].filter((t) => t >= w.start && t < w.end).sort((a, b) => a - b);
     for (let i = 0; i < cuts.length; i++) {

@@ -86,9 +86,7 @@ export class ReservationsService {
     if (q.teamId && !(await this.teams.findTeam(scope, q.teamId))) throw notFound('team', q.teamId);
     const rows = await this.repo.list(scope, { gpuModel: q.gpuModel, teamId: q.teamId, from: new Date(from), to: new Date(to) });
     const caps = await this.capacity();
-    const items = rows
-      .map((r) => present(r, caps.get(r.gpuModel) ?? { gpus: 0, gpusPerNode: 0 }, from, to, now.getTime()))
-      .filter((r) => r.windows.length > 0);
+    const items = rows.map((r) => present(r, caps.get(r.gpuModel) ?? { gpus: 0, gpusPerNode: 0 }, from, to, now.getTime())).filter((r) => r.windows.length > 0);
     return { items, capacity: [...caps.entries()].map(([gpuModel, c]) => ({ gpuModel, gpus: c.gpus, gpusPerNode: c.gpusPerNode })) };
   }
 
@@ -134,7 +132,13 @@ export class ReservationsService {
       const tz = timeZoneProblem(rec.timeZone);
       if (tz) problems.push({ field: 'recurrence.timeZone', problem: tz });
     }
-    const times: ReservationTimes = { startsAt, endsAt, cron: rec?.cron.trim() ?? null, timeZone: rec?.timeZone ?? null, durationMinutes: rec?.durationMinutes ?? null };
+    const times: ReservationTimes = {
+      startsAt,
+      endsAt,
+      cron: rec?.cron.trim() ?? null,
+      timeZone: rec?.timeZone ?? null,
+      durationMinutes: rec?.durationMinutes ?? null,
+    };
     if (!problems.length && rec) {
       const all = windowsOf(times, startsAt, endsAt, MAX_WINDOWS + 1);
       if (!all.length) problems.push({ field: 'recurrence.cron', problem: 'never fires between startsAt and endsAt' });
@@ -164,7 +168,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** 409 naming the stretch over capacity and the reservations open in it (another tenant's: only that one exists). */
 function conflictError(c: CapacityConflict, model: string, heldGpus: number): DomainError {
-  const names = c.with.map((b) => (b.visible ? `reservation ${b.id} "${b.name}" (team ${b.teamId}, ${b.heldGpus} GPUs)` : `a reservation of another tenant (${b.heldGpus} GPUs)`));
+  const names = c.with.map((b) =>
+    b.visible ? `reservation ${b.id} "${b.name}" (team ${b.teamId}, ${b.heldGpus} GPUs)` : `a reservation of another tenant (${b.heldGpus} GPUs)`,
+  );
   return new DomainError(
     'conflict',
     `${heldGpus} ${model} GPUs from ${iso(c.window.start)} to ${iso(c.window.end)} would make ${c.wanted} reserved of ${c.capacity}: conflicts with ${names.join(', ')}`,

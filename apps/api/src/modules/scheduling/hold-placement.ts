@@ -70,7 +70,14 @@ export function placeAroundHolds(
     const own = new Set(holds.filter((h) => h.active && h.teamId === team).flatMap((h) => [...h.gpuIds]));
     const group = rest.filter((j) => j.teamId === team);
     if (!group.length) continue;
-    const placed = take(runCycle(view((id) => own.has(id)), group, { ...options, teamUsage }), group);
+    const placed = take(
+      runCycle(
+        view((id) => own.has(id)),
+        group,
+        { ...options, teamUsage },
+      ),
+      group,
+    );
     rest = rest.filter((j) => !placed.has(j.id));
   }
   const groups = new Map<string, { barred: Hold[]; jobs: PendingJob[] }>();
@@ -87,7 +94,11 @@ export function placeAroundHolds(
   const order = [...groups.entries()].sort(([ka, a], [kb, b]) => a.barred.length - b.barred.length || (ka < kb ? -1 : 1));
   for (const [, g] of order) {
     const masked = new Set(g.barred.flatMap((h) => [...h.gpuIds]));
-    const d = runCycle(view((id) => !masked.has(id)), g.jobs, { ...options, teamUsage });
+    const d = runCycle(
+      view((id) => !masked.has(id)),
+      g.jobs,
+      { ...options, teamUsage },
+    );
     take(d, g.jobs);
     for (const u of d.pending) {
       if (!g.barred.length) {

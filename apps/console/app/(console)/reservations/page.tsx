@@ -103,13 +103,11 @@ function WeekCalendar({ week, items, capacity, canEdit }: { week: number; items:
     onSuccess: () => void qc.invalidateQueries({ queryKey: reservationKeys.all }),
   });
   const end = week + 7 * DAY;
-  const pct = (t: number) => `${(Math.min(Math.max(t, week), end) - week) / (7 * DAY) * 100}%`;
+  const pct = (t: number) => `${((Math.min(Math.max(t, week), end) - week) / (7 * DAY)) * 100}%`;
   const now = Date.now();
   return (
     <div className="res-calendar" data-testid="res-calendar">
-      <p className="muted small">
-        {capacity} GPUs in the cluster. Each bar is a window; a filled bar is open now.
-      </p>
+      <p className="muted small">{capacity} GPUs in the cluster. Each bar is a window; a filled bar is open now.</p>
       <div className="res-row res-days" aria-hidden="true">
         <div className="res-label" />
         <div className="res-track">
@@ -326,7 +324,13 @@ function ReserveForm({ models, defaultModel }: { models: string[]; defaultModel:
               </label>
               <label className="field">
                 <span className="field-label">Window length (minutes)</span>
-                <input data-testid="res-duration" type="number" min={1} value={draft.durationMinutes} onChange={(e) => set('durationMinutes', e.target.value)} />
+                <input
+                  data-testid="res-duration"
+                  type="number"
+                  min={1}
+                  value={draft.durationMinutes}
+                  onChange={(e) => set('durationMinutes', e.target.value)}
+                />
               </label>
             </>
           )}
