@@ -126,6 +126,7 @@ async function consolePages(): Promise<{ name: string; path: string }[]> {
     { name: 'utilization', path: '/utilization' },
     { name: 'incidents', path: '/incidents' },
     { name: 'quotas', path: '/quotas' },
+    { name: 'reservations', path: '/reservations' },
     { name: 'api-keys', path: '/api-keys' },
     { name: 'audit', path: '/audit' },
     { name: 'planner', path: '/planner' },

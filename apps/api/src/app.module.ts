@@ -33,6 +33,12 @@ import { BareMetalNodesRepository } from './modules/bare-metal/bare-metal-nodes.
 import { BareMetalProvisioner } from './modules/bare-metal/bare-metal-provisioner.service';
 import { BareMetalProcessor } from './worker/bare-metal.processor';
 import { BareMetalScheduler } from './worker/bare-metal.scheduler';
+import { ReservationsController } from './modules/reservations/reservations.controller';
+import { ReservationsService } from './modules/reservations/reservations.service';
+import { ReservationsRepository } from './modules/reservations/reservations.repository';
+import { ReservationHoldsService } from './modules/reservations/reservation-holds.service';
+import { ReservationsProcessor } from './worker/reservations.processor';
+import { ReservationsScheduler } from './worker/reservations.scheduler';
 import { PlannerController } from './modules/planner/planner.controller';
 import { PlannerService } from './modules/planner/planner.service';
 import { PlannerRepository } from './modules/planner/planner.repository';
@@ -186,6 +192,7 @@ export class HttpModule {
         AuditController,
         PlannerController,
         BareMetalController,
+        ReservationsController,
       ],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
@@ -242,6 +249,8 @@ export class HttpModule {
         BareMetalService,
         BareMetalLeasesRepository,
         BareMetalNodesRepository,
+        ReservationsService,
+        ReservationsRepository,
       ],
     };
   }
@@ -312,6 +321,10 @@ export class WorkerModule {
         SchedulesService,
         SchedulesProcessor,
         SchedulesScheduler,
+        ReservationsRepository,
+        ReservationHoldsService,
+        ReservationsProcessor,
+        ReservationsScheduler,
         PlannerService,
         PlannerRepository,
         PlannerProcessor,
@@ -333,6 +346,7 @@ export class WorkerModule {
             FailoverProcessor,
             AutoscaleProcessor,
             SchedulesProcessor,
+            ReservationsProcessor,
             PlannerProcessor,
             BareMetalProcessor,
             LogsProcessor,

@@ -42,7 +42,7 @@ interface Operation {
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, unknown>;
 }
-type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user' | 'plannerRun' | 'bareMetalLease', string>;
+type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user' | 'plannerRun' | 'bareMetalLease' | 'reservation', string>;
 
 /** Which real object a path parameter names (fuzzing also sends real ids, so that bodies and state checks are reached). */
 const PATH_IDS: [RegExp, keyof Ids][] = [
@@ -56,10 +56,21 @@ const PATH_IDS: [RegExp, keyof Ids][] = [
   [/^\/v1\/gpus\/\{id\}/, 'gpu'],
   [/^\/v1\/planner\/runs\/\{id\}/, 'plannerRun'],
   [/^\/v1\/bare-metal\/leases\/\{id\}/, 'bareMetalLease'],
+  [/^\/v1\/reservations\/\{id\}/, 'reservation'],
 ];
 
 /** A one-node bare-metal lease. */
 const BARE_METAL_LEASE = (ids: Pick<Ids, 'team'>) => ({ teamId: ids.team, name: 'fuzz-bm', gpuModel: 'A100-80GB', count: 1, image: 'ubuntu-22.04' });
+
+/** A reservation far ahead (outside the look-ahead: it holds nothing while the fuzzer runs). */
+const RESERVATION = (teamId: string) => ({
+  teamId,
+  name: 'fuzz hold',
+  gpuModel: 'A100-80GB',
+  gpus: 1,
+  startsAt: '2030-01-07T08:00:00Z',
+  endsAt: '2030-01-07T10:00:00Z',
+});
 
 /** A small what-if run (a few seconds of replay), so that fuzzed runs stay cheap. */
 const PLANNER_RUN = {
@@ -91,6 +102,7 @@ const VALID_BODIES: Record<string, (ids: Ids) => Record<string, unknown>> = {
   'post /v1/auth/login': () => ({ email: 'fuzzer@fuzz.example', password: PASSWORD }),
   'post /v1/planner/runs': () => PLANNER_RUN,
   'post /v1/bare-metal/leases': (ids) => BARE_METAL_LEASE(ids),
+  'post /v1/reservations': (ids) => RESERVATION(ids.team),
   'post /v1/users': (ids) => ({ email: 'new-user@fuzz.example', name: 'New', password: 'cobalt-meadow-42-herons', role: 'member', teamId: ids.team }),
 };
 
@@ -479,12 +491,13 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       .set('Authorization', a.auth)
       .send({ action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' });
     const plannerRun = await sys.http().post('/v1/planner/runs').set('Authorization', a.auth).send(PLANNER_RUN);
+    const reservation = await sys.http().post('/v1/reservations').set('Authorization', a.auth).send(RESERVATION(a.team.id));
     const lease = await sys
       .http()
       .post('/v1/bare-metal/leases')
       .set('Authorization', a.auth)
       .send(BARE_METAL_LEASE({ team: a.team.id }));
-    expect([job.status, ep.status, schedule.status, plannerRun.status, lease.status]).toEqual([201, 201, 201, 202, 201]);
+    expect([job.status, ep.status, schedule.status, plannerRun.status, lease.status, reservation.status]).toEqual([201, 201, 201, 202, 201, 201]);
     const victim = await createApiKey(sys.db, { name: 'victim', role: 'member', tenantId: a.tenant.id, teamId: a.team.id, scopes: ['jobs:read'] });
     const user = await createUser(sys.db, { email: 'fuzzer@fuzz.example', name: 'Fuzzer', role: 'tenant_admin', tenantId: a.tenant.id, password: PASSWORD });
     const gpu = await sys.db.gpu.findFirstOrThrow({ orderBy: { id: 'asc' } });
@@ -500,6 +513,7 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       user: user.id,
       plannerRun: plannerRun.body.id,
       bareMetalLease: lease.body.id,
+      reservation: reservation.body.id,
     };
     const login = await sys.http().post('/v1/auth/login').send({ email: 'fuzzer@fuzz.example', password: PASSWORD });
     expect(login.status).toBe(200);

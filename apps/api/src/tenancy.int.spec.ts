@@ -55,6 +55,12 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     expect(schedule.status).toBe(201);
     expect(plannerRun.status).toBe(202);
     expect(lease.status).toBe(201);
+    const reservation = await sys
+      .http()
+      .post('/v1/reservations')
+      .set('Authorization', a.auth)
+      .send({ teamId: a.team.id, name: 'a-secret-hold', gpuModel: 'A100-80GB', gpus: 2, startsAt: '2030-01-07T08:00:00Z', endsAt: '2030-01-07T10:00:00Z' });
+    expect(reservation.status).toBe(201);
     ids = {
       job: job.body.id,
       endpoint: ep.body.id,
@@ -65,6 +71,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
       schedule: schedule.body.id,
       plannerRun: plannerRun.body.id,
       bareMetalLease: lease.body.id,
+      reservation: reservation.body.id,
     };
   });
   afterAll(async () => sys?.close());
@@ -79,6 +86,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     [/^\/v1\/schedules\/\{id\}/, 'schedule'],
     [/^\/v1\/planner\/runs\/\{id\}/, 'plannerRun'],
     [/^\/v1\/bare-metal\/leases\/\{id\}/, 'bareMetalLease'],
+    [/^\/v1\/reservations\/\{id\}/, 'reservation'],
   ];
   /** Shared hardware and the simulator: not tenant data (reads filter other tenants' job ids). */
   const CLUSTER_WIDE = [/^\/v1\/nodes\//, /^\/v1\/gpus\//];
@@ -128,6 +136,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     expect(await sys.db.suspendSchedule.count({ where: { id: ids.schedule } })).toBe(1);
     expect(await sys.db.suspendSchedule.count({ where: { teamId: ids.team } })).toBe(1);
     expect((await sys.db.bareMetalLease.findUniqueOrThrow({ where: { id: ids.bareMetalLease } })).state).not.toBe('releasing');
+    expect(await sys.db.reservation.count({ where: { id: ids.reservation } })).toBe(1);
   });
 
   it('never lists A’s objects on any list route', async () => {

@@ -11,6 +11,7 @@ import { JobsRepository } from './modules/jobs/jobs.repository';
 import { QuotasRepository } from './modules/quotas/quotas.repository';
 import { SchedulesRepository } from './modules/schedules/schedules.repository';
 import { BareMetalLeasesRepository } from './modules/bare-metal/bare-metal-leases.repository';
+import { ReservationsRepository } from './modules/reservations/reservations.repository';
 import { PlannerRepository } from './modules/planner/planner.repository';
 import { TenantsRepository } from './modules/tenants/tenants.repository';
 import { UsersRepository } from './modules/users/users.repository';
@@ -40,6 +41,7 @@ function makeRepos(client: PrismaClient, sql: Sql) {
     users: new UsersRepository(prisma),
     schedules: new SchedulesRepository(prisma),
     bareMetal: new BareMetalLeasesRepository(prisma),
+    reservations: new ReservationsRepository(prisma),
     planner: new PlannerRepository(prisma),
     audit: new AuditRepository(prisma),
     keys: new ApiKeysRepository(prisma),
@@ -59,6 +61,7 @@ const A = {
   endpoint: '',
   schedule: '',
   bareMetalLease: '',
+  reservation: '',
   plannerRun: '',
   key: '',
   user: '',
@@ -123,6 +126,20 @@ beforeAll(async () => {
   A.bareMetalLease = (
     await repos.bareMetal.create(asA1, { teamId: a1.id, name: 'a1-metal', gpuModel: 'A100-80GB', count: 1, image: 'img', sameLeaf: false })
   ).id;
+  const hold = {
+    teamId: a1.id,
+    name: 'a1 hold',
+    gpuModel: 'H100-80GB',
+    gpus: 1,
+    nodes: null,
+    startsAt: new Date('2030-01-07T08:00:00Z'),
+    endsAt: new Date('2030-01-07T10:00:00Z'),
+    cron: null,
+    timeZone: null,
+    durationMinutes: null,
+  };
+  const made = await repos.reservations.create(asA1, tA.id, hold, () => null);
+  A.reservation = 'row' in made ? made.row.id : '';
   A.plannerRun = (await repos.planner.create(asA1, { createdByKeyId: 'seed', spec: {}, policies: ['gantry'] })).id;
   const key = await repos.keys.createWithin(
     asA1,
@@ -348,6 +365,17 @@ const cases: Record<string, Case> = {
   'BareMetalLeasesRepository.request': async (o) => {
     expect(await repos.bareMetal.request(o, A.bareMetalLease, { from: ['pending'], to: 'releasing', reason: 'x', nodeTo: 'deprovisioning' })).toBe(false);
     expect((await db.bareMetalLease.findUniqueOrThrow({ where: { id: A.bareMetalLease } })).state).toBe('pending');
+  'ReservationsRepository.create': async (o) => {
+    const hold = { ...(await db.reservation.findUniqueOrThrow({ where: { id: A.reservation } })) };
+    const data = { ...hold, id: undefined, tenantId: undefined, createdAt: undefined };
+    await expect(repos.reservations.create(o, A.tenantId, data as never, () => null)).rejects.toThrow(REFUSED);
+  },
+  'ReservationsRepository.list': async (o) =>
+    expect(await repos.reservations.list(o, { from: new Date('2030-01-01T00:00:00Z'), to: new Date('2030-02-01T00:00:00Z') })).toEqual([]),
+  'ReservationsRepository.find': async (o) => expect(await repos.reservations.find(o, A.reservation)).toBeNull(),
+  'ReservationsRepository.remove': async (o) => {
+    expect(await repos.reservations.remove(o, A.reservation)).toBe(false);
+    expect(await db.reservation.count({ where: { id: A.reservation } })).toBe(1);
   },
 
   'PlannerRepository.create': async (o) => {

@@ -38,6 +38,8 @@ const SYSTEM_ACCESS: Record<string, string> = {
   'AuditRepository.beforeApplicationShutdown': 'flushes the queued entries before the process stops',
   'SchedulesRepository.all': 'the worker’s schedule tick reads every schedule',
   'SchedulesRepository.claim': 'the worker’s schedule tick claims one fire',
+  'ReservationsRepository.spanning': 'the scheduling cycle and the worker’s tick read every reservation’s windows (capacity is shared)',
+  'ReservationsRepository.jobOwners': 'the scheduling cycle reads the team of every job on the GPUs a reservation holds',
   'PlannerRepository.byId': 'the worker replays the planner run its queue job names',
   'PlannerRepository.claim': 'the worker claims the planner run its queue job names',
   'PlannerRepository.progress': 'the worker writes the progress of the planner run it replays',

@@ -24,6 +24,7 @@ const NAV = [
 /** Administration pages: quotas with usage, API keys, audit log, the what-if planner. */
 const ADMIN_NAV = [
   { href: '/quotas', label: 'Quotas', testId: 'nav-quotas', icon: IconQuotas },
+  { href: '/reservations', label: 'Reservations', testId: 'nav-reservations', icon: IconReservations },
   { href: '/api-keys', label: 'API keys', testId: 'nav-api-keys', icon: IconKeys },
   { href: '/audit', label: 'Audit log', testId: 'nav-audit', icon: IconAudit },
   { href: '/planner', label: 'Planner', testId: 'nav-planner', icon: IconPlanner },
@@ -239,6 +240,15 @@ function IconQuotas() {
       <rect x="1.5" y="3" width="13" height="3.2" rx="1" fill="none" stroke="currentColor" strokeWidth="1.3" />
       <rect x="1.5" y="9.8" width="13" height="3.2" rx="1" fill="none" stroke="currentColor" strokeWidth="1.3" />
       <path d="M2.5 4.6h6M2.5 11.4h9.5" stroke="currentColor" strokeWidth="1.8" />
+    </svg>
+  );
+}
+function IconReservations() {
+  return (
+    <svg viewBox="0 0 16 16" width="15" height="15" aria-hidden="true">
+      <rect x="1.5" y="2.5" width="13" height="12" rx="1.5" fill="none" stroke="currentColor" strokeWidth="1.3" />
+      <path d="M1.5 6h13M5 1v3M11 1v3" stroke="currentColor" strokeWidth="1.3" />
+      <path d="M4 9.5h5" stroke="currentColor" strokeWidth="2" />
     </svg>
   );
 }

@@ -19,3 +19,4 @@ export * from './schedules';
 export * from './planner';
 export * from './fairness';
 export * from './bare-metal';
+export * from './reservations';

@@ -28,6 +28,7 @@ import type {
 import type { GpuHeatmap, IdleAllocations, UtilizationReport } from '@gantry/contracts';
 import type { Schedule, ScheduleCreate, ScheduleList, TeamResumeResult, TeamSuspendResult } from '@gantry/contracts';
 import type { PlannerRun } from '@gantry/contracts';
+import type { Reservation, ReservationCreate, ReservationList } from '@gantry/contracts';
 import type { RequestOf, ResponseOf } from './openapi-types';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -83,3 +84,8 @@ same<Same<ResponseOf<'/v1/planner/runs/{id}', 'get'>, PlannerRun>>(true);
 // Bare-metal leases.
 same<Same<ResponseOf<'/v1/bare-metal/leases/{id}', 'get'>, BareMetalLease>>(true);
 same<Same<ResponseOf<'/v1/bare-metal/leases', 'get'>, BareMetalLeaseList>>(true);
+// Reservations
+same<Same<ResponseOf<'/v1/reservations', 'get'>, ReservationList>>(true);
+same<Same<ResponseOf<'/v1/reservations', 'post'>, Reservation>>(true);
+same<Same<ResponseOf<'/v1/reservations/{id}', 'get'>, Reservation>>(true);
+same<RequestOf<'/v1/reservations', 'post'> extends object ? (ReservationCreate extends RequestOf<'/v1/reservations', 'post'> ? true : false) : false>(true);

@@ -1,4 +1,4 @@
-import type { Fairness } from '@gantry/contracts';
+import type { Fairness, Reservation, ReservationCreate, ReservationList } from '@gantry/contracts';
 import type {
   BareMetalLease,
   BareMetalLeaseCreate,
@@ -145,6 +145,15 @@ export class GantryClient {
     /** 400 names the field for a bad cron or an unknown time zone. */
     create: (teamId: string, body: ScheduleCreate) => this.request<Schedule>('POST', `/v1/teams/${enc(teamId)}/schedules`, { body }),
     remove: (id: string) => this.request<void>('DELETE', `/v1/schedules/${enc(id)}`),
+  };
+
+  /** Reservations: GPUs or whole nodes of a model held for a team in a window (409 names the conflicting reservations and the window). */
+  reservations = {
+    list: (q: { gpuModel?: string; teamId?: string; from?: string; to?: string } = {}) =>
+      this.request<ReservationList>('GET', '/v1/reservations', { query: q }),
+    get: (id: string) => this.request<Reservation>('GET', `/v1/reservations/${enc(id)}`),
+    create: (body: ReservationCreate) => this.request<Reservation>('POST', '/v1/reservations', { body }),
+    remove: (id: string) => this.request<void>('DELETE', `/v1/reservations/${enc(id)}`),
   };
 
   apiKeys = {

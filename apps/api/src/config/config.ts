@@ -134,6 +134,17 @@ const ZEnv = z.object({
   /** The power hook of the Kubernetes driver: a shell command run as `sh -c "<command>" gantry-power <on|off> <node>`, or a webhook URL. */
   GANTRY_POWER_COMMAND: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   GANTRY_POWER_WEBHOOK_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  /**
+   * Reservations (docs/reservations.md): how far ahead (wall-clock seconds) a window's GPUs are
+   * kept from work that could not leave them by its start (non-preemptible work whose declared
+   * run would end after it), and how often the worker looks for windows that open or close.
+   */
+  GANTRY_RESERVATION_LOOKAHEAD_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(30 * 86_400)
+    .default(86_400),
+  GANTRY_RESERVATION_TICK_SECONDS: z.coerce.number().min(0.2).max(300).default(2),
 });
 
 export type Env = z.infer<typeof ZEnv>;
@@ -172,6 +183,8 @@ export interface AppConfig {
   reconcileSeconds: number;
   /** Fair share over time: half-life (simulated seconds) and weight of decayed past usage. */
   fairShare: { halfLifeSeconds: number; historyWeight: number };
+  /** Reservations: look-ahead before a window and the worker's tick (seconds). */
+  reservations: { lookaheadSeconds: number; tickSeconds: number };
   integrityCheckSeconds: number;
   shutdownGraceSeconds: number;
   logLevel: Env['GANTRY_LOG_LEVEL'];
@@ -256,6 +269,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,
     reconcileSeconds: e.GANTRY_RECONCILE_SECONDS,
     fairShare: { halfLifeSeconds: e.GANTRY_FAIR_SHARE_HALF_LIFE_SECONDS, historyWeight: e.GANTRY_FAIR_SHARE_HISTORY_WEIGHT },
+    reservations: { lookaheadSeconds: e.GANTRY_RESERVATION_LOOKAHEAD_SECONDS, tickSeconds: e.GANTRY_RESERVATION_TICK_SECONDS },
     integrityCheckSeconds: e.GANTRY_INTEGRITY_CHECK_SECONDS,
     shutdownGraceSeconds: e.GANTRY_SHUTDOWN_GRACE_SECONDS,
     logLevel: e.GANTRY_LOG_LEVEL,

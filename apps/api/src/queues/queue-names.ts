@@ -63,6 +63,8 @@ export const QUEUES = {
   }),
   /** Repeatable `tick` (every 2 s): read what running jobs wrote from the driver into JobLogLine. */
   logs: z.object({}).passthrough(),
+  /** Repeatable `tick` (GANTRY_RESERVATION_TICK_SECONDS): a reservation window opened or closed -> a scheduling cycle. */
+  reservations: z.object({}).passthrough(),
   /** One what-if planner run (docs/planner.md). */
   planner: z.object({ runId: z.string() }),
 } as const;

@@ -246,23 +246,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/jobs/{id}/logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A job's log: what its replicas wrote (the newest `tail` lines, at or after `since`); collected from the cluster every 2 s */
-        get: operations["JobLogsController_read"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/teams/{id}/suspend": {
         parameters: {
             query?: never;
@@ -468,23 +451,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/nodes/{id}/power": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Power a node on or off by hand (202 while it changes; off: 409 while it holds work) */
-        post: operations["NodeManagerController_power"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/gpus/{id}/mig": {
         parameters: {
             query?: never;
@@ -545,7 +511,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Inject a fault into the simulated cluster (xid, nic-down, node-down, recover, power-up-fail) */
+        /** Inject a fault into the simulated cluster (xid, nic-down, node-down, recover) */
         post: operations["NodeManagerController_fault"];
         delete?: never;
         options?: never;
@@ -855,7 +821,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log, newest first: a tenant admin reads the tenant's, a team admin its team's; refused changes (403, 409) included (outcome=refused: only those); from/to bound the time; format=csv exports every match (at most 10,000) */
+        /** The audit log of the caller's tenant, newest first (tenant admin); from/to bound the time; format=csv exports every match (at most 10,000) */
         get: operations["AuditController_list"];
         put?: never;
         post?: never;
@@ -917,87 +883,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/bare-metal/leases": {
+    "/v1/reservations": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Bare-metal leases the caller may see (newest first), optionally of one team */
-        get: operations["BareMetalController_list"];
+        /** Reservations visible to the caller with their windows in a range (default: the next 7 days), and the capacity of their models */
+        get: operations["ReservationsController_list"];
         put?: never;
-        /** Request whole nodes as bare metal: the worker provisions idle nodes with the image; their GPUs count against the team quota */
-        post: operations["BareMetalController_create"];
+        /** Reserve GPUs (or whole nodes) of a model for a team for a window, one-off or recurring; 409 naming the conflicting reservations and the window when the model has too few GPUs */
+        post: operations["ReservationsController_create"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/v1/bare-metal/leases/{id}": {
+    "/v1/reservations/{id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** A bare-metal lease with its nodes and their steps */
-        get: operations["BareMetalController_get"];
+        /** One reservation, with its windows in the next 7 days */
+        get: operations["ReservationsController_get"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/bare-metal/leases/{id}/suspend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Suspend a deployed lease: its nodes are powered off and stay the team’s (disks kept) until resumed or released */
-        post: operations["BareMetalController_suspend"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/bare-metal/leases/{id}/resume": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Resume a suspended lease: its nodes are powered on */
-        post: operations["BareMetalController_resume"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/bare-metal/leases/{id}/release": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Release a lease: its nodes’ disks are wiped and the nodes go back to the pool */
-        post: operations["BareMetalController_release"];
-        delete?: never;
+        /** Delete a reservation: its GPUs serve everyone again at the next cycle */
+        delete: operations["ReservationsController_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2999,111 +2915,6 @@ export interface operations {
             };
         };
     };
-    JobLogsController_read: {
-        parameters: {
-            query?: {
-                tail?: number;
-                since?: string;
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        jobId: string;
-                        /** @enum {string} */
-                        state: "pending" | "starting" | "running" | "suspending" | "suspended" | "succeeded" | "failed" | "cancelled";
-                        lines: {
-                            at: string;
-                            replica: number;
-                            seq: string;
-                            /** @enum {string} */
-                            stream: "stdout" | "stderr" | "gantry";
-                            text: string;
-                        }[];
-                        truncated: boolean;
-                    };
-                };
-            };
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-    };
     TeamJobsController_suspend: {
         parameters: {
             query?: never;
@@ -3700,8 +3511,6 @@ export interface operations {
                             persona: "container" | "vm-passthrough" | "inference";
                             /** @enum {string} */
                             state: "ready" | "cordoned" | "draining" | "switching" | "down";
-                            /** @enum {string} */
-                            powerState: "on" | "powering-down" | "off" | "powering-up";
                             cpuMilli: number;
                             memoryMiB: number;
                             gpuModel: string | null;
@@ -3807,8 +3616,6 @@ export interface operations {
                         persona: "container" | "vm-passthrough" | "inference";
                         /** @enum {string} */
                         state: "ready" | "cordoned" | "draining" | "switching" | "down";
-                        /** @enum {string} */
-                        powerState: "on" | "powering-down" | "off" | "powering-up";
                         cpuMilli: number;
                         memoryMiB: number;
                         gpuModel: string | null;
@@ -4051,8 +3858,6 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
-                        /** @enum {string} */
-                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -4169,8 +3974,6 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
-                        /** @enum {string} */
-                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -4293,8 +4096,6 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
-                        /** @enum {string} */
-                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -4418,134 +4219,6 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
-                        /** @enum {string} */
-                        powerState: "on" | "powering-down" | "off" | "powering-up";
-                    };
-                };
-            };
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-    };
-    NodeManagerController_power: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    state: "on" | "off";
-                    reason?: string;
-                };
-            };
-        };
-        responses: {
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        nodeId: string;
-                        name: string;
-                        /** @enum {string} */
-                        state: "ready" | "cordoned" | "draining" | "switching" | "down";
-                        /** @enum {string} */
-                        persona: "container" | "vm-passthrough" | "inference";
-                        /** @enum {string|null} */
-                        personaTarget: "container" | "vm-passthrough" | "inference" | null;
-                        stateReason: string | null;
-                        /** @enum {string} */
-                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -4790,8 +4463,6 @@ export interface operations {
                                     gpuCount: number;
                                     gpusAllocated: number;
                                     gpusUnhealthy: number;
-                                    /** @enum {string} */
-                                    powerState: "on" | "powering-down" | "off" | "powering-up";
                                 }[];
                             }[];
                         }[];
@@ -4976,7 +4647,7 @@ export interface operations {
                     nodeId: string;
                     gpuIndex?: number;
                     /** @enum {string} */
-                    kind: "xid" | "nic-down" | "node-down" | "recover" | "power-up-fail";
+                    kind: "xid" | "nic-down" | "node-down" | "recover";
                     xid?: number;
                 };
             };
@@ -4993,7 +4664,7 @@ export interface operations {
                         nodeId: string;
                         nodeName: string;
                         /** @enum {string} */
-                        kind: "xid" | "nic-down" | "node-down" | "recover" | "power-up-fail";
+                        kind: "xid" | "nic-down" | "node-down" | "recover";
                     };
                 };
             };
@@ -5167,7 +4838,6 @@ export interface operations {
                             idleW: number;
                             busyW: number;
                         }[];
-                        energySavedKWh: number | null;
                     };
                 };
             };
@@ -7598,7 +7268,6 @@ export interface operations {
                 actor?: string;
                 from?: string;
                 to?: string;
-                outcome?: "refused";
                 format?: "json" | "csv";
             };
             header?: never;
@@ -7616,16 +7285,12 @@ export interface operations {
                         items: {
                             id: string;
                             tenantId: string | null;
-                            teamId: string | null;
                             actor: string;
                             apiKeyId: string | null;
                             userId: string | null;
                             source: string | null;
                             action: string;
                             target: string | null;
-                            targetName: string | null;
-                            /** @enum {string} */
-                            outcome: "done" | "refused";
                             data: {
                                 [key: string]: unknown;
                             };
@@ -7839,10 +7504,6 @@ export interface operations {
                         };
                         /** @default 42 */
                         seed?: number;
-                    } | {
-                        /** @enum {string} */
-                        kind: "history";
-                        days: number;
                     };
                     cluster: {
                         /** @enum {string} */
@@ -7852,26 +7513,11 @@ export interface operations {
                         /** @enum {string} */
                         kind: "csv";
                         csv: string;
-                    } | {
-                        /** @enum {string} */
-                        kind: "inventory";
-                    } | {
-                        /** @enum {string} */
-                        kind: "topology";
-                        json: string;
                     };
                     /** @default [] */
                     edits?: {
                         model: string;
                         count: number;
-                    }[];
-                    /** @default [] */
-                    mig?: {
-                        model: string;
-                        layout: {
-                            profile: string;
-                            start: number;
-                        }[];
                     }[];
                     /**
                      * @default [
@@ -8310,10 +7956,13 @@ export interface operations {
             };
         };
     };
-    BareMetalController_list: {
+    ReservationsController_list: {
         parameters: {
             query?: {
+                gpuModel?: string;
                 teamId?: string;
+                from?: string;
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -8329,28 +7978,31 @@ export interface operations {
                     "application/json": {
                         items: {
                             id: string;
+                            tenantId: string;
                             teamId: string;
                             name: string;
                             gpuModel: string;
-                            count: number;
-                            image: string;
-                            sameLeaf: boolean;
-                            /** @enum {string} */
-                            state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
-                            stateReason: string | null;
-                            gpusHeld: number;
-                            nodes: {
-                                id: string;
-                                name: string;
-                                leaf: string;
-                                gpus: number;
-                                /** @enum {string} */
-                                state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
-                                since: string | null;
+                            gpus: number | null;
+                            nodes: number | null;
+                            heldGpus: number;
+                            startsAt: string;
+                            endsAt: string;
+                            recurrence: {
+                                cron: string;
+                                timeZone: string;
+                                durationMinutes: number;
+                            } | null;
+                            windows: {
+                                start: string;
+                                end: string;
                             }[];
+                            active: boolean;
                             createdAt: string;
-                            deployedAt: string | null;
-                            releasedAt: string | null;
+                        }[];
+                        capacity: {
+                            gpuModel: string;
+                            gpus: number;
+                            gpusPerNode: number;
                         }[];
                     };
                 };
@@ -8406,9 +8058,26 @@ export interface operations {
                     };
                 };
             };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
         };
     };
-    BareMetalController_create: {
+    ReservationsController_create: {
         parameters: {
             query?: never;
             header?: never;
@@ -8421,10 +8090,23 @@ export interface operations {
                     teamId: string;
                     name: string;
                     gpuModel: string;
-                    count: number;
-                    image: string;
-                    /** @default false */
-                    sameLeaf?: boolean;
+                    gpus?: number;
+                    nodes?: number;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601: the window (or the first possible recurring window) starts
+                     */
+                    startsAt: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601: the window ends (recurring: no window starts at or after it)
+                     */
+                    endsAt: string;
+                    recurrence?: {
+                        cron: string;
+                        timeZone: string;
+                        durationMinutes: number;
+                    };
                 };
             };
         };
@@ -8436,28 +8118,26 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
+                        tenantId: string;
                         teamId: string;
                         name: string;
                         gpuModel: string;
-                        count: number;
-                        image: string;
-                        sameLeaf: boolean;
-                        /** @enum {string} */
-                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
-                        stateReason: string | null;
-                        gpusHeld: number;
-                        nodes: {
-                            id: string;
-                            name: string;
-                            leaf: string;
-                            gpus: number;
-                            /** @enum {string} */
-                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
-                            since: string | null;
+                        gpus: number | null;
+                        nodes: number | null;
+                        heldGpus: number;
+                        startsAt: string;
+                        endsAt: string;
+                        recurrence: {
+                            cron: string;
+                            timeZone: string;
+                            durationMinutes: number;
+                        } | null;
+                        windows: {
+                            start: string;
+                            end: string;
                         }[];
+                        active: boolean;
                         createdAt: string;
-                        deployedAt: string | null;
-                        releasedAt: string | null;
                     };
                 };
             };
@@ -8548,7 +8228,7 @@ export interface operations {
             };
         };
     };
-    BareMetalController_get: {
+    ReservationsController_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -8566,28 +8246,26 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
+                        tenantId: string;
                         teamId: string;
                         name: string;
                         gpuModel: string;
-                        count: number;
-                        image: string;
-                        sameLeaf: boolean;
-                        /** @enum {string} */
-                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
-                        stateReason: string | null;
-                        gpusHeld: number;
-                        nodes: {
-                            id: string;
-                            name: string;
-                            leaf: string;
-                            gpus: number;
-                            /** @enum {string} */
-                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
-                            since: string | null;
+                        gpus: number | null;
+                        nodes: number | null;
+                        heldGpus: number;
+                        startsAt: string;
+                        endsAt: string;
+                        recurrence: {
+                            cron: string;
+                            timeZone: string;
+                            durationMinutes: number;
+                        } | null;
+                        windows: {
+                            start: string;
+                            end: string;
                         }[];
+                        active: boolean;
                         createdAt: string;
-                        deployedAt: string | null;
-                        releasedAt: string | null;
                     };
                 };
             };
@@ -8644,7 +8322,7 @@ export interface operations {
             };
         };
     };
-    BareMetalController_suspend: {
+    ReservationsController_remove: {
         parameters: {
             query?: never;
             header?: never;
@@ -8655,36 +8333,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        teamId: string;
-                        name: string;
-                        gpuModel: string;
-                        count: number;
-                        image: string;
-                        sameLeaf: boolean;
-                        /** @enum {string} */
-                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
-                        stateReason: string | null;
-                        gpusHeld: number;
-                        nodes: {
-                            id: string;
-                            name: string;
-                            leaf: string;
-                            gpus: number;
-                            /** @enum {string} */
-                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
-                            since: string | null;
-                        }[];
-                        createdAt: string;
-                        deployedAt: string | null;
-                        releasedAt: string | null;
-                    };
+                    "application/json": Record<string, never>;
                 };
             };
             400: {
@@ -8739,283 +8393,6 @@ export interface operations {
                 };
             };
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-    };
-    BareMetalController_resume: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: string;
-                        teamId: string;
-                        name: string;
-                        gpuModel: string;
-                        count: number;
-                        image: string;
-                        sameLeaf: boolean;
-                        /** @enum {string} */
-                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
-                        stateReason: string | null;
-                        gpusHeld: number;
-                        nodes: {
-                            id: string;
-                            name: string;
-                            leaf: string;
-                            gpus: number;
-                            /** @enum {string} */
-                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
-                            since: string | null;
-                        }[];
-                        createdAt: string;
-                        deployedAt: string | null;
-                        releasedAt: string | null;
-                    };
-                };
-            };
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-    };
-    BareMetalController_release: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: string;
-                        teamId: string;
-                        name: string;
-                        gpuModel: string;
-                        count: number;
-                        image: string;
-                        sameLeaf: boolean;
-                        /** @enum {string} */
-                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
-                        stateReason: string | null;
-                        gpusHeld: number;
-                        nodes: {
-                            id: string;
-                            name: string;
-                            leaf: string;
-                            gpus: number;
-                            /** @enum {string} */
-                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
-                            since: string | null;
-                        }[];
-                        createdAt: string;
-                        deployedAt: string | null;
-                        releasedAt: string | null;
-                    };
-                };
-            };
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: {
-                            code: string;
-                            message: string;
-                            details?: {
-                                field?: string;
-                                problem: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -35,6 +35,8 @@ export class SchedulingRepository {
         topologyLevel: true,
         topologyRequired: true,
         preemptible: true,
+        durationSeconds: true,
+        progressSeconds: true,
         reasons: true,
         version: true,
       },

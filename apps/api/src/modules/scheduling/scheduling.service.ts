@@ -1,7 +1,7 @@
 import { coveringRows } from '../quotas/quota-coverage';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PRIORITY_VALUE, migSliceFraction, type JobResources, type Reason } from '@gantry/contracts';
-import { runCycle, type CycleDecision, type NodeState, type ReplicaPlacement } from '@gantry/scheduler';
+import { type CycleDecision, type NodeState, type ReplicaPlacement } from '@gantry/scheduler';
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import { ClusterRepository } from '../cluster/cluster.repository';
@@ -17,6 +17,10 @@ import { buildSnapshot, pendingJob } from '../cluster/snapshot';
 import { ForeignGpuUse } from '../cluster/foreign-gpu-use.store';
 import { FairShareService } from '../fair-share/fair-share.service';
 import { withHistory } from '../fair-share/fair-usage';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { ReservationHoldsService } from '../reservations/reservation-holds.service';
+import type { Hold } from '../reservations/reservation-holds';
+import { placeAroundHolds, type HoldJobInfo } from './hold-placement';
 
 export interface CycleReport {
   pending: number;
@@ -43,6 +47,8 @@ export class SchedulingService {
     private readonly endpoints: EndpointWorkSource,
     private readonly foreign: ForeignGpuUse,
     private readonly fairShare: FairShareService,
+    private readonly reservations: ReservationHoldsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   private preemptedThisCycle = 0;
@@ -54,7 +60,11 @@ export class SchedulingService {
     // Endpoint replicas are a second source of pending work (one unit per missing replica).
     const [nodes, jobs, replicas] = await Promise.all([this.cluster.allNodes(), this.repo.pendingJobs(), this.endpoints.pending()]);
     const pending: PendingRow[] = [...jobs, ...(replicas as unknown as PendingRow[])];
-    if (!pending.length) return { pending: 0, placed: 0, conflicts: 0, preempted: 0, ms: performance.now() - t0 };
+    // Reservations: the GPUs each open or coming window holds; at a window's start, other teams'
+    // preemptible work on them is checkpointed and requeued (docs/reservations.md).
+    const holds = await this.reservations.holds(nodes);
+    await this.evictFromHolds(holds, nodes);
+    if (!pending.length) return { pending: 0, placed: 0, conflicts: 0, preempted: this.preemptedThisCycle, ms: performance.now() - t0 };
     const snapshot = buildSnapshot(nodes, undefined, Date.now(), this.foreign.current());
     // 2. order: priority, then age (the engine orders again, with fair share, among admitted jobs)
     const ordered = [...pending].sort((a, b) => PRIORITY_VALUE[b.priority] - PRIORITY_VALUE[a.priority] || a.createdAt.getTime() - b.createdAt.getTime());
@@ -73,7 +83,9 @@ export class SchedulingService {
       q.ctx,
     );
     // 4-5. place (the engine), fair share by each team's weighted dominant resource share
-    const decision: CycleDecision = runCycle(snapshot, admitted.map(pendingJob), { teamUsage: q.fairUsage, teamWeights: q.weights });
+    // (reservations: holders first, then the rest around the GPUs held for others)
+    const holdInfo = this.holdInfo(pending);
+    const decision: CycleDecision = placeAroundHolds(snapshot, admitted.map(pendingJob), holds, holdInfo, { teamUsage: q.fairUsage, teamWeights: q.weights });
     // 6. commit, re-checking the quota under a per-team lock
     const byId = new Map(pending.map((j) => [j.id, j]));
     const nodesById = new Map(snapshot.nodes.map((n) => [n.id, n]));
@@ -96,7 +108,7 @@ export class SchedulingService {
       }
     }
     // 5b. plan preemption for what is still waiting: reclaim from borrowers, lower priority in the team
-    const preempting = await this.preempt(nodes, ordered, decision, held, borrowing, q, byId);
+    const preempting = await this.preempt(nodes, ordered, decision, held, borrowing, q, byId, holds, holdInfo);
     decision.pending = decision.pending.map((u) => preempting.get(u.jobId) ?? u);
     for (const h of held) h.reasons = preempting.get(h.jobId)?.reasons ?? h.reasons;
     // 7. explain
@@ -184,6 +196,8 @@ export class SchedulingService {
     borrowing: Set<string>,
     q: Awaited<ReturnType<SchedulingService['quotaState']>>,
     byId: Map<string, PendingRow>,
+    holds: Hold[],
+    holdInfo: Map<string, HoldJobInfo>,
   ): Promise<Map<string, { jobId: string; reasons: Reason[] }>> {
     const out = new Map<string, { jobId: string; reasons: Reason[] }>();
     const unplaced = new Set(decision.pending.map((p) => p.jobId));
@@ -232,7 +246,8 @@ export class SchedulingService {
         borrowerTeams: q.borrowerTeams,
         freeing,
         canPlace: (without) =>
-          ++checks <= MAX_CHECKS && runCycle(buildSnapshot(nodes, without, Date.now(), this.foreign.current()), [engineJob]).placed.length === 1,
+          ++checks <= MAX_CHECKS &&
+          placeAroundHolds(buildSnapshot(nodes, without, Date.now(), this.foreign.current()), [engineJob], holds, holdInfo).placed.length === 1,
       });
       if (plan.kind === 'wait') {
         out.set(job.id, {
@@ -269,6 +284,37 @@ export class SchedulingService {
       void byId;
     }
     return out;
+  }
+
+  /** Per pending job: preemptible, and when its declared run would end if it started now (wall-clock ms). */
+  private holdInfo(pending: PendingRow[], now = Date.now()): Map<string, HoldJobInfo> {
+    const speed = this.config.driver.simSpeed || 1;
+    return new Map(
+      pending.map((j) => {
+        const left = j.durationSeconds ? Math.max(0, j.durationSeconds - (j.progressSeconds ?? 0)) : null;
+        return [j.id, { preemptible: j.preemptible === true && j.priority !== 'critical', endsByMs: left === null ? null : now + (left / speed) * 1000 }];
+      }),
+    );
+  }
+
+  /**
+   * A window that is open: other teams' preemptible jobs on the GPUs it holds are checkpointed
+   * and requeued, so the holder gets them within the bound of docs/reservations.md. Work that
+   * cannot be preempted stays (the hold chose it last; it ran there before the reservation).
+   */
+  private async evictFromHolds(holds: Hold[], nodes: Awaited<ReturnType<ClusterRepository['allNodes']>>): Promise<void> {
+    const open = holds.filter((h) => h.active && h.victims.length);
+    if (!open.length) return;
+    const tenantOf = new Map(nodes.flatMap((n) => n.gpus.flatMap((g) => g.allocations.map((a) => [a.jobId ?? '', a.tenantId] as const))));
+    const victims = new Map<string, { tenantId: string; hold: Hold }>();
+    for (const h of open) for (const jobId of h.victims) victims.set(jobId, { tenantId: tenantOf.get(jobId)!, hold: h });
+    for (const [jobId, v] of victims) {
+      const why = `preempted: reservation "${v.hold.name}" of team ${v.hold.teamId} holds these GPUs from ${new Date(v.hold.start).toISOString()}; requeued with its checkpoint`;
+      if (await this.repo.preempt({ id: jobId, tenantId: v.tenantId }, why)) {
+        this.preemptedThisCycle++;
+        await this.queues.lifecycle({ action: 'suspend', jobId });
+      }
+    }
   }
 }
 

@@ -1,0 +1,83 @@
+import { expect, test, type Page } from '@playwright/test';
+import { client, demoKey } from '../support';
+
+/** Reservations: the week calendar per GPU model, the create form, the 409 naming the conflict, and tenant isolation. */
+async function signIn(page: Page, key: string) {
+  await page.goto('/login');
+  await page.getByTestId('login-api-key').fill(key);
+  await page.getByTestId('login-submit').click();
+  await expect(page.getByTestId('nav-reservations')).toBeVisible();
+}
+
+/** datetime-local value for an ISO instant, in the browser's zone (the test pins UTC below). */
+const local = (iso: string) => iso.slice(0, 16);
+
+test.describe('reservations', () => {
+  test.use({ timezoneId: 'UTC' });
+
+  test('a tenant admin reserves whole nodes for next week: a bar on the calendar; an overlap beyond capacity is refused naming it; another tenant sees nothing', async ({
+    page,
+  }) => {
+    test.setTimeout(120_000);
+    const key = demoKey('tenant admin, Acme AI');
+    const api = client(key);
+    const me = await api.me();
+    const team = (await api.teams.list(me.tenantId!)).items.find((t) => t.name === 'Research')!;
+    // Next week's Monday 08:00-12:00 UTC: nothing else of this test's runs is there.
+    const monday = new Date();
+    monday.setUTCDate(monday.getUTCDate() + ((8 - monday.getUTCDay()) % 7 || 7));
+    const stamp = Date.now().toString(36);
+    const start = `${monday.toISOString().slice(0, 10)}T08:00:00.000Z`;
+    const end = `${monday.toISOString().slice(0, 10)}T12:00:00.000Z`;
+    const capacity = (await api.reservations.list()).capacity.find((c) => c.gpuModel === 'H100-80GB')!;
+    expect(capacity.gpusPerNode).toBe(8);
+
+    await signIn(page, key);
+    await page.getByTestId('nav-reservations').click();
+    await page.getByTestId('res-model').selectOption('H100-80GB');
+    await page.getByTestId('res-team').selectOption(team.id);
+    await page.getByTestId('res-name').fill(`launch ${stamp}`);
+    await page.getByTestId('res-form-model').selectOption('H100-80GB');
+    await page.getByTestId('res-size').selectOption('nodes');
+    await page.getByTestId('res-count').fill('2');
+    await page.getByTestId('res-start').fill(local(start));
+    await page.getByTestId('res-end').fill(local(end));
+    await page.getByTestId('res-submit').click();
+    await expect(page.getByTestId('res-created')).toContainText(`launch ${stamp}`);
+
+    await page.getByTestId('res-next').click();
+    const item = page.getByTestId('res-item').filter({ hasText: `launch ${stamp}` });
+    await expect(item).toContainText('2 nodes (16 GPUs)');
+    await expect(item.getByTestId('res-bar')).toHaveCount(1);
+    await expect(item.getByTestId('res-bar')).toHaveAttribute(
+      'aria-label',
+      new RegExp(`16 GPUs from ${start.slice(0, 10)} 08:00 to ${start.slice(0, 10)} 12:00`),
+    );
+
+    // The rest of the model plus one GPU in the same stretch: 409 naming this reservation and the window.
+    await page.getByTestId('res-name').fill(`too much ${stamp}`);
+    await page.getByTestId('res-size').selectOption('gpus');
+    await page.getByTestId('res-count').fill(String(capacity.gpus - 16 + 1));
+    await page.getByTestId('res-start').fill(local(start));
+    await page.getByTestId('res-end').fill(local(end));
+    await page.getByTestId('res-submit').click();
+    const error = page.getByTestId('res-error');
+    await expect(error).toContainText(`"launch ${stamp}"`);
+    await expect(error).toContainText(`${start.slice(0, 10)}T08:00:00.000Z`);
+
+    const mine = (await api.reservations.list({ from: start, to: end })).items.find((r) => r.name === `launch ${stamp}`)!;
+    // Another tenant: its list never shows it (or, without quotas:read, it may not list at all); the id is 404.
+    const globex = client(demoKey('Globex'));
+    const seen = await globex.reservations.list({ from: start, to: end }).then(
+      (l) => l.items.map((r) => r.id),
+      () => [] as string[],
+    );
+    expect(seen).not.toContain(mine.id);
+    const status = await globex.reservations.get(mine.id).then(
+      () => 200,
+      (e: { status: number }) => e.status,
+    );
+    expect([403, 404]).toContain(status);
+    await api.reservations.remove(mine.id);
+  });
+});
