@@ -85,9 +85,6 @@ export interface KubernetesDriverOptions {
   powerHook?: PowerHook;
   /** How long a powered-on node may take to be Ready. Default 900 s. */
   powerOnTimeoutSeconds?: number;
-  }
-
-  /**
   /** Provisioning hook of bare-metal nodes (docs/bare-metal.md): a command or a webhook. */
   bareMetalHook?: BareMetalHook;
   clock?: Clock;
