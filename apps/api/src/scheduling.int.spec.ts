@@ -171,7 +171,7 @@ describe('placement commits (real Postgres)', () => {
     expect(held.map((h) => h._count)).toEqual(gpus.map(() => 1));
   });
 
-  describe('a cycle\'s placements in one transaction (commitPlacements)', () => {
+  describe("a cycle's placements in one transaction (commitPlacements)", () => {
     const free = (take: number) =>
       sys.db.gpu.findMany({ where: { mode: 'whole', schedulable: true, allocations: { none: { endedAt: null } } }, take, orderBy: { id: 'desc' } });
 
