@@ -10,6 +10,9 @@ import { EventsRepository } from '../events/events.repository';
 import { activeSlotKey } from '../allocations/active-slot';
 import { checkPlacements, type LockedState, type Placement } from './placement-batch';
 
+/** Allocation rows per batched-commit transaction (15 bind parameters each). */
+const BATCH_ALLOCATIONS = 1000;
+
 /**
  * The scheduling cycle's reads and writes. The cycle acts for the whole cluster, so these
  * methods are system-scoped: only the worker calls them, never a route.
@@ -168,7 +171,8 @@ export class SchedulingRepository {
   }
 
   /**
-   * Step 6 for a whole cycle: every placement in ONE transaction. Locks in a fixed order (the
+   * Step 6 for a whole cycle: every placement in ONE transaction (a cycle of more than
+   * BATCH_ALLOCATIONS allocation rows: one per slice of that size). Locks in a fixed order (the
    * quota advisory locks of every team, then of every tenant with a total, sorted; the job
    * rows in id order; every GPU in id order), then the re-checks of `withinQuota` and
    * `takeGpuSlots` in the engine's order (checkPlacements): a placement that fails is dropped
@@ -177,6 +181,21 @@ export class SchedulingRepository {
    * placements one by one instead (`commitPlacement`), so the batch is never less safe.
    */
   async commitPlacements(placements: Placement[]): Promise<boolean[]> {
+    // A very large cycle commits in slices of about BATCH_ALLOCATIONS allocation rows, within
+    // Postgres's bind-parameter limit; earlier slices count for the later ones as committed rows.
+    const out: boolean[] = [];
+    let from = 0;
+    while (from < placements.length) {
+      let to = from;
+      let rows = 0;
+      while (to < placements.length && (to === from || rows + placements[to]!.allocs.length <= BATCH_ALLOCATIONS)) rows += placements[to++]!.allocs.length;
+      out.push(...(await this.commitSlice(placements.slice(from, to))));
+      from = to;
+    }
+    return out;
+  }
+
+  private async commitSlice(placements: Placement[]): Promise<boolean[]> {
     if (!placements.length) return [];
     try {
       return await this.prisma.client.$transaction(async (tx) => {
