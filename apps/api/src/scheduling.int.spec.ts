@@ -171,6 +171,69 @@ describe('placement commits (real Postgres)', () => {
     expect(held.map((h) => h._count)).toEqual(gpus.map(() => 1));
   });
 
+  describe("a cycle's placements in one transaction (commitPlacements)", () => {
+    const free = (take: number) =>
+      sys.db.gpu.findMany({ where: { mode: 'whole', schedulable: true, allocations: { none: { endedAt: null } } }, take, orderBy: { id: 'desc' } });
+
+    it('commits what still holds and drops, alone, the placement whose GPU was taken meanwhile', async () => {
+      const gpus = await free(3);
+      const jobs = await pendingJobs(4);
+      // the first GPU went to another commit since the snapshot
+      expect(await repo.commitPlacement(jobs[3]!, [whole(gpus[0]!)], 'other worker')).toBe(true);
+      const ok = await repo.commitPlacements(jobs.slice(0, 3).map((job, i) => ({ job, allocs: [whole(gpus[i]!)], summary: `batch ${i}` })));
+      expect(ok).toEqual([false, true, true]);
+      const states = await sys.db.job.findMany({ where: { id: { in: jobs.map((j) => j.id) } }, select: { id: true, state: true } });
+      expect(Object.fromEntries(states.map((j) => [j.id, j.state]))).toEqual({
+        [jobs[0]!.id]: 'pending',
+        [jobs[1]!.id]: 'starting',
+        [jobs[2]!.id]: 'starting',
+        [jobs[3]!.id]: 'starting',
+      });
+      expect(await sys.db.event.count({ where: { jobId: { in: [jobs[1]!.id, jobs[2]!.id] }, type: 'job.placed' } })).toBe(2);
+    });
+
+    it('places each job and holds each GPU once when two workers commit overlapping cycles and single commits race them', async () => {
+      const gpus = await free(8);
+      const jobs = await pendingJobs(8);
+      // worker A: job i on GPU i; worker B: the same jobs on the GPUs in reverse; plus single commits of the odd jobs
+      const a = repo.commitPlacements(jobs.map((job, i) => ({ job, allocs: [whole(gpus[i]!)], summary: 'A' })));
+      const b = repo.commitPlacements(jobs.map((job, i) => ({ job, allocs: [whole(gpus[7 - i]!)], summary: 'B' })));
+      const singles = jobs.filter((_, i) => i % 2).map((job, k) => repo.commitPlacement(job, [whole(gpus[(2 * k + 3) % 8]!)], 'single'));
+      const [ra, rb, rs] = await Promise.all([a, b, Promise.all(singles)]);
+      const wins = ra.filter(Boolean).length + rb.filter(Boolean).length + rs.filter(Boolean).length;
+      const held = await sys.db.allocation.findMany({ where: { gpuId: { in: gpus.map((g) => g.id) }, endedAt: null }, select: { gpuId: true, jobId: true } });
+      expect(new Set(held.map((h) => h.gpuId)).size).toBe(held.length);
+      expect(new Set(held.map((h) => h.jobId)).size).toBe(held.length);
+      expect(held).toHaveLength(wins);
+      expect(wins).toBeGreaterThan(0);
+      const starting = await sys.db.job.count({ where: { id: { in: jobs.map((j) => j.id) }, state: 'starting' } });
+      expect(starting).toBe(wins);
+    });
+
+    it('keeps a team within its limit whatever batches and single commits race for it', async () => {
+      const t = await makeTenant(sys.db, `batch-quota-${Date.now()}`);
+      const gpus = await free(24);
+      const jobs = [];
+      for (let i = 0; i < 24; i++) {
+        jobs.push(
+          await sys.db.job.create({
+            data: { tenantId: t.tenant.id, teamId: t.team.id, name: `bq-${i}`, kind: 'batch', replicas: 1, resources: { gpus: 1, cpuMilli: 0, memoryMiB: 0 } },
+          }),
+        );
+      }
+      const guard = { limits: [{ gpuModel: '*', limit: 5 }], tenantTotal: null };
+      const results = await Promise.all([
+        repo.commitPlacements(jobs.slice(0, 8).map((job, i) => ({ job, allocs: [whole(gpus[i]!)], summary: 'b1', guard }))),
+        repo.commitPlacements(jobs.slice(8, 16).map((job, i) => ({ job, allocs: [whole(gpus[8 + i]!)], summary: 'b2', guard }))),
+        Promise.all(jobs.slice(16).map((job, i) => repo.commitPlacement(job, [whole(gpus[16 + i]!)], 'single', guard))),
+      ]);
+      const wins = results.flat().filter(Boolean).length;
+      expect(wins).toBe(5);
+      const held = await sys.db.allocation.aggregate({ where: { teamId: t.team.id, endedAt: null }, _sum: { gpuUnits: true } });
+      expect(Number(held._sum.gpuUnits)).toBe(5);
+    });
+  });
+
   it('adds a new node once when several workers sync the same inventory at once', async () => {
     const cluster = sys.worker.get(ClusterRepository);
     const gpus = Array.from({ length: 8 }, (_, index) => ({

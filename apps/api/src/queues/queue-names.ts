@@ -5,8 +5,10 @@ import { z } from 'zod';
 export const QUEUES = {
   schedule: z.object({ reason: z.string() }),
   lifecycle: z.object({
-    action: z.enum(['start', 'stop', 'suspend', 'exited']),
+    /** `start-many`: the starts of one scheduling cycle (`jobIds`), sent to the driver together. */
+    action: z.enum(['start', 'start-many', 'stop', 'suspend', 'exited']),
     jobId: z.string(),
+    jobIds: z.array(z.string()).min(1).optional(),
     exitCode: z.number().int().optional(),
   }),
   /** Repeatable: sample the driver's GPU metrics into telemetry rollups. */

@@ -7,6 +7,9 @@ import { QUEUE_NAMES, type QueueName, type QueuePayload } from './queue-names';
 /** Schedule requests of one process within this window are sent as one (the first at once, the rest at its end). */
 export const SCHEDULE_WINDOW_MS = 20;
 
+/** Starts per `start-many` lifecycle message. */
+const START_BATCH = 64;
+
 /** Producer side of the queues: every enqueue is deduplicated so that retries do no harm. */
 @Injectable()
 export class QueuesService implements OnApplicationShutdown {
@@ -102,6 +105,20 @@ export class QueuesService implements OnApplicationShutdown {
       attempts: 5,
       backoff: { type: 'exponential', delay: 500 },
     });
+  }
+
+  /**
+   * The starts of one scheduling cycle as one lifecycle message (`start-many`): the worker
+   * sends them to the driver together. Keyed by the first job, which a cycle places only once
+   * while it is starting; a job lost with the message is started by the reconciler.
+   * At most START_BATCH jobs a message.
+   */
+  async lifecycleStartMany(jobIds: string[]): Promise<void> {
+    // Chunks: both workers' lifecycle consumers share a large cycle's starts.
+    for (let i = 0; i < jobIds.length; i += START_BATCH) {
+      const chunk = jobIds.slice(i, i + START_BATCH);
+      await this.lifecycle({ action: 'start-many', jobId: chunk[0]!, jobIds: chunk });
+    }
   }
 
   /**

@@ -16,6 +16,8 @@ export class LifecycleProcessor implements QueueProcessor {
     switch (p.action) {
       case 'start':
         return this.lifecycle.start(p.jobId);
+      case 'start-many':
+        return this.lifecycle.startMany(p.jobIds ?? [p.jobId]);
       case 'stop':
         return this.lifecycle.stop(p.jobId);
       case 'suspend':

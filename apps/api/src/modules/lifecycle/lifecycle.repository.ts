@@ -27,6 +27,42 @@ export class LifecycleRepository {
     });
   }
 
+  /** findWithAllocations of many jobs in one query (the starts of a scheduling cycle). */
+  findManyWithAllocations(jobIds: string[]) {
+    return this.prisma.client.job.findMany({
+      where: { id: { in: jobIds } },
+      include: {
+        allocations: {
+          where: { endedAt: null },
+          orderBy: [{ replica: 'asc' }, { gpuId: 'asc' }],
+          include: { node: { select: { name: true } }, gpu: { select: { index: true } } },
+        },
+      },
+    });
+  }
+
+  /**
+   * markRunning of many jobs in one statement: those still starting move to running, each with
+   * its event. Returns the ids that moved (the others were cancelled while starting).
+   */
+  async markRunningMany(jobIds: string[], now: Date): Promise<Set<string>> {
+    if (!jobIds.length) return new Set();
+    const rows = await this.prisma.sql.query<{ id: string }>(
+      `WITH j AS (
+         UPDATE "Job" SET "state" = 'running', "runningSince" = $2::timestamp(3), "startedAt" = COALESCE("startedAt", $2::timestamp(3)),
+           "version" = "version" + 1
+         WHERE "id" = ANY($1::text[]) AND "state" = 'starting'
+         RETURNING "id", "tenantId"
+       )
+       INSERT INTO "Event" ("id", "tenantId", "jobId", "type", "message", "data")
+       SELECT e.eid, j."tenantId", j."id", 'job.running', 'all replicas running', '{}'::jsonb
+       FROM j JOIN unnest($1::text[], $3::text[]) AS e(jid, eid) ON e.jid = j."id"
+       RETURNING "jobId" AS id`,
+      [jobIds, now.toISOString(), jobIds.map(() => newId())],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
   /**
    * starting -> running, with its event, in one statement. False when the job is no longer
    * starting (cancelled meanwhile).

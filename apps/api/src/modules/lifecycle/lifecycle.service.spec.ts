@@ -45,6 +45,53 @@ describe('LifecycleService.start refused by the cluster', () => {
   });
 });
 
+/** The starts of one cycle go to the driver together; a refusal or a cancel touches only its own job. */
+describe('LifecycleService.startMany', () => {
+  const job = (id: string, state = 'starting') => ({
+    id,
+    tenantId: 't1',
+    version: 1,
+    state,
+    kind: 'batch',
+    progressSeconds: 0,
+    durationSeconds: 60,
+    checkpoint: null,
+    allocations: [{ replica: 0, gpuId: `g-${id}`, milli: 1000, migProfile: null, node: { name: 'n1' }, gpu: { index: 0 } }],
+  });
+
+  it('starts every starting job in one driver call, requeues the refused one, stops the one cancelled meanwhile', async () => {
+    const calls: string[] = [];
+    const repo = {
+      // j4 was cancelled before the message ran: never sent to the driver
+      findManyWithAllocations: async (ids: string[]) => (calls.push(`find ${ids.join(',')}`), [job('j1'), job('j2'), job('j3'), job('j4', 'cancelled')]),
+      requeueRefused: async (j: { id: string }) => (calls.push(`requeueRefused ${j.id}`), true),
+      // j3 was cancelled while its start was in flight
+      markRunningMany: async (ids: string[]) => (calls.push(`markRunningMany ${ids.join(',')}`), new Set(ids.filter((id) => id !== 'j3'))),
+    };
+    const driver = {
+      startMany: async (reqs: { jobId: string }[]) => {
+        calls.push(`startMany ${reqs.map((r) => r.jobId).join(',')}`);
+        return reqs.map((r) => (r.jobId === 'j2' ? { jobId: r.jobId, ok: false, error: new Error('MIG slice gone') } : { jobId: r.jobId, ok: true }));
+      },
+      stop: async (id: string) => void calls.push(`stop ${id}`),
+    };
+    const queues = { requestSchedule: async () => void calls.push('requestSchedule') };
+    const refusals = { refused: async (_what: string, gpuIds: string[]) => void calls.push(`refused ${gpuIds.join(',')}`) };
+    const svc = new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never, refusals as never);
+    await svc.startMany(['j1', 'j2', 'j3', 'j4']);
+    expect(calls).toEqual([
+      'find j1,j2,j3,j4',
+      'startMany j1,j2,j3',
+      'stop j2',
+      'refused g-j2',
+      'requeueRefused j2',
+      'requestSchedule',
+      'markRunningMany j1,j3',
+      'stop j3',
+    ]);
+  });
+});
+
 /** A suspend in flight when the cluster takes the job away keeps the job (suspended with its progress), not a failure. */
 describe('LifecycleService.suspend when the job exits meanwhile', () => {
   const job = {

@@ -29,23 +29,7 @@ export class LifecycleService {
     try {
       await this.driver.start(startRequest(job, job.progressSeconds));
     } catch (e) {
-      // The cluster refuses this placement (a GPU quarantined, a node down or switching persona,
-      // a MIG slice gone since the cycle's snapshot): retrying the same GPUs can never work and
-      // would hold them forever. Give them back; the next cycle places the job elsewhere.
-      // Those GPUs leave placement until the cluster is re-inventoried (no tight loop onto the same slot).
-      const why = e instanceof Error ? e.message : String(e);
-      await this.driver.stop(jobId).catch(() => undefined);
-      await this.refusals.refused(
-        `job ${jobId}`,
-        job.allocations.map((a) => a.gpuId),
-        why,
-      );
-      if (await this.repo.requeueRefused(job, `the cluster refused the placement (${why}); placing it again elsewhere`, new Date())) {
-        this.logger.warn(`job ${jobId}: start refused (${why}); requeued`);
-        await this.queues.requestSchedule(`job ${jobId} start refused`);
-        return;
-      }
-      throw e;
+      return this.refused(job, e);
     }
     crashPoint('lifecycle.started');
     const now = new Date();
@@ -53,6 +37,52 @@ export class LifecycleService {
       // Cancelled while starting: make sure nothing keeps running.
       await this.driver.stop(jobId);
     }
+  }
+
+  /**
+   * start() of the jobs a scheduling cycle placed, together: one read of the jobs and their
+   * allocations, one driver.startMany (the driver runs them in parallel, bounded), one
+   * statement marking the started ones running. A refusal requeues only its own job. Every
+   * step is idempotent, so a retry of the whole message (a refusal that could not be requeued,
+   * a crash) starts only what is still starting.
+   */
+  async startMany(jobIds: string[]): Promise<void> {
+    const jobs = (await this.repo.findManyWithAllocations(jobIds)).filter((j) => j.state === 'starting');
+    if (!jobs.length) return;
+    const outcomes = await this.driver.startMany(jobs.map((j) => startRequest(j, j.progressSeconds)));
+    const failures: unknown[] = [];
+    const started: string[] = [];
+    for (const [i, o] of outcomes.entries()) {
+      if (o.ok) started.push(o.jobId);
+      else await this.refused(jobs[i]!, o.error).catch((e: unknown) => failures.push(e));
+    }
+    crashPoint('lifecycle.started');
+    const running = await this.repo.markRunningMany(started, new Date());
+    // Cancelled while starting: make sure nothing keeps running.
+    for (const id of started) if (!running.has(id)) await this.driver.stop(id);
+    if (failures.length) throw failures[0];
+  }
+
+  /**
+   * The cluster refuses this placement (a GPU quarantined, a node down or switching persona,
+   * a MIG slice gone since the cycle's snapshot): retrying the same GPUs can never work and
+   * would hold them forever. Give them back; the next cycle places the job elsewhere.
+   * Those GPUs leave placement until the cluster is re-inventoried (no tight loop onto the same slot).
+   */
+  private async refused(job: JobWithAllocations, e: unknown): Promise<void> {
+    const why = e instanceof Error ? e.message : String(e);
+    await this.driver.stop(job.id).catch(() => undefined);
+    await this.refusals.refused(
+      `job ${job.id}`,
+      job.allocations.map((a) => a.gpuId),
+      why,
+    );
+    if (await this.repo.requeueRefused(job, `the cluster refused the placement (${why}); placing it again elsewhere`, new Date())) {
+      this.logger.warn(`job ${job.id}: start refused (${why}); requeued`);
+      await this.queues.requestSchedule(`job ${job.id} start refused`);
+      return;
+    }
+    throw e;
   }
 
   async stop(jobId: string): Promise<void> {

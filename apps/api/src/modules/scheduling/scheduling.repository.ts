@@ -7,6 +7,11 @@ import { crashPoint } from '../../common/crash-points';
 import { Abort, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
 import { withinQuota, type QuotaGuard } from '../quotas/quota-guard';
 import { EventsRepository } from '../events/events.repository';
+import { activeSlotKey } from '../allocations/active-slot';
+import { checkPlacements, type LockedState, type Placement } from './placement-batch';
+
+/** Allocation rows per batched-commit transaction (15 bind parameters each). */
+const BATCH_ALLOCATIONS = 1000;
 
 /**
  * The scheduling cycle's reads and writes. The cycle acts for the whole cluster, so these
@@ -167,6 +172,132 @@ export class SchedulingRepository {
     }
   }
 
+  /**
+   * Step 6 for a whole cycle: every placement in ONE transaction (a cycle of more than
+   * BATCH_ALLOCATIONS allocation rows: one per slice of that size). Locks in a fixed order (the
+   * quota advisory locks of every team, then of every tenant with a total, sorted; the job
+   * rows in id order; every GPU in id order), then the re-checks of `withinQuota` and
+   * `takeGpuSlots` in the engine's order (checkPlacements): a placement that fails is dropped
+   * alone and the others commit. Returns, per placement, whether it committed. Anything the
+   * checks did not foresee (a unique violation, a deadlock) rolls the batch back and commits the
+   * placements one by one instead (`commitPlacement`), so the batch is never less safe.
+   */
+  async commitPlacements(placements: Placement[]): Promise<boolean[]> {
+    // A very large cycle commits in slices of about BATCH_ALLOCATIONS allocation rows, within
+    // Postgres's bind-parameter limit; earlier slices count for the later ones as committed rows.
+    const out: boolean[] = [];
+    let from = 0;
+    while (from < placements.length) {
+      let to = from;
+      let rows = 0;
+      while (to < placements.length && (to === from || rows + placements[to]!.allocs.length <= BATCH_ALLOCATIONS)) rows += placements[to++]!.allocs.length;
+      out.push(...(await this.commitSlice(placements.slice(from, to))));
+      from = to;
+    }
+    return out;
+  }
+
+  private async commitSlice(placements: Placement[]): Promise<boolean[]> {
+    if (!placements.length) return [];
+    try {
+      return await this.prisma.client.$transaction(async (tx) => {
+        const guarded = placements.filter((p) => p.guard);
+        const keys = [
+          ...new Set([
+            ...guarded.map((p) => 'quota-team:' + p.job.teamId),
+            ...guarded.filter((p) => p.guard!.tenantTotal !== null).map((p) => 'quota-tenant:' + p.job.tenantId),
+          ]),
+        ].sort(teamsFirst);
+        // One round trip, taken in the order given (OFFSET 0 keeps the sorted subquery as it is).
+        if (keys.length)
+          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(s.k)) FROM (
+            SELECT v.k FROM (VALUES ${Prisma.join(keys.map((k, i) => Prisma.sql`(${k}, ${i}::int)`))}) AS v(k, o) ORDER BY v.o OFFSET 0) AS s`;
+        const jobIds = [...new Set(placements.map((p) => p.job.id))].sort();
+        const jobs = await tx.$queryRaw<{ id: string; version: number }[]>`
+          SELECT id, version FROM "Job" WHERE id IN (${Prisma.join(jobIds)}) AND state = 'pending' ORDER BY id FOR UPDATE`;
+        const gpuIds = [...new Set(placements.flatMap((p) => p.allocs.map((a) => a.gpuId)))].sort();
+        const teamIds = [...new Set(guarded.map((p) => p.job.teamId))];
+        const tenantIds = [...new Set(guarded.filter((p) => p.guard!.tenantTotal !== null).map((p) => p.job.tenantId))];
+        const gpus = gpuIds.length
+          ? await tx.$queryRaw<{ id: string; mode: string; schedulable: boolean; nodeState: string }[]>`
+              SELECT g.id, g.mode::text AS mode, g.schedulable, n.state::text AS "nodeState"
+              FROM "Gpu" g JOIN "Node" n ON n.id = g."nodeId" WHERE g.id IN (${Prisma.join(gpuIds)}) ORDER BY g.id FOR UPDATE OF g`
+          : [];
+        const active = gpuIds.length
+          ? await tx.$queryRaw<{ gpuId: string; activeSlot: string | null; milli: number }[]>`
+              SELECT "gpuId", "activeSlot", milli FROM "Allocation" WHERE "gpuId" IN (${Prisma.join(gpuIds)}) AND "endedAt" IS NULL`
+          : [];
+        const migGpus = [...new Set(placements.flatMap((p) => p.allocs.filter((a) => a.migProfile).map((a) => a.gpuId)))];
+        const slices = migGpus.length
+          ? await tx.$queryRaw<{ gpuId: string; profile: string; start: number }[]>`
+              SELECT "gpuId", profile, start FROM "GpuInstance" WHERE "gpuId" IN (${Prisma.join(migGpus)})`
+          : [];
+        const teamHeld = teamIds.length
+          ? await tx.$queryRaw<{ teamId: string; gpuModel: string; units: number }[]>`
+              SELECT "teamId", "gpuModel", SUM("gpuUnits")::float8 AS units FROM "Allocation"
+              WHERE "teamId" IN (${Prisma.join(teamIds)}) AND "endedAt" IS NULL GROUP BY "teamId", "gpuModel"`
+          : [];
+        const tenantHeld = tenantIds.length
+          ? await tx.$queryRaw<{ tenantId: string; units: number }[]>`
+              SELECT "tenantId", SUM("gpuUnits")::float8 AS units FROM "Allocation"
+              WHERE "tenantId" IN (${Prisma.join(tenantIds)}) AND "endedAt" IS NULL GROUP BY "tenantId"`
+          : [];
+        const state: LockedState = {
+          pendingVersions: new Map(jobs.map((j) => [j.id, Number(j.version)])),
+          gpus: new Map(gpus.map((g) => [g.id, { mode: g.mode, schedulable: g.schedulable, nodeReady: g.nodeState === 'ready' }])),
+          slices: new Set(slices.map((s) => `${s.gpuId}:${s.profile}@${s.start}`)),
+          slots: new Set(active.flatMap((a) => (a.activeSlot ? [a.activeSlot] : []))),
+          busy: countBy(active.map((a) => a.gpuId)),
+          sharedMilli: sumBy(active.filter((a) => !a.activeSlot).map((a) => [a.gpuId, Number(a.milli)])),
+          teamHeld: new Map(),
+          tenantHeld: new Map(tenantHeld.map((t) => [t.tenantId, Number(t.units)])),
+        };
+        for (const h of teamHeld) state.teamHeld.set(h.teamId, (state.teamHeld.get(h.teamId) ?? new Map()).set(h.gpuModel, Number(h.units)));
+        const { accepted, makeShared } = checkPlacements(placements, state);
+        const ok = placements.map(() => false);
+        if (!accepted.length) return ok;
+        const taken = accepted.map((i) => placements[i]!);
+        await tx.job.updateMany({
+          where: { id: { in: taken.map((p) => p.job.id) } },
+          data: { state: 'starting', version: { increment: 1 }, reasons: [] },
+        });
+        if (makeShared.length) await tx.gpu.updateMany({ where: { id: { in: makeShared } }, data: { mode: 'shared', version: { increment: 1 } } });
+        await tx.allocation.createMany({
+          data: taken.flatMap((p) =>
+            p.allocs.map((a) => ({
+              tenantId: p.job.tenantId,
+              teamId: p.job.teamId,
+              jobId: p.job.id,
+              replica: a.replica,
+              nodeId: a.nodeId,
+              gpuId: a.gpuId,
+              gpuModel: a.gpuModel,
+              migProfile: a.migProfile ?? null,
+              migStart: a.migStart ?? null,
+              milli: a.milli,
+              gpuUnits: new Prisma.Decimal(a.gpuUnits.toFixed(4)),
+              cpuMilli: a.cpuMilli,
+              memoryMiB: a.memoryMiB,
+              activeSlot: activeSlotKey(a),
+            })),
+          ),
+        });
+        await this.events.append(
+          tx,
+          taken.map((p) => ({ tenantId: p.job.tenantId, jobId: p.job.id, type: 'job.placed', message: p.summary })),
+        );
+        crashPoint('placement.commit');
+        for (const i of accepted) ok[i] = true;
+        return ok;
+      });
+    } catch (e) {
+      if (!(e instanceof Abort || isUniqueViolation(e) || isDeadlock(e))) throw e;
+      const out: boolean[] = [];
+      for (const p of placements) out.push(await this.commitPlacement(p.job, p.allocs, p.summary, p.guard));
+      return out;
+    }
+  }
+
   /** Step 7, explain: stores the reasons of jobs left pending (only those that changed). */
   async setReasons(updates: { jobId: string; reasons: Reason[] }[]): Promise<void> {
     // One statement per 500 jobs: a long queue whose reasons all change (quota figures move
@@ -179,4 +310,29 @@ export class SchedulingRepository {
         WHERE j.id = v.id AND j.state = 'pending'`;
     }
   }
+}
+
+/** The quota lock order of `withinQuota`: every team before any tenant, each sorted. */
+function teamsFirst(a: string, b: string): number {
+  const ta = a.startsWith('quota-team:') ? 0 : 1;
+  const tb = b.startsWith('quota-team:') ? 0 : 1;
+  return ta - tb || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+function countBy(keys: string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const k of keys) m.set(k, (m.get(k) ?? 0) + 1);
+  return m;
+}
+
+function sumBy(rows: [string, number][]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const [k, n] of rows) m.set(k, (m.get(k) ?? 0) + n);
+  return m;
+}
+
+/** Postgres detected a deadlock (40P01) and chose this transaction. */
+function isDeadlock(e: unknown): boolean {
+  const text = e instanceof Error ? e.message : String(e);
+  return /40P01|deadlock detected/i.test(text);
 }

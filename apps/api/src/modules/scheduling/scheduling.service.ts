@@ -11,6 +11,7 @@ import { admit, type AdmissionContext, type Held, type TeamQuota } from './quota
 import { planPreemption, type RunningJob } from './preemption';
 import { budgetPeriod } from '../quotas/budget-period';
 import { SchedulingRepository } from './scheduling.repository';
+import type { Placement } from './placement-batch';
 import type { NewAllocation } from '../allocations/gpu-slots';
 import type { QuotaGuard } from '../quotas/quota-guard';
 import { buildSnapshot, pendingJob } from '../cluster/snapshot';
@@ -92,21 +93,38 @@ export class SchedulingService {
     let placed = 0;
     let conflicts = 0;
     const lost: { jobId: string; reasons: Reason[] }[] = [];
-    for (const d of decision.placed) {
+    // Jobs: every placement of the cycle in one transaction; endpoint replicas: each its own.
+    const placements: (Placement & { index: number })[] = [];
+    const outcome: boolean[] = [];
+    for (const [index, d] of decision.placed.entries()) {
       const job = byId.get(d.jobId)!;
-      const isReplica = this.endpoints.owns(job.id);
-      const ok = isReplica
-        ? await this.endpoints.commit(job.id, toAllocations(job, d.replicas, nodesById), q.guard(job))
-        : await this.repo.commitPlacement(job, toAllocations(job, d.replicas, nodesById), describe(d.replicas, nodesById, borrowing.has(job.id)), q.guard(job));
-      if (ok) {
-        placed++;
-        crashPoint('placement.committed');
-        if (!isReplica) await this.queues.lifecycle({ action: 'start', jobId: job.id });
+      if (this.endpoints.owns(job.id)) {
+        outcome[index] = await this.endpoints.commit(job.id, toAllocations(job, d.replicas, nodesById), q.guard(job));
       } else {
-        conflicts++;
-        lost.push({ jobId: job.id, reasons: [{ code: 'placement_conflict', message: 'the chosen GPUs changed meanwhile; retrying in the next cycle' }] });
+        placements.push({
+          index,
+          job,
+          allocs: toAllocations(job, d.replicas, nodesById),
+          summary: describe(d.replicas, nodesById, borrowing.has(job.id)),
+          guard: q.guard(job),
+        });
       }
     }
+    const committed = await this.repo.commitPlacements(placements);
+    placements.forEach((p, i) => (outcome[p.index] = committed[i]!));
+    const started: string[] = [];
+    decision.placed.forEach((d, index) => {
+      if (outcome[index]) {
+        placed++;
+        if (!this.endpoints.owns(d.jobId)) started.push(d.jobId);
+      } else {
+        conflicts++;
+        lost.push({ jobId: d.jobId, reasons: [{ code: 'placement_conflict', message: 'the chosen GPUs changed meanwhile; retrying in the next cycle' }] });
+      }
+    });
+    if (placed) crashPoint('placement.committed');
+    // The driver gets the cycle's starts together (startMany), through one lifecycle message.
+    if (started.length) await this.queues.lifecycleStartMany(started);
     // 5b. plan preemption for what is still waiting: reclaim from borrowers, lower priority in the team
     const preempting = await this.preempt(nodes, ordered, decision, held, borrowing, q, byId, holds, holdInfo);
     decision.pending = decision.pending.map((u) => preempting.get(u.jobId) ?? u);
