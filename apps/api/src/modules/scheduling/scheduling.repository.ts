@@ -219,10 +219,19 @@ export class SchedulingRepository {
         const teamIds = [...new Set(guarded.map((p) => p.job.teamId))];
         const tenantIds = [...new Set(guarded.filter((p) => p.guard!.tenantTotal !== null).map((p) => p.job.tenantId))];
         const gpus = gpuIds.length
-          ? await tx.$queryRaw<{ id: string; mode: string; schedulable: boolean; nodeState: string }[]>`
-              SELECT g.id, g.mode::text AS mode, g.schedulable, n.state::text AS "nodeState"
-              FROM "Gpu" g JOIN "Node" n ON n.id = g."nodeId" WHERE g.id IN (${Prisma.join(gpuIds)}) ORDER BY g.id FOR UPDATE OF g`
+          ? await tx.$queryRaw<{ id: string; mode: string; schedulable: boolean; nodeId: string }[]>`
+              SELECT g.id, g.mode::text AS mode, g.schedulable, g."nodeId" FROM "Gpu" g
+              WHERE g.id IN (${Prisma.join(gpuIds)}) ORDER BY g.id FOR UPDATE OF g`
           : [];
+        // The nodes too, shared and in id order, as takeGpuSlots does: a power-down locks its node
+        // for update and counts its allocations, so it either waits for this commit or is seen here.
+        const nodeIds = [...new Set(gpus.map((g) => g.nodeId))].sort();
+        const nodes = nodeIds.length
+          ? await tx.$queryRaw<{ id: string; state: string; powerState: string }[]>`
+              SELECT id, state::text AS state, "powerState"::text AS "powerState" FROM "Node"
+              WHERE id IN (${Prisma.join(nodeIds)}) ORDER BY id FOR SHARE`
+          : [];
+        const nodeTakesWork = new Map(nodes.map((n) => [n.id, n.state === 'ready' && n.powerState === 'on']));
         const active = gpuIds.length
           ? await tx.$queryRaw<{ gpuId: string; activeSlot: string | null; milli: number }[]>`
               SELECT "gpuId", "activeSlot", milli FROM "Allocation" WHERE "gpuId" IN (${Prisma.join(gpuIds)}) AND "endedAt" IS NULL`
@@ -244,7 +253,7 @@ export class SchedulingRepository {
           : [];
         const state: LockedState = {
           pendingVersions: new Map(jobs.map((j) => [j.id, Number(j.version)])),
-          gpus: new Map(gpus.map((g) => [g.id, { mode: g.mode, schedulable: g.schedulable, nodeReady: g.nodeState === 'ready' }])),
+          gpus: new Map(gpus.map((g) => [g.id, { mode: g.mode, schedulable: g.schedulable, nodeReady: nodeTakesWork.get(g.nodeId) === true }])),
           slices: new Set(slices.map((s) => `${s.gpuId}:${s.profile}@${s.start}`)),
           slots: new Set(active.flatMap((a) => (a.activeSlot ? [a.activeSlot] : []))),
           busy: countBy(active.map((a) => a.gpuId)),
