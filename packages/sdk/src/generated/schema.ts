@@ -246,6 +246,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A job's log: what its replicas wrote (the newest `tail` lines, at or after `since`); collected from the cluster every 2 s */
+        get: operations["JobLogsController_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/teams/{id}/suspend": {
         parameters: {
             query?: never;
@@ -451,6 +468,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/nodes/{id}/power": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Power a node on or off by hand (202 while it changes; off: 409 while it holds work) */
+        post: operations["NodeManagerController_power"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/gpus/{id}/mig": {
         parameters: {
             query?: never;
@@ -511,7 +545,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Inject a fault into the simulated cluster (xid, nic-down, node-down, recover) */
+        /** Inject a fault into the simulated cluster (xid, nic-down, node-down, recover, power-up-fail) */
         post: operations["NodeManagerController_fault"];
         delete?: never;
         options?: never;
@@ -821,7 +855,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log of the caller's tenant, newest first (tenant admin); from/to bound the time; format=csv exports every match (at most 10,000) */
+        /** The audit log, newest first: a tenant admin reads the tenant's, a team admin its team's; refused changes (403, 409) included (outcome=refused: only those); from/to bound the time; format=csv exports every match (at most 10,000) */
         get: operations["AuditController_list"];
         put?: never;
         post?: never;
@@ -877,6 +911,92 @@ export interface paths {
         put?: never;
         /** Cancel a queued or running what-if run */
         post: operations["PlannerController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bare-metal/leases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Bare-metal leases the caller may see (newest first), optionally of one team */
+        get: operations["BareMetalController_list"];
+        put?: never;
+        /** Request whole nodes as bare metal: the worker provisions idle nodes with the image; their GPUs count against the team quota */
+        post: operations["BareMetalController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bare-metal/leases/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bare-metal lease with its nodes and their steps */
+        get: operations["BareMetalController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bare-metal/leases/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suspend a deployed lease: its nodes are powered off and stay the team’s (disks kept) until resumed or released */
+        post: operations["BareMetalController_suspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bare-metal/leases/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a suspended lease: its nodes are powered on */
+        post: operations["BareMetalController_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bare-metal/leases/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Release a lease: its nodes’ disks are wiped and the nodes go back to the pool */
+        post: operations["BareMetalController_release"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2915,6 +3035,111 @@ export interface operations {
             };
         };
     };
+    JobLogsController_read: {
+        parameters: {
+            query?: {
+                tail?: number;
+                since?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobId: string;
+                        /** @enum {string} */
+                        state: "pending" | "starting" | "running" | "suspending" | "suspended" | "succeeded" | "failed" | "cancelled";
+                        lines: {
+                            at: string;
+                            replica: number;
+                            seq: string;
+                            /** @enum {string} */
+                            stream: "stdout" | "stderr" | "gantry";
+                            text: string;
+                        }[];
+                        truncated: boolean;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
     TeamJobsController_suspend: {
         parameters: {
             query?: never;
@@ -3511,6 +3736,8 @@ export interface operations {
                             persona: "container" | "vm-passthrough" | "inference";
                             /** @enum {string} */
                             state: "ready" | "cordoned" | "draining" | "switching" | "down";
+                            /** @enum {string} */
+                            powerState: "on" | "powering-down" | "off" | "powering-up";
                             cpuMilli: number;
                             memoryMiB: number;
                             gpuModel: string | null;
@@ -3616,6 +3843,8 @@ export interface operations {
                         persona: "container" | "vm-passthrough" | "inference";
                         /** @enum {string} */
                         state: "ready" | "cordoned" | "draining" | "switching" | "down";
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
                         cpuMilli: number;
                         memoryMiB: number;
                         gpuModel: string | null;
@@ -3858,6 +4087,8 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -3974,6 +4205,8 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -4096,6 +4329,8 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -4219,6 +4454,134 @@ export interface operations {
                         /** @enum {string|null} */
                         personaTarget: "container" | "vm-passthrough" | "inference" | null;
                         stateReason: string | null;
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    NodeManagerController_power: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    state: "on" | "off";
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodeId: string;
+                        name: string;
+                        /** @enum {string} */
+                        state: "ready" | "cordoned" | "draining" | "switching" | "down";
+                        /** @enum {string} */
+                        persona: "container" | "vm-passthrough" | "inference";
+                        /** @enum {string|null} */
+                        personaTarget: "container" | "vm-passthrough" | "inference" | null;
+                        stateReason: string | null;
+                        /** @enum {string} */
+                        powerState: "on" | "powering-down" | "off" | "powering-up";
                     };
                 };
             };
@@ -4463,6 +4826,8 @@ export interface operations {
                                     gpuCount: number;
                                     gpusAllocated: number;
                                     gpusUnhealthy: number;
+                                    /** @enum {string} */
+                                    powerState: "on" | "powering-down" | "off" | "powering-up";
                                 }[];
                             }[];
                         }[];
@@ -4647,7 +5012,7 @@ export interface operations {
                     nodeId: string;
                     gpuIndex?: number;
                     /** @enum {string} */
-                    kind: "xid" | "nic-down" | "node-down" | "recover";
+                    kind: "xid" | "nic-down" | "node-down" | "recover" | "power-up-fail";
                     xid?: number;
                 };
             };
@@ -4664,7 +5029,7 @@ export interface operations {
                         nodeId: string;
                         nodeName: string;
                         /** @enum {string} */
-                        kind: "xid" | "nic-down" | "node-down" | "recover";
+                        kind: "xid" | "nic-down" | "node-down" | "recover" | "power-up-fail";
                     };
                 };
             };
@@ -4838,6 +5203,7 @@ export interface operations {
                             idleW: number;
                             busyW: number;
                         }[];
+                        energySavedKWh: number | null;
                     };
                 };
             };
@@ -7268,6 +7634,7 @@ export interface operations {
                 actor?: string;
                 from?: string;
                 to?: string;
+                outcome?: "refused";
                 format?: "json" | "csv";
             };
             header?: never;
@@ -7285,12 +7652,16 @@ export interface operations {
                         items: {
                             id: string;
                             tenantId: string | null;
+                            teamId: string | null;
                             actor: string;
                             apiKeyId: string | null;
                             userId: string | null;
                             source: string | null;
                             action: string;
                             target: string | null;
+                            targetName: string | null;
+                            /** @enum {string} */
+                            outcome: "done" | "refused";
                             data: {
                                 [key: string]: unknown;
                             };
@@ -7504,6 +7875,10 @@ export interface operations {
                         };
                         /** @default 42 */
                         seed?: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "history";
+                        days: number;
                     };
                     cluster: {
                         /** @enum {string} */
@@ -7513,11 +7888,26 @@ export interface operations {
                         /** @enum {string} */
                         kind: "csv";
                         csv: string;
+                    } | {
+                        /** @enum {string} */
+                        kind: "inventory";
+                    } | {
+                        /** @enum {string} */
+                        kind: "topology";
+                        json: string;
                     };
                     /** @default [] */
                     edits?: {
                         model: string;
                         count: number;
+                    }[];
+                    /** @default [] */
+                    mig?: {
+                        model: string;
+                        layout: {
+                            profile: string;
+                            start: number;
+                        }[];
                     }[];
                     /**
                      * @default [
@@ -7883,6 +8273,730 @@ export interface operations {
                                 energyKWh: number;
                             } | null;
                         } | null;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_list: {
+        parameters: {
+            query?: {
+                teamId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            teamId: string;
+                            name: string;
+                            gpuModel: string;
+                            count: number;
+                            image: string;
+                            sameLeaf: boolean;
+                            /** @enum {string} */
+                            state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                            stateReason: string | null;
+                            gpusHeld: number;
+                            nodes: {
+                                id: string;
+                                name: string;
+                                leaf: string;
+                                gpus: number;
+                                /** @enum {string} */
+                                state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                                since: string | null;
+                            }[];
+                            createdAt: string;
+                            deployedAt: string | null;
+                            releasedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    teamId: string;
+                    name: string;
+                    gpuModel: string;
+                    count: number;
+                    image: string;
+                    /** @default false */
+                    sameLeaf?: boolean;
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        gpuModel: string;
+                        count: number;
+                        image: string;
+                        sameLeaf: boolean;
+                        /** @enum {string} */
+                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                        stateReason: string | null;
+                        gpusHeld: number;
+                        nodes: {
+                            id: string;
+                            name: string;
+                            leaf: string;
+                            gpus: number;
+                            /** @enum {string} */
+                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                            since: string | null;
+                        }[];
+                        createdAt: string;
+                        deployedAt: string | null;
+                        releasedAt: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        gpuModel: string;
+                        count: number;
+                        image: string;
+                        sameLeaf: boolean;
+                        /** @enum {string} */
+                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                        stateReason: string | null;
+                        gpusHeld: number;
+                        nodes: {
+                            id: string;
+                            name: string;
+                            leaf: string;
+                            gpus: number;
+                            /** @enum {string} */
+                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                            since: string | null;
+                        }[];
+                        createdAt: string;
+                        deployedAt: string | null;
+                        releasedAt: string | null;
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_suspend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        gpuModel: string;
+                        count: number;
+                        image: string;
+                        sameLeaf: boolean;
+                        /** @enum {string} */
+                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                        stateReason: string | null;
+                        gpusHeld: number;
+                        nodes: {
+                            id: string;
+                            name: string;
+                            leaf: string;
+                            gpus: number;
+                            /** @enum {string} */
+                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                            since: string | null;
+                        }[];
+                        createdAt: string;
+                        deployedAt: string | null;
+                        releasedAt: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        gpuModel: string;
+                        count: number;
+                        image: string;
+                        sameLeaf: boolean;
+                        /** @enum {string} */
+                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                        stateReason: string | null;
+                        gpusHeld: number;
+                        nodes: {
+                            id: string;
+                            name: string;
+                            leaf: string;
+                            gpus: number;
+                            /** @enum {string} */
+                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                            since: string | null;
+                        }[];
+                        createdAt: string;
+                        deployedAt: string | null;
+                        releasedAt: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    BareMetalController_release: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        teamId: string;
+                        name: string;
+                        gpuModel: string;
+                        count: number;
+                        image: string;
+                        sameLeaf: boolean;
+                        /** @enum {string} */
+                        state: "pending" | "provisioning" | "deployed" | "suspending" | "suspended" | "resuming" | "releasing" | "released";
+                        stateReason: string | null;
+                        gpusHeld: number;
+                        nodes: {
+                            id: string;
+                            name: string;
+                            leaf: string;
+                            gpus: number;
+                            /** @enum {string} */
+                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                            since: string | null;
+                        }[];
+                        createdAt: string;
+                        deployedAt: string | null;
+                        releasedAt: string | null;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
                     };
                 };
             };
