@@ -35,3 +35,6 @@ export { KubernetesDriver, KUBERNETES_DRIVER_DEFAULTS, type KubernetesDriverOpti
 export * as kubernetesSpecs from './kubernetes/specs';
 export * as kubernetesHealthSignals from './kubernetes/health-signals';
 export { withConnectionPool, closeConnectionPool } from './kubernetes/connection-pool';
+
+// Burn-in (a diagnostic under load before a repaired GPU or node goes back into service)
+export * from './shared/burn-in';

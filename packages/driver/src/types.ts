@@ -69,6 +69,8 @@ export interface StartRequest {
   checkpoint?: string;
   /** Container image (Kubernetes driver); the driver's default image when absent. */
   image?: string;
+  /** Container command (Kubernetes driver), e.g. a DCGM diagnostic; the image's own when absent. */
+  command?: string[];
 }
 
 /** How one start of a startMany() went: started (or already running), or refused with the reason. */
@@ -82,6 +84,11 @@ export interface WorkloadStatus {
   starting?: boolean;
   /** Why an exited job ended (when the driver knows): failover tells a lost job from a failed one. */
   reason?: JobExitReason;
+  /**
+   * What the workload said when it ended (Kubernetes: the container's termination message). A
+   * `burn-in` workload reports one line per GPU there (see shared/burn-in.ts).
+   */
+  message?: string;
 }
 
 /**
@@ -97,12 +104,17 @@ export type DriverEvent =
   | { type: 'node-down' | 'node-up'; nodeName: string; at: number }
   | { type: 'heartbeat'; nodeName: string; at: number };
 
-/** A fault to inject into a simulated cluster (`POST /v1/sim/faults`). */
+/**
+ * A fault to inject into a simulated cluster (`POST /v1/sim/faults`). `latent`: a defect idle
+ * health checks miss (the GPU reports healthy); it shows under load: a `burn-in` diagnostic on the
+ * GPU fails, other work on it ends with Xid 79 after a while. Resets and reboots do not cure it;
+ * `recover` does (the part was replaced).
+ */
 export interface FaultInjection {
   nodeName: string;
-  /** Required for `xid`; for `recover`, restricts GPU recovery to one GPU. */
+  /** Required for `xid` and `latent`; for `recover`, restricts GPU recovery to one GPU. */
   gpuIndex?: number;
-  kind: 'xid' | 'nic-down' | 'node-down' | 'recover';
+  kind: 'xid' | 'nic-down' | 'node-down' | 'recover' | 'latent';
   /** Xid code for `xid` (default 79, GPU fallen off the bus). */
   xid?: number;
 }
