@@ -42,7 +42,7 @@ interface Operation {
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, unknown>;
 }
-type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user' | 'plannerRun', string>;
+type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user' | 'plannerRun' | 'incident', string>;
 
 /** Which real object a path parameter names (fuzzing also sends real ids, so that bodies and state checks are reached). */
 const PATH_IDS: [RegExp, keyof Ids][] = [
@@ -55,6 +55,7 @@ const PATH_IDS: [RegExp, keyof Ids][] = [
   [/^\/v1\/nodes\/\{id\}/, 'node'],
   [/^\/v1\/gpus\/\{id\}/, 'gpu'],
   [/^\/v1\/planner\/runs\/\{id\}/, 'plannerRun'],
+  [/^\/v1\/incidents\/\{id\}/, 'incident'],
 ];
 
 /** A small what-if run (a few seconds of replay), so that fuzzed runs stay cheap. */
@@ -477,6 +478,10 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
     const victim = await createApiKey(sys.db, { name: 'victim', role: 'member', tenantId: a.tenant.id, teamId: a.team.id, scopes: ['jobs:read'] });
     const user = await createUser(sys.db, { email: 'fuzzer@fuzz.example', name: 'Fuzzer', role: 'tenant_admin', tenantId: a.tenant.id, password: PASSWORD });
     const gpu = await sys.db.gpu.findFirstOrThrow({ orderBy: { id: 'asc' } });
+    // an incident that waits for a person (failed burn-in): its retry / release routes reach their state checks
+    const incident = await sys.db.incident.create({
+      data: { kind: 'xid', severity: 'critical', scope: 'gpu', remediation: 'reset-gpu', state: 'needs-attention', nodeId: gpu.nodeId, gpuId: gpu.id, burnInFailures: 2, attempts: 2 },
+    });
     ids = {
       tenant: a.tenant.id,
       team: a.team.id,
@@ -488,6 +493,7 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       gpu: gpu.id,
       user: user.id,
       plannerRun: plannerRun.body.id,
+      incident: incident.id,
     };
     const login = await sys.http().post('/v1/auth/login').send({ email: 'fuzzer@fuzz.example', password: PASSWORD });
     expect(login.status).toBe(200);

@@ -56,10 +56,11 @@ export class BurnInService {
       );
     }
     // recorded first: a crash before the start leaves a burn-in the next check finds gone, and starts again
-    if (!(await this.incidents.beginBurnIn(inc.id, jobId, new Date()))) return;
-    await this.incidents.incidentStep(inc.id, [
-      step('burn-in-started', `burn-in ${inc.burnInFailures + 1} of at most ${maxFailures}: DCGM diagnostic level ${level} under load for ${seconds} s on ${target}`),
-    ]);
+    const started = step(
+      'burn-in-started',
+      `burn-in ${inc.burnInFailures + 1} of at most ${maxFailures}: DCGM diagnostic level ${level} under load for ${seconds} s on ${target}`,
+    );
+    if (!(await this.incidents.beginBurnIn(inc.id, jobId, new Date(), started))) return;
     await this.driver.start({
       jobId,
       kind: BURN_IN_KIND,

@@ -439,7 +439,7 @@ export class FailoverService {
       await this.incidents.incidentStep(
         incidentId,
         [step('mitigated', jobIds.length ? `all ${jobIds.length} moved job(s) running again elsewhere` : 'no workload was affected', at)],
-        { state: inc.state === 'open' ? 'mitigated' : inc.state, mitigatedAt: at },
+        { state: 'mitigated', stateFrom: 'open', mitigatedAt: at },
       );
   }
 }

@@ -28,6 +28,8 @@ export interface IncidentStep {
 
 export interface IncidentPatch {
   state?: string;
+  /** Changes the state only from this one (a step that raced a later transition leaves it). */
+  stateFrom?: string;
   mitigatedAt?: Date;
   attempts?: number;
   remediation?: string;
@@ -101,6 +103,10 @@ export class IncidentsRepository {
 
   /** Appends steps to the timeline atomically (concurrent steps never overwrite each other). */
   async incidentStep(id: string, steps: IncidentStep[], patch: IncidentPatch = {}): Promise<void> {
+    if (patch.stateFrom && patch.state) {
+      await this.db.incident.updateMany({ where: { id, resolvedAt: null, state: patch.stateFrom }, data: { state: patch.state } });
+      patch = { ...patch, state: undefined };
+    }
     if (steps.length) {
       await this.db.$executeRaw`UPDATE "Incident" SET timeline = timeline || ${JSON.stringify(steps)}::jsonb WHERE id = ${id}`;
     }
@@ -119,12 +125,11 @@ export class IncidentsRepository {
    * A burn-in starts: state `burn-in` with its workload, unless one is already running (a
    * concurrent remediate step started it). False when another got there first.
    */
-  async beginBurnIn(id: string, jobId: string, at: Date): Promise<boolean> {
-    const { count } = await this.db.incident.updateMany({
-      where: { id, resolvedAt: null, burnInJobId: null, state: { notIn: ['burn-in', 'needs-attention', 'failed'] } },
-      data: { state: 'burn-in', burnInJobId: jobId, burnInStartedAt: at },
-    });
-    return count === 1;
+  async beginBurnIn(id: string, jobId: string, at: Date, started: IncidentStep): Promise<boolean> {
+    const n = await this.db.$executeRaw`
+      UPDATE "Incident" SET state = 'burn-in', "burnInJobId" = ${jobId}, "burnInStartedAt" = ${at}, timeline = timeline || ${JSON.stringify([started])}::jsonb
+      WHERE id = ${id} AND "resolvedAt" IS NULL AND "burnInJobId" IS NULL AND state NOT IN ('burn-in', 'needs-attention', 'failed')`;
+    return n === 1;
   }
 
   /** Takes the verdict of a burn-in (once: concurrent checks of the same run see false). */
