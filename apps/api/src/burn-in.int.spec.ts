@@ -60,7 +60,14 @@ describe('burn-in before repaired hardware goes back into service (real Postgres
       .http()
       .post('/v1/jobs')
       .set('Authorization', acme.auth)
-      .send({ teamId: acme.team.id, kind: 'training', name: 'all-gpus', replicas: 3, resources: { gpus: 4, gpuModel: 'H100-80GB' }, simulation: { durationSeconds: 30 } });
+      .send({
+        teamId: acme.team.id,
+        kind: 'training',
+        name: 'all-gpus',
+        replicas: 3,
+        resources: { gpus: 4, gpuModel: 'H100-80GB' },
+        simulation: { durationSeconds: 30 },
+      });
     expect(res.status).toBe(201);
     await new Promise((r) => setTimeout(r, 1500)); // a few scheduling cycles (reconcile every second)
     const during = (await sys.http().get(`/v1/jobs/${res.body.id}`).set('Authorization', acme.auth)).body;

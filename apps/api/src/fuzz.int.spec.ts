@@ -480,7 +480,17 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
     const gpu = await sys.db.gpu.findFirstOrThrow({ orderBy: { id: 'asc' } });
     // an incident that waits for a person (failed burn-in): its retry / release routes reach their state checks
     const incident = await sys.db.incident.create({
-      data: { kind: 'xid', severity: 'critical', scope: 'gpu', remediation: 'reset-gpu', state: 'needs-attention', nodeId: gpu.nodeId, gpuId: gpu.id, burnInFailures: 2, attempts: 2 },
+      data: {
+        kind: 'xid',
+        severity: 'critical',
+        scope: 'gpu',
+        remediation: 'reset-gpu',
+        state: 'needs-attention',
+        nodeId: gpu.nodeId,
+        gpuId: gpu.id,
+        burnInFailures: 2,
+        attempts: 2,
+      },
     });
     ids = {
       tenant: a.tenant.id,

@@ -67,8 +67,8 @@ export function FaultInjector({ node }: { node: NodeDetail }) {
       : kind === 'latent'
         ? `a latent fault on GPU ${gpuIndex} of ${node.name}`
         : kind === 'recover'
-        ? `recover ${recoverGpu === 'all' ? node.name : `GPU ${recoverGpu} of ${node.name}`}`
-        : `${kind} on ${node.name}`;
+          ? `recover ${recoverGpu === 'all' ? node.name : `GPU ${recoverGpu} of ${node.name}`}`
+          : `${kind} on ${node.name}`;
 
   return (
     <div className="card pad" data-testid="fault-injector">

@@ -26,10 +26,22 @@ export function IncidentAnswer({ incident: i }: { incident: Incident }) {
       <span className="small">
         {target} failed burn-in {i.burnInFailures} time(s) and stays quarantined. Replace the part, then:
       </span>
-      <button type="button" className="btn btn-sm btn-primary" data-testid="incident-retry-burn-in" disabled={answer.isPending} onClick={() => answer.mutate('burn-in')}>
+      <button
+        type="button"
+        className="btn btn-sm btn-primary"
+        data-testid="incident-retry-burn-in"
+        disabled={answer.isPending}
+        onClick={() => answer.mutate('burn-in')}
+      >
         {answer.isPending && answer.variables === 'burn-in' ? 'Starting…' : 'Retry burn-in'}
       </button>
-      <button type="button" className="btn btn-sm btn-danger-outline" data-testid="incident-release" disabled={answer.isPending} onClick={() => setAsking(true)}>
+      <button
+        type="button"
+        className="btn btn-sm btn-danger-outline"
+        data-testid="incident-release"
+        disabled={answer.isPending}
+        onClick={() => setAsking(true)}
+      >
         Release
       </button>
       {answer.isError && (

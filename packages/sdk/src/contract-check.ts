@@ -5,7 +5,16 @@
  */
 import type { AuditEntry, LoginResult, QuotasPut, TeamQuotas, TeamUsage as TeamUsageReport, TenantQuota, User } from '@gantry/contracts';
 import type { Fairness } from '@gantry/contracts';
-import type { FaultAccepted, FaultRequest, Incident, IncidentActionAccepted, IntegrityReport, MigChangeAccepted, NodeActionResult, Topology } from '@gantry/contracts';
+import type {
+  FaultAccepted,
+  FaultRequest,
+  Incident,
+  IncidentActionAccepted,
+  IntegrityReport,
+  MigChangeAccepted,
+  NodeActionResult,
+  Topology,
+} from '@gantry/contracts';
 import type {
   Endpoint,
   EndpointCreate,

@@ -117,7 +117,7 @@ const ZEnv = z.object({
     .default(86_400),
   GANTRY_FAIR_SHARE_HISTORY_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
   /**
-   * Burn-in (docs/failover.md): after a GPU reset or node reboot, a diagnostic under load (DCGM
+   * Burn-in (docs/reference/gpu.md section 3, burn-in): after a GPU reset or node reboot, a diagnostic under load (DCGM
    * `dcgmi diag -r <level>`) of this many seconds (simulated seconds on the simulated cluster)
    * runs on the repaired hardware before it goes back into service; after MAX_FAILURES failed
    * burn-ins it stays quarantined and the incident needs a person. `false` uncordons on the idle

@@ -185,7 +185,8 @@ export class SimulatedDriver implements ClusterDriver {
     // Under load a latent defect shows: the GPU falls off the bus while the job runs on it.
     for (const c of latent) {
       this.timers.after(this.delays.startSeconds + this.delays.latentFaultSeconds, () => {
-        if (this.workloads.jobsOn(c.nodeName, c.gpuIndex).includes(req.jobId)) this.injectXid(this.cluster.node(c.nodeName), { nodeName: c.nodeName, kind: 'xid', gpuIndex: c.gpuIndex, xid: 79 });
+        if (this.workloads.jobsOn(c.nodeName, c.gpuIndex).includes(req.jobId))
+          this.injectXid(this.cluster.node(c.nodeName), { nodeName: c.nodeName, kind: 'xid', gpuIndex: c.gpuIndex, xid: 79 });
       });
     }
   }

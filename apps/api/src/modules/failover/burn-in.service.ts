@@ -15,7 +15,8 @@ const step = (s: string, message: string, extra: { findings?: BurnInFinding[]; d
   ...extra,
 });
 
-const where = (node: OpsNode, gpus: number[], scope: string) => (scope === 'gpu' ? `GPU ${gpus.join(', ')} of ${node.name}` : `${node.name} (GPUs ${gpus.join(', ')})`);
+const where = (node: OpsNode, gpus: number[], scope: string) =>
+  scope === 'gpu' ? `GPU ${gpus.join(', ')} of ${node.name}` : `${node.name} (GPUs ${gpus.join(', ')})`;
 
 /**
  * Runs the burn-in of the failover loop (rules in burn-in.ts): a diagnostic under load as an
@@ -92,18 +93,24 @@ export class BurnInService {
     const findings = parseBurnInFindings(status.message);
     const durationSeconds = Math.round(status.progressSeconds * 10) / 10;
     const failed = findings.filter((f) => f.result === 'fail');
-    const said = failed.length ? failed.map((f) => `GPU ${f.gpuIndex}: ${f.detail}`).join('; ') : `exit code ${status.exitCode ?? '?'}, no per-GPU finding reported`;
+    const said = failed.length
+      ? failed.map((f) => `GPU ${f.gpuIndex}: ${f.detail}`).join('; ')
+      : `exit code ${status.exitCode ?? '?'}, no per-GPU finding reported`;
     switch (next) {
       case 'return-to-service':
-        await this.incidents.incidentStep(
-          inc.id,
-          [step('burn-in-passed', `burn-in passed on ${target} after ${durationSeconds} s under load`, { findings, durationSeconds })],
-        );
+        await this.incidents.incidentStep(inc.id, [
+          step('burn-in-passed', `burn-in passed on ${target} after ${durationSeconds} s under load`, { findings, durationSeconds }),
+        ]);
         break;
       case 'repair-and-retry':
         await this.incidents.incidentStep(
           inc.id,
-          [step('burn-in-failed', `burn-in failed (${failures} of ${maxFailures}) after ${durationSeconds} s: ${said}; repairing again`, { findings, durationSeconds })],
+          [
+            step('burn-in-failed', `burn-in failed (${failures} of ${maxFailures}) after ${durationSeconds} s: ${said}; repairing again`, {
+              findings,
+              durationSeconds,
+            }),
+          ],
           { state: 'remediating', burnInFailures: failures },
         );
         break;

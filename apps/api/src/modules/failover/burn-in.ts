@@ -1,7 +1,7 @@
 import type { WorkloadStatus } from '@gantry/driver';
 
 /**
- * Burn-in, the last gate of the failover loop (docs/failover.md): a GPU reset or node reboot is
+ * Burn-in, the last gate of the failover loop (docs/reference/gpu.md section 3, burn-in): a GPU reset or node reboot is
  * followed by a diagnostic under load on the repaired hardware before it goes back into
  * service, because idle health checks miss faults that show only under load. Pure rules here;
  * BurnInService runs them.

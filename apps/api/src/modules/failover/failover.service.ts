@@ -308,7 +308,9 @@ export class FailoverService {
     const inc = await this.incidents.findIncident(incidentId);
     if (inc && !inc.resolvedAt && (await this.burnIn.required(inc))) {
       if (inc.state === 'burn-in') return true; // a concurrent step started it
-      await this.incidents.incidentStep(incidentId, [step('validated', `${what} healthy at idle according to the ${this.driver.name} driver; burn-in under load next`, now)]);
+      await this.incidents.incidentStep(incidentId, [
+        step('validated', `${what} healthy at idle according to the ${this.driver.name} driver; burn-in under load next`, now),
+      ]);
       await this.burnIn.start(inc, node, gpuIndex);
       return true;
     }
@@ -340,7 +342,12 @@ export class FailoverService {
     const reset = inc.remediation === 'reset-gpu' && gpuIndex !== undefined && this.driver.resetGpu;
     await this.incidents.incidentStep(
       inc.id,
-      [step('remediating', reset ? `resetting GPU ${gpuIndex} of ${node.name} again after the failed burn-in` : `rebooting ${node.name} again after the failed burn-in`)],
+      [
+        step(
+          'remediating',
+          reset ? `resetting GPU ${gpuIndex} of ${node.name} again after the failed burn-in` : `rebooting ${node.name} again after the failed burn-in`,
+        ),
+      ],
       { state: 'remediating', attempts: inc.attempts + 1 },
     );
     if (reset) await this.driver.resetGpu!(node.name, gpuIndex);
@@ -365,7 +372,13 @@ export class FailoverService {
   }
 
   /** Back in service: the GPU healthy, the node uncordoned (unless another incident holds it), the incident resolved. */
-  private async returnToService(incidentId: string, kind: string, node: OpsNode, gpuIndex: number | undefined, first: ReturnType<typeof step>[]): Promise<void> {
+  private async returnToService(
+    incidentId: string,
+    kind: string,
+    node: OpsNode,
+    gpuIndex: number | undefined,
+    first: ReturnType<typeof step>[],
+  ): Promise<void> {
     const now = new Date();
     const steps = [...first];
     if (gpuIndex !== undefined) {

@@ -223,7 +223,10 @@ export class NodeManagerService {
     const inc = await this.incidentsRepo.findIncident(id);
     if (!inc) throw notFound('incident', id);
     if (inc.state !== 'needs-attention') {
-      throw new DomainError('invalid_state', `incident ${id} is ${inc.state}: only an incident that needs attention (failed burn-in) takes a retry or a release`);
+      throw new DomainError(
+        'invalid_state',
+        `incident ${id} is ${inc.state}: only an incident that needs attention (failed burn-in) takes a retry or a release`,
+      );
     }
     await this.queues.failover(
       { action: action === 'burn-in' ? 'retry-burn-in' : 'release', incidentId: inc.id, source: p.name },
