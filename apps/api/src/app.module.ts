@@ -103,6 +103,7 @@ import { NodeManagerLoop } from './modules/node-manager/node-manager.loop';
 import { MigReconciler } from './modules/node-manager/mig-reconciler.service';
 import { StartRefusals } from './modules/node-manager/start-refusals.service';
 import { FailoverService } from './modules/failover/failover.service';
+import { BurnInService } from './modules/failover/burn-in.service';
 import { JobMover } from './modules/node-manager/job-mover.service';
 import { HealthMonitor } from './modules/failover/health.monitor';
 import { MigProcessor } from './worker/mig.processor';
@@ -274,6 +275,7 @@ export class WorkerModule {
         DemandRepository,
         JobMover,
         FailoverService,
+        BurnInService,
         MigManagerService,
         MigReconciler,
         StartRefusals,

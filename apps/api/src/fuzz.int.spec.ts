@@ -42,7 +42,7 @@ interface Operation {
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, unknown>;
 }
-type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user' | 'plannerRun' | 'bareMetalLease' | 'reservation', string>;
+type Ids = Record<'tenant' | 'team' | 'job' | 'endpoint' | 'key' | 'schedule' | 'node' | 'gpu' | 'user' | 'plannerRun' | 'bareMetalLease' | 'reservation' | 'incident', string>;
 
 /** Which real object a path parameter names (fuzzing also sends real ids, so that bodies and state checks are reached). */
 const PATH_IDS: [RegExp, keyof Ids][] = [
@@ -57,6 +57,7 @@ const PATH_IDS: [RegExp, keyof Ids][] = [
   [/^\/v1\/planner\/runs\/\{id\}/, 'plannerRun'],
   [/^\/v1\/bare-metal\/leases\/\{id\}/, 'bareMetalLease'],
   [/^\/v1\/reservations\/\{id\}/, 'reservation'],
+  [/^\/v1\/incidents\/\{id\}/, 'incident'],
 ];
 
 /** A one-node bare-metal lease. */
@@ -501,6 +502,20 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
     const victim = await createApiKey(sys.db, { name: 'victim', role: 'member', tenantId: a.tenant.id, teamId: a.team.id, scopes: ['jobs:read'] });
     const user = await createUser(sys.db, { email: 'fuzzer@fuzz.example', name: 'Fuzzer', role: 'tenant_admin', tenantId: a.tenant.id, password: PASSWORD });
     const gpu = await sys.db.gpu.findFirstOrThrow({ orderBy: { id: 'asc' } });
+    // an incident that waits for a person (failed burn-in): its retry / release routes reach their state checks
+    const incident = await sys.db.incident.create({
+      data: {
+        kind: 'xid',
+        severity: 'critical',
+        scope: 'gpu',
+        remediation: 'reset-gpu',
+        state: 'needs-attention',
+        nodeId: gpu.nodeId,
+        gpuId: gpu.id,
+        burnInFailures: 2,
+        attempts: 2,
+      },
+    });
     ids = {
       tenant: a.tenant.id,
       team: a.team.id,
@@ -514,6 +529,7 @@ describe('fuzzed requests against every operation of the OpenAPI document', () =
       plannerRun: plannerRun.body.id,
       bareMetalLease: lease.body.id,
       reservation: reservation.body.id,
+      incident: incident.id,
     };
     const login = await sys.http().post('/v1/auth/login').send({ email: 'fuzzer@fuzz.example', password: PASSWORD });
     expect(login.status).toBe(200);

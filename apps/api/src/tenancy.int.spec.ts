@@ -89,7 +89,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     [/^\/v1\/reservations\/\{id\}/, 'reservation'],
   ];
   /** Shared hardware and the simulator: not tenant data (reads filter other tenants' job ids). */
-  const CLUSTER_WIDE = [/^\/v1\/nodes\//, /^\/v1\/gpus\//];
+  const CLUSTER_WIDE = [/^\/v1\/nodes\//, /^\/v1\/gpus\//, /^\/v1\/incidents\//];
   /** Valid bodies, so that a 404 is not hidden behind a 400. */
   const BODIES: Record<string, object> = {
     'post /v1/tenants/{tenantId}/teams': { name: 'intruder', slug: 'intruder' },

@@ -28,6 +28,7 @@ const KINDS: { kind: Kind; label: string }[] = [
   { kind: 'nic-down', label: 'NIC down (node unreachable for gangs)' },
   { kind: 'node-down', label: 'Node down (no heartbeat)' },
   { kind: 'recover', label: 'Recover (hardware healthy again)' },
+  { kind: 'latent', label: 'Latent fault on a GPU (only load shows it: burn-in fails)' },
 ];
 
 /**
@@ -47,6 +48,7 @@ export function FaultInjector({ node }: { node: NodeDetail }) {
 
   const body = (): FaultRequest => {
     if (kind === 'xid') return { nodeId: node.id, kind, gpuIndex, xid };
+    if (kind === 'latent') return { nodeId: node.id, kind, gpuIndex };
     if (kind === 'recover' && recoverGpu !== 'all') return { nodeId: node.id, kind, gpuIndex: recoverGpu };
     return { nodeId: node.id, kind };
   };
@@ -62,9 +64,11 @@ export function FaultInjector({ node }: { node: NodeDetail }) {
   const what =
     kind === 'xid'
       ? `Xid ${xid} on GPU ${gpuIndex} of ${node.name}`
-      : kind === 'recover'
-        ? `recover ${recoverGpu === 'all' ? node.name : `GPU ${recoverGpu} of ${node.name}`}`
-        : `${kind} on ${node.name}`;
+      : kind === 'latent'
+        ? `a latent fault on GPU ${gpuIndex} of ${node.name}`
+        : kind === 'recover'
+          ? `recover ${recoverGpu === 'all' ? node.name : `GPU ${recoverGpu} of ${node.name}`}`
+          : `${kind} on ${node.name}`;
 
   return (
     <div className="card pad" data-testid="fault-injector">
@@ -79,7 +83,7 @@ export function FaultInjector({ node }: { node: NodeDetail }) {
             ))}
           </select>
         </label>
-        {kind === 'xid' && (
+        {(kind === 'xid' || kind === 'latent') && (
           <>
             <label className="field">
               <span className="field-label">GPU</span>
@@ -91,16 +95,18 @@ export function FaultInjector({ node }: { node: NodeDetail }) {
                 ))}
               </select>
             </label>
-            <label className="field">
-              <span className="field-label">Xid</span>
-              <select data-testid="fault-xid" value={xid} onChange={(e) => setXid(Number(e.target.value))}>
-                {FAULT_XIDS.map((x) => (
-                  <option key={x.xid} value={x.xid}>
-                    {x.label}
-                  </option>
-                ))}
-              </select>
-            </label>
+            {kind === 'xid' && (
+              <label className="field">
+                <span className="field-label">Xid</span>
+                <select data-testid="fault-xid" value={xid} onChange={(e) => setXid(Number(e.target.value))}>
+                  {FAULT_XIDS.map((x) => (
+                    <option key={x.xid} value={x.xid}>
+                      {x.label}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
           </>
         )}
         {kind === 'recover' && (

@@ -67,8 +67,12 @@ export const ZTopology = z.object({
 });
 export type Topology = z.infer<typeof ZTopology>;
 
-/** `power-up-fail`: the node's next power-on fails (it stays off and an incident opens). */
-export const FAULT_KINDS = ['xid', 'nic-down', 'node-down', 'recover', 'power-up-fail'] as const;
+/**
+ * `power-up-fail`: the node's next power-on fails (it stays off and an incident opens). `latent`: a GPU
+ * defect idle checks miss; only load shows it (a burn-in fails on it, other work gets Xid 79);
+ * `recover` clears it.
+ */
+export const FAULT_KINDS = ['xid', 'nic-down', 'node-down', 'recover', 'power-up-fail', 'latent'] as const;
 /** `POST /v1/sim/faults` (simulated driver only). */
 export const ZFaultRequest = z
   .object({
@@ -78,14 +82,30 @@ export const ZFaultRequest = z
     xid: z.number().int().min(1).max(1000).optional(),
   })
   .strict()
-  .refine((f) => f.kind !== 'xid' || f.gpuIndex !== undefined, { message: 'an xid fault needs gpuIndex', path: ['gpuIndex'] });
+  .refine((f) => f.kind !== 'xid' || f.gpuIndex !== undefined, { message: 'an xid fault needs gpuIndex', path: ['gpuIndex'] })
+  .refine((f) => f.kind !== 'latent' || f.gpuIndex !== undefined, { message: 'a latent fault needs gpuIndex', path: ['gpuIndex'] });
 export type FaultRequest = z.infer<typeof ZFaultRequest>;
 export const ZFaultAccepted = z.object({ accepted: z.literal(true), nodeId: z.string(), nodeName: z.string(), kind: z.enum(FAULT_KINDS) });
 export type FaultAccepted = z.infer<typeof ZFaultAccepted>;
 
-export const INCIDENT_STATES = ['open', 'mitigated', 'remediating', 'resolved', 'failed'] as const;
+/**
+ * `burn-in`: the repaired GPU or node runs a diagnostic under load before it goes back into
+ * service; `needs-attention`: it failed burn-in too often and stays quarantined for a person.
+ */
+export const INCIDENT_STATES = ['open', 'mitigated', 'remediating', 'burn-in', 'needs-attention', 'resolved', 'failed'] as const;
 export const ZIncidentState = z.enum(INCIDENT_STATES);
-export const ZIncidentStep = z.object({ at: z.string(), step: z.string(), message: z.string() });
+/** One GPU's verdict in a burn-in. */
+export const ZBurnInFinding = z.object({ gpuIndex: z.number().int(), result: z.enum(['pass', 'fail']), detail: z.string() });
+export type BurnInFinding = z.infer<typeof ZBurnInFinding>;
+export const ZIncidentStep = z.object({
+  at: z.string(),
+  step: z.string(),
+  message: z.string(),
+  /** Burn-in steps (`burn-in-passed`, `burn-in-failed`): the verdict per GPU. */
+  findings: z.array(ZBurnInFinding).optional(),
+  /** Burn-in steps: how long the diagnostic ran, in seconds. */
+  durationSeconds: z.number().optional(),
+});
 export type IncidentStep = z.infer<typeof ZIncidentStep>;
 
 export const ZIncident = z.object({
@@ -113,8 +133,14 @@ export const ZIncident = z.object({
   resolvedAt: z.string().nullable(),
   /** Time to recover in seconds (detection -> resolved); null while open. */
   mttrSeconds: z.number().nullable(),
+  /** Burn-ins under load this incident failed (two keep the hardware quarantined: `needs-attention`). */
+  burnInFailures: z.number().int(),
 });
 export type Incident = z.infer<typeof ZIncident>;
+
+/** `POST /v1/incidents/{id}/burn-in` and `/release`: an operator's answer to a `needs-attention` incident. */
+export const ZIncidentActionAccepted = z.object({ accepted: z.literal(true), incidentId: z.string(), action: z.enum(['burn-in', 'release']) });
+export type IncidentActionAccepted = z.infer<typeof ZIncidentActionAccepted>;
 
 export const ZIncidentListQuery = z
   .object({

@@ -37,3 +37,6 @@ export * as kubernetesSpecs from './kubernetes/specs';
 export * as kubernetesHealthSignals from './kubernetes/health-signals';
 export { withConnectionPool, closeConnectionPool } from './kubernetes/connection-pool';
 export { BARE_METAL_LABELS, BARE_METAL_ANNOTATIONS, type BareMetalHook, type BareMetalHookPayload } from './kubernetes/bare-metal-hook';
+
+// Burn-in (a diagnostic under load before a repaired GPU or node goes back into service)
+export * from './shared/burn-in';

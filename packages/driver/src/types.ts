@@ -74,6 +74,8 @@ export interface StartRequest {
   checkpoint?: string;
   /** Container image (Kubernetes driver); the driver's default image when absent. */
   image?: string;
+  /** Container command (Kubernetes driver), e.g. a DCGM diagnostic; the image's own when absent. */
+  command?: string[];
 }
 
 /** How one start of a startMany() went: started (or already running), or refused with the reason. */
@@ -87,6 +89,11 @@ export interface WorkloadStatus {
   starting?: boolean;
   /** Why an exited job ended (when the driver knows): failover tells a lost job from a failed one. */
   reason?: JobExitReason;
+  /**
+   * What the workload said when it ended (Kubernetes: the container's termination message). A
+   * `burn-in` workload reports one line per GPU there (see shared/burn-in.ts).
+   */
+  message?: string;
 }
 
 /**
@@ -102,13 +109,18 @@ export type DriverEvent =
   | { type: 'node-down' | 'node-up'; nodeName: string; at: number }
   | { type: 'heartbeat'; nodeName: string; at: number };
 
-/** A fault to inject into a simulated cluster (`POST /v1/sim/faults`). */
+/**
+ * A fault to inject into a simulated cluster (`POST /v1/sim/faults`). `latent`: a defect idle
+ * health checks miss (the GPU reports healthy); it shows under load: a `burn-in` diagnostic on the
+ * GPU fails, other work on it ends with Xid 79 after a while. Resets and reboots do not cure it;
+ * `recover` does (the part was replaced).
+ */
 export interface FaultInjection {
   nodeName: string;
-  /** Required for `xid`; for `recover`, restricts GPU recovery to one GPU. */
+  /** Required for `xid` and `latent`; for `recover`, restricts GPU recovery to one GPU. */
   gpuIndex?: number;
-  /** `power-up-fail`: the node's next power-on fails (it stays off). */
-  kind: 'xid' | 'nic-down' | 'node-down' | 'recover' | 'power-up-fail';
+  /** `power-up-fail`: the node's next power-on fails (it stays off). `latent`: a GPU defect only load shows. */
+  kind: 'xid' | 'nic-down' | 'node-down' | 'recover' | 'power-up-fail' | 'latent';
   /** Xid code for `xid` (default 79, GPU fallen off the bus). */
   xid?: number;
 }

@@ -6,7 +6,16 @@
 import type { AuditEntry, LoginResult, QuotasPut, TeamQuotas, TeamUsage as TeamUsageReport, TenantQuota, User } from '@gantry/contracts';
 import type { BareMetalLease, BareMetalLeaseList } from '@gantry/contracts';
 import type { Fairness } from '@gantry/contracts';
-import type { FaultAccepted, FaultRequest, Incident, IntegrityReport, MigChangeAccepted, NodeActionResult, Topology } from '@gantry/contracts';
+import type {
+  FaultAccepted,
+  FaultRequest,
+  Incident,
+  IncidentActionAccepted,
+  IntegrityReport,
+  MigChangeAccepted,
+  NodeActionResult,
+  Topology,
+} from '@gantry/contracts';
 import type {
   Endpoint,
   EndpointCreate,
@@ -54,6 +63,8 @@ same<Same<ResponseOf<'/v1/endpoints/{id}', 'get'>, EndpointDetail>>(true);
 same<Same<ResponseOf<'/v1/endpoints/{id}/invoke', 'post'>, EndpointInvokeResult>>(true);
 same<RequestOf<'/v1/endpoints', 'post'> extends object ? (EndpointCreate extends RequestOf<'/v1/endpoints', 'post'> ? true : false) : false>(true);
 same<Same<ResponseOf<'/v1/incidents', 'get'>, Page<Incident>>>(true);
+same<Same<ResponseOf<'/v1/incidents/{id}/burn-in', 'post'>, IncidentActionAccepted>>(true);
+same<Same<ResponseOf<'/v1/incidents/{id}/release', 'post'>, IncidentActionAccepted>>(true);
 same<Same<ResponseOf<'/v1/fairness', 'get'>, Fairness>>(true);
 same<Same<ResponseOf<'/v1/topology', 'get'>, Topology>>(true);
 same<Same<ResponseOf<'/v1/cluster/integrity', 'get'>, IntegrityReport>>(true);

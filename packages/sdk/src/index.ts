@@ -32,6 +32,7 @@ import type {
   FaultAccepted,
   FaultRequest,
   Incident,
+  IncidentActionAccepted,
   IntegrityReport,
   MigChangeAccepted,
   MigLayoutEntry,
@@ -241,6 +242,10 @@ export class GantryClient {
 
   incidents = {
     list: (q: { state?: string; nodeId?: string; limit?: number; cursor?: string } = {}) => this.request<Page<Incident>>('GET', '/v1/incidents', { query: q }),
+    /** An incident that failed burn-in (`needs-attention`): run the burn-in again, e.g. after replacing the part. */
+    retryBurnIn: (id: string) => this.request<IncidentActionAccepted>('POST', `/v1/incidents/${enc(id)}/burn-in`, { body: {} }),
+    /** An incident that failed burn-in: put the hardware back into service without a pass. */
+    release: (id: string) => this.request<IncidentActionAccepted>('POST', `/v1/incidents/${enc(id)}/release`, { body: {} }),
   };
 
   /** Console sessions: email + password sign-in sets an httpOnly cookie; the answer carries the CSRF token. */

@@ -145,6 +145,32 @@ const ZEnv = z.object({
     .max(30 * 86_400)
     .default(86_400),
   GANTRY_RESERVATION_TICK_SECONDS: z.coerce.number().min(0.2).max(300).default(2),
+  /**
+   * Burn-in (docs/reference/gpu.md section 3, burn-in): after a GPU reset or node reboot, a diagnostic under load (DCGM
+   * `dcgmi diag -r <level>`) of this many seconds (simulated seconds on the simulated cluster)
+   * runs on the repaired hardware before it goes back into service; after MAX_FAILURES failed
+   * burn-ins it stays quarantined and the incident needs a person. `false` uncordons on the idle
+   * health check alone. IMAGE and COMMAND (a JSON array) replace the diagnostic on Kubernetes.
+   */
+  GANTRY_BURN_IN: z.enum(['true', 'false']).default('true'),
+  GANTRY_BURN_IN_SECONDS: z.coerce.number().min(1).max(86_400).default(300),
+  GANTRY_BURN_IN_LEVEL: z.coerce.number().int().min(1).max(4).default(2),
+  GANTRY_BURN_IN_MAX_FAILURES: z.coerce.number().int().min(1).max(10).default(2),
+  GANTRY_BURN_IN_IMAGE: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(300).optional()),
+  GANTRY_BURN_IN_COMMAND: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .refine((v) => {
+        try {
+          const a: unknown = JSON.parse(v);
+          return Array.isArray(a) && a.length > 0 && a.every((x) => typeof x === 'string');
+        } catch {
+          return false;
+        }
+      }, 'must be a JSON array of strings, e.g. ["dcgmi","diag","-r","3"]')
+      .optional(),
+  ),
 });
 
 export type Env = z.infer<typeof ZEnv>;
@@ -204,6 +230,21 @@ export interface AppConfig {
   telemetry: TelemetryConfig;
   /** /metrics: the scrape token (unset: platform-admin keys only) and whether labels may name tenants and teams. */
   metrics: { token?: string; tenantLabels: boolean };
+  burnIn: BurnInConfig;
+}
+
+/** Burn-in under load before repaired hardware goes back into service (GANTRY_BURN_IN_*). */
+export interface BurnInConfig {
+  enabled: boolean;
+  /** Length of the diagnostic (simulated seconds on the simulated cluster). */
+  seconds: number;
+  /** DCGM diagnostic level (`dcgmi diag -r <level>`, 1 quick .. 4 extended). */
+  level: number;
+  /** Failed burn-ins after which the hardware stays quarantined and the incident needs a person. */
+  maxFailures: number;
+  /** Kubernetes: the diagnostic's image and command (defaults: DCGM's image, `dcgmi diag`). */
+  image?: string;
+  command?: string[];
 }
 
 export interface TelemetryConfig {
@@ -297,6 +338,14 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       prices: { ...DEFAULT_GPU_PRICES, ...parsePrices(e.GANTRY_GPU_PRICES) },
     },
     metrics: { token: e.GANTRY_METRICS_TOKEN, tenantLabels: e.GANTRY_METRICS_TENANT_LABELS === 'true' },
+    burnIn: {
+      enabled: e.GANTRY_BURN_IN === 'true',
+      seconds: e.GANTRY_BURN_IN_SECONDS,
+      level: e.GANTRY_BURN_IN_LEVEL,
+      maxFailures: e.GANTRY_BURN_IN_MAX_FAILURES,
+      image: e.GANTRY_BURN_IN_IMAGE,
+      command: e.GANTRY_BURN_IN_COMMAND ? (JSON.parse(e.GANTRY_BURN_IN_COMMAND) as string[]) : undefined,
+    },
   };
 }
 

@@ -34,8 +34,9 @@ export const QUEUES = {
   }),
   /** Health events and the failover loop: classify, cordon, drain, reschedule, remediate, validate, uncordon. */
   failover: z.object({
-    action: z.enum(['fault', 'job-lost', 'remediate', 'inject']),
-    kind: z.enum(['xid', 'nic-down', 'nic-up', 'node-down', 'node-up', 'recover', 'power-up-fail']).optional(),
+    /** `retry-burn-in` / `release`: an operator's answer to an incident that needs attention. */
+    action: z.enum(['fault', 'job-lost', 'remediate', 'inject', 'retry-burn-in', 'release']),
+    kind: z.enum(['xid', 'nic-down', 'nic-up', 'node-down', 'node-up', 'recover', 'power-up-fail', 'latent']).optional(),
     nodeName: z.string().optional(),
     gpuIndex: z.number().int().optional(),
     xid: z.number().int().optional(),

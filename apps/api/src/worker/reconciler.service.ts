@@ -6,6 +6,7 @@ import { ForeignGpuUse } from '../modules/cluster/foreign-gpu-use.store';
 import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
 import { QueuesService } from '../queues/queues.service';
 import { isFailoverExit } from '../modules/failover/fault-classification';
+import { incidentOfBurnIn } from '../modules/failover/burn-in';
 import { MigReconciler } from '../modules/node-manager/mig-reconciler.service';
 
 /**
@@ -40,7 +41,8 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
     await this.mig.reconcile('worker boot').catch((e: unknown) => this.logger.warn(`MIG reconcile at boot: ${e instanceof Error ? e.message : String(e)}`));
     this.unsubscribe = this.driver.onEvent((e) => {
       // Exits the cluster caused (node lost, GPU fault, eviction) go to failover (HealthMonitor).
-      if (e.type === 'job-exited' && !isFailoverExit(e.reason)) {
+      // (a burn-in is no tenant's job: its incident takes its exit)
+      if (e.type === 'job-exited' && !isFailoverExit(e.reason) && !incidentOfBurnIn(e.jobId)) {
         this.queues.lifecycle({ action: 'exited', jobId: e.jobId, exitCode: e.exitCode }).catch((err: unknown) => this.logger.error(String(err)));
       }
     });

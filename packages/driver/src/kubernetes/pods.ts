@@ -101,7 +101,11 @@ export function replicaPod({ request, replica, namespace, defaultImage, vendor =
         {
           name: 'workload',
           image: request.image ?? defaultImage,
-          ...(request.image ? {} : { command: ['sleep', remaining === undefined ? 'infinity' : String(Math.ceil(remaining))] }),
+          ...(request.command
+            ? { command: request.command }
+            : request.image
+              ? {}
+              : { command: ['sleep', remaining === undefined ? 'infinity' : String(Math.ceil(remaining))] }),
           env,
           resources: { limits: gpuResourceLimits(replica.gpus, vendor) },
         },
@@ -194,11 +198,22 @@ export function workloadStatusFromPods(pods: readonly V1Pod[], now: number, gpuF
   const exit = jobExitFromPods(pods, gpuFaulted);
   if (exit) {
     const progressSeconds = exit.exitCode === 0 && Number.isFinite(duration) ? duration : base + runningSeconds(pods, now);
-    return { state: 'exited', progressSeconds: Math.min(duration, progressSeconds), exitCode: exit.exitCode, reason: exit.reason };
+    const status: WorkloadStatus = { state: 'exited', progressSeconds: Math.min(duration, progressSeconds), exitCode: exit.exitCode, reason: exit.reason };
+    const message = terminationMessages(pods);
+    if (message) status.message = message;
+    return status;
   }
   const starting = pods.some((p) => p.status?.phase !== 'Running' && !isPodFinished(p));
   if (starting) return { state: 'running', progressSeconds: base, starting: true };
   return { state: 'running', progressSeconds: Math.min(duration, base + runningSeconds(pods, now)) };
+}
+
+/** What the ended containers wrote to their termination log (a burn-in's per-GPU findings), joined. */
+function terminationMessages(pods: readonly V1Pod[]): string {
+  return pods
+    .flatMap((p) => p.status?.containerStatuses?.map((c) => c.state?.terminated?.message ?? '') ?? [])
+    .filter(Boolean)
+    .join('\n');
 }
 
 /** Seconds the slowest replica's container has run, up to now or until it ended (0 if one has not started). */

@@ -15,6 +15,8 @@ export interface SimGpu {
   migCapable: boolean;
   migLayout: MigSliceSpec[];
   healthy: boolean;
+  /** A defect idle checks miss: shows only under load (FaultInjection `latent`). */
+  latentFault: boolean;
 }
 
 export interface SimNode {
@@ -57,6 +59,7 @@ export class SimCluster {
           migCapable: isMigCapable(gpu.model),
           migLayout: [...(gpu.migLayout ?? [])],
           healthy: true,
+          latentFault: false,
         })),
         unschedulable: false,
         down: false,

@@ -5,6 +5,7 @@
  * not asked of a GPU in MIG mode, and nothing collides with what other jobs hold.
  */
 import type { StartRequest } from '../types';
+import { BURN_IN_KIND } from '../shared/burn-in';
 import type { SimCluster } from './cluster-state';
 import { claimConflict, type GpuClaim, type HeldGpuClaim } from './gpu-claims';
 
@@ -30,7 +31,8 @@ export function resolveReplicaClaims(cluster: SimCluster, request: StartRequest,
         const slice = candidates.find((s) => !isTaken(s.start)) ?? candidates[0];
         claim = { nodeName: node.name, gpuIndex: gpu.index, kind: 'mig', profile: slice.profile, start: slice.start };
       } else {
-        if (gpu.migLayout.length > 0) throw new Error(`${where} is in MIG mode: ask for one of its slices`);
+        // a burn-in diagnostic takes the whole GPU, MIG mode or not (no slice may be in use)
+        if (gpu.migLayout.length > 0 && request.kind !== BURN_IN_KIND) throw new Error(`${where} is in MIG mode: ask for one of its slices`);
         claim =
           want.milli === undefined
             ? { nodeName: node.name, gpuIndex: gpu.index, kind: 'whole' }

@@ -32,7 +32,9 @@ import { resolveReplicaClaims } from './replica-claims';
 import { SimTimers } from './sim-timers';
 import { gpuLoads, gpuSamples } from './telemetry';
 import type { Topology } from './topology';
-import { SIM_EXIT_CODES, SimWorkloads } from './workloads';
+import { SIM_EXIT_CODES, SimWorkloads, type WorkloadScript } from './workloads';
+import type { GpuClaim } from './gpu-claims';
+import { BURN_IN_KIND, formatBurnInFindings, type BurnInFinding } from '../shared/burn-in';
 import { DEFAULT_FAULT_XID, xidEffect } from '../shared/xid';
 
 /** Durations in simulated seconds; 0 completes on the next tick (benchmarks). */
@@ -58,6 +60,8 @@ export interface SimulatedDelays {
   bareMetalPowerSeconds: number;
   /** Bare metal: wipe the disk and give the node back to the pool. */
   bareMetalWipeSeconds: number;
+  /** Seconds of load after which a latent GPU fault shows as Xid 79 under ordinary work. */
+  latentFaultSeconds: number;
 }
 
 export const DEFAULT_SIMULATED_DELAYS: Readonly<SimulatedDelays> = {
@@ -74,6 +78,7 @@ export const DEFAULT_SIMULATED_DELAYS: Readonly<SimulatedDelays> = {
   bareMetalProvisionSeconds: 300,
   bareMetalPowerSeconds: 30,
   bareMetalWipeSeconds: 180,
+  latentFaultSeconds: 120,
 };
 
 /** Each bare-metal step: the node's status while it runs, after it (null: back in the pool), and its delay. */
@@ -83,6 +88,9 @@ const BARE_METAL_STEPS: Record<BareMetalOperation['action'], [BareMetalNodeStatu
   'power-on': ['powering-on', 'deployed', 'bareMetalPowerSeconds'],
   deprovision: ['deprovisioning', null, 'bareMetalWipeSeconds'],
 };
+
+/** Share of a burn-in's length after which its stress test finds a latent fault. */
+const BURN_IN_FINDS_LATENT_AT = 0.4;
 
 export interface SimulatedDriverOptions {
   /** Default: demoTopology(). */
@@ -240,7 +248,33 @@ export class SimulatedDriver implements ClusterDriver {
   async start(req: StartRequest): Promise<void> {
     if (this.workloads.isActive(req.jobId)) return;
     const claims = resolveReplicaClaims(this.cluster, req, this.workloads.heldClaims());
+    const latent = claims.filter((c) => this.cluster.gpu(this.cluster.node(c.nodeName), c.gpuIndex).latentFault);
+    if (req.kind === BURN_IN_KIND) return this.workloads.start(req, claims, this.burnInScript(req, claims, latent));
     this.workloads.start(req, claims);
+    // Under load a latent defect shows: the GPU falls off the bus while the job runs on it.
+    for (const c of latent) {
+      this.timers.after(this.delays.startSeconds + this.delays.latentFaultSeconds, () => {
+        if (this.workloads.jobsOn(c.nodeName, c.gpuIndex).includes(req.jobId))
+          this.injectXid(this.cluster.node(c.nodeName), { nodeName: c.nodeName, kind: 'xid', gpuIndex: c.gpuIndex, xid: 79 });
+      });
+    }
+  }
+
+  /** A burn-in passes on sound GPUs; its stress phase fails the GPUs with a latent fault. */
+  private burnInScript(req: StartRequest, claims: GpuClaim[], latent: GpuClaim[]): WorkloadScript {
+    const bad = new Set(latent.map((c) => `${c.nodeName}/${c.gpuIndex}`));
+    const findings = (failed: boolean): BurnInFinding[] =>
+      claims.map((c) =>
+        failed && bad.has(`${c.nodeName}/${c.gpuIndex}`)
+          ? { gpuIndex: c.gpuIndex, result: 'fail', detail: 'targeted_stress: GPU fell off the bus under load (Xid 79); idle checks had passed' }
+          : { gpuIndex: c.gpuIndex, result: 'pass', detail: 'all tests passed' },
+      );
+    const script: WorkloadScript = { passMessage: formatBurnInFindings(findings(false)) };
+    if (latent.length) {
+      script.failAtSeconds = (req.durationSeconds ?? 0) * BURN_IN_FINDS_LATENT_AT;
+      script.failMessage = formatBurnInFindings(findings(true));
+    }
+    return script;
   }
 
   /** In memory: one after the other, each on the claims the ones before it left. */
@@ -280,7 +314,8 @@ export class SimulatedDriver implements ClusterDriver {
   /**
    * Fakes a hardware fault. `xid`: emits the Xid; a critical one marks the GPU unhealthy and a
    * process-fatal one ends the job on it. `nic-down`: emits nic-down. `node-down`: emits
-   * node-down, stops the node's heartbeats and ends its jobs (exit 137). `recover`: brings the
+   * node-down, stops the node's heartbeats and ends its jobs (exit 137). `latent`: a defect only load
+   * shows (burn-in fails, other work gets Xid 79 after latentFaultSeconds). `recover`: brings the
    * node, its NIC and its GPUs (or only `gpuIndex`) back, emitting node-up / nic-up.
    * `power-up-fail`: the node's next power-on fails (it stays off).
    */
@@ -302,7 +337,11 @@ export class SimulatedDriver implements ClusterDriver {
         }
         return;
       case 'recover':
-        return this.recover(node, fault.gpuIndex);
+        return this.recover(node, fault.gpuIndex, { partsReplaced: true });
+      case 'latent':
+        if (fault.gpuIndex === undefined) throw new Error('a latent fault needs gpuIndex');
+        this.cluster.gpu(node, fault.gpuIndex).latentFault = true;
+        return;
       case 'power-up-fail':
         node.powerUpFails = true;
         return;
@@ -332,7 +371,7 @@ export class SimulatedDriver implements ClusterDriver {
     for (const jobId of this.workloads.jobsOn(node.name)) this.workloads.kill(jobId, SIM_EXIT_CODES.nodeLost, 'node-lost');
     node.down = true;
     await this.timers.sleep(this.delays.rebootSeconds);
-    this.recover(node, undefined);
+    this.recover(node, undefined, { partsReplaced: false });
   }
 
   /**
@@ -388,9 +427,13 @@ export class SimulatedDriver implements ClusterDriver {
     }
   }
 
-  private recover(node: SimNode, gpuIndex: number | undefined): void {
+  /** A reboot brings the node back with its latent defects; an injected `recover` replaced the parts. */
+  private recover(node: SimNode, gpuIndex: number | undefined, o: { partsReplaced: boolean }): void {
     const gpus = gpuIndex === undefined ? node.gpus : [this.cluster.gpu(node, gpuIndex)];
-    for (const gpu of gpus) gpu.healthy = true;
+    for (const gpu of gpus) {
+      gpu.healthy = true;
+      if (o.partsReplaced) gpu.latentFault = false;
+    }
     if (node.down) {
       node.down = false;
       this.emit({ type: 'node-up', nodeName: node.name });

@@ -38,6 +38,14 @@ export interface SimWorkloadsDeps {
 
 type Phase = 'starting' | 'running' | 'suspending' | 'exited';
 
+/** How a scripted workload (a burn-in diagnostic) ends: its message, and a failure part way through. */
+export interface WorkloadScript {
+  /** Seconds of progress after which it fails (exit 1); undefined: it completes. */
+  failAtSeconds?: number;
+  failMessage?: string;
+  passMessage?: string;
+}
+
 interface SimJob {
   request: StartRequest;
   claims: GpuClaim[];
@@ -48,6 +56,8 @@ interface SimJob {
   runningSince?: number;
   exitCode?: number;
   exitReason?: JobExitReason;
+  message?: string;
+  script?: WorkloadScript;
   cancelTimer?: CancelTimer;
   suspension?: Promise<{ checkpoint: string; progressSeconds: number }>;
 }
@@ -83,11 +93,11 @@ export class SimWorkloads {
       .map(([jobId]) => jobId);
   }
 
-  start(request: StartRequest, claims: GpuClaim[]): void {
+  start(request: StartRequest, claims: GpuClaim[], script?: WorkloadScript): void {
     this.forget(request.jobId);
     const log = this.jobLogs.forStart(request);
     log.started(request, claims, this.deps.clock.now());
-    const job: SimJob = { request, claims, log, phase: 'starting', progressBase: request.progressSeconds ?? 0 };
+    const job: SimJob = { request, claims, log, phase: 'starting', progressBase: request.progressSeconds ?? 0, script };
     this.jobs.set(request.jobId, job);
     const load = request.kind === 'inference' ? (this.deps.delays.modelLoadSeconds ?? 0) : 0;
     job.cancelTimer = this.deps.timers.after(this.deps.delays.startSeconds + load, () => this.run(job));
@@ -140,7 +150,11 @@ export class SimWorkloads {
   status(jobId: string): WorkloadStatus {
     const job = this.jobs.get(jobId);
     if (!job) return { state: 'unknown', progressSeconds: 0 };
-    if (job.phase === 'exited') return { state: 'exited', progressSeconds: job.progressBase, exitCode: job.exitCode, reason: job.exitReason };
+    if (job.phase === 'exited') {
+      const exited: WorkloadStatus = { state: 'exited', progressSeconds: job.progressBase, exitCode: job.exitCode, reason: job.exitReason };
+      if (job.message !== undefined) exited.message = job.message;
+      return exited;
+    }
     const status: WorkloadStatus = { state: 'running', progressSeconds: this.progressOf(job) };
     if (job.phase === 'starting') status.starting = true;
     return status;
@@ -155,6 +169,14 @@ export class SimWorkloads {
     job.runningSince = this.deps.clock.now();
     job.log.running(job.runningSince, job.progressBase);
     const duration = job.request.durationSeconds;
+    const failAt = job.script?.failAtSeconds;
+    if (failAt !== undefined && (duration === undefined || failAt < duration)) {
+      job.cancelTimer = this.deps.timers.after(Math.max(0, failAt - job.progressBase), () => {
+        job.message = job.script?.failMessage;
+        this.exit(job, 1, 'failed');
+      });
+      return;
+    }
     if (duration === undefined) return;
     const remaining = duration - job.progressBase;
     if (remaining <= 0) return this.exit(job, 0, 'completed');
@@ -163,7 +185,10 @@ export class SimWorkloads {
 
   private exit(job: SimJob, exitCode: number, reason: JobExitReason): void {
     this.freeze(job, 'exited');
-    if (reason === 'completed') job.progressBase = job.request.durationSeconds ?? job.progressBase;
+    if (reason === 'completed') {
+      job.progressBase = job.request.durationSeconds ?? job.progressBase;
+      job.message = job.script?.passMessage;
+    }
     job.exitCode = exitCode;
     job.exitReason = reason;
     job.log.exited(this.deps.clock.now(), job.progressBase, exitCode, reason);

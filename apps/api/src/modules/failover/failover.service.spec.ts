@@ -36,7 +36,7 @@ describe('crash recovery in node operations', () => {
       },
       calls,
     );
-    const svc = new FailoverService(repo, repo, repo, fake({}, calls), mover, driver, fake({}, calls));
+    const svc = new FailoverService(repo, repo, repo, fake({}, calls), mover, driver, fake({}, calls), fake({ required: () => false }, calls));
     await svc.handle({ action: 'remediate', incidentId: 'i1' });
     const moved = calls.findIndex((c) => c.startsWith('move'));
     expect(moved).toBeGreaterThanOrEqual(0);

@@ -11,6 +11,7 @@ import { IncidentsRepository } from '../node-manager/incidents.repository';
 import { JobMover } from '../node-manager/job-mover.service';
 import { classifyNicDown, classifyNodeDown, classifyXid, type FaultClass } from './fault-classification';
 import { MetricsRecorder } from '../metrics/metrics.recorder';
+import { BurnInService } from './burn-in.service';
 
 type FaultPayload = QueuePayload<'failover'>;
 
@@ -35,6 +36,7 @@ export class FailoverService {
     private readonly mover: JobMover,
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
     private readonly metrics: MetricsRecorder,
+    private readonly burnIn: BurnInService,
   ) {}
 
   async handle(p: FaultPayload): Promise<void> {
@@ -47,6 +49,9 @@ export class FailoverService {
         return this.jobLost(p.jobId!, p.exitReason ?? 'node-lost', p.at ?? Date.now());
       case 'remediate':
         return this.remediate(p.incidentId!);
+      case 'retry-burn-in':
+      case 'release':
+        return this.operatorAnswer(p.action, p.incidentId!, p.source ?? 'an operator');
       default: {
         const never: never = p.action;
         throw new Error(`unknown failover action ${String(never)}`);
@@ -208,11 +213,12 @@ export class FailoverService {
 
   private async remediate(incidentId: string): Promise<void> {
     const inc = await this.incidents.findIncident(incidentId);
-    if (!inc || inc.resolvedAt) return;
+    if (!inc || inc.resolvedAt || inc.state === 'needs-attention') return;
     const node = inc.nodeId ? await this.nodes.findNode(inc.nodeId) : null;
     if (!node) return;
     const gpu = inc.gpuId ? node.gpus.find((g) => g.id === inc.gpuId) : undefined;
     await this.markMitigated(inc.id, inc.jobIds);
+    if (inc.state === 'burn-in') return this.afterBurnIn(inc.id, node, gpu?.index);
     if (await this.validate(inc.id, inc.kind, node, gpu?.index)) return;
     switch (inc.remediation) {
       case 'wait-nic':
@@ -289,7 +295,11 @@ export class FailoverService {
     }
   }
 
-  /** Checks the hardware against the driver; when healthy: back in service, incident resolved. */
+  /**
+   * Checks the hardware against the driver (an idle health check); when healthy: after a reset
+   * or reboot a burn-in under load comes first (BurnInService), otherwise back in service and
+   * the incident resolved. True when the check passed.
+   */
   private async validate(incidentId: string, kind: string, node: OpsNode, gpuIndex: number | undefined): Promise<boolean> {
     const inv = await this.driver.discover();
     const seen: InventoryNode | undefined = inv.nodes.find((n) => n.name === node.name);
@@ -298,9 +308,83 @@ export class FailoverService {
     if (gpuIndex !== undefined && seen.gpus[gpuIndex]?.health === 'unhealthy') return false;
     if (kind === 'node-down' && seen.gpus.some((g) => g.health === 'unhealthy')) return false;
     const now = new Date();
-    const steps = [
-      step('validated', `${node.name}${gpuIndex !== undefined ? ` GPU ${gpuIndex}` : ''} healthy according to the ${this.driver.name} driver`, now),
-    ];
+    const what = `${node.name}${gpuIndex !== undefined ? ` GPU ${gpuIndex}` : ''}`;
+    const inc = await this.incidents.findIncident(incidentId);
+    if (inc && !inc.resolvedAt && (await this.burnIn.required(inc))) {
+      if (inc.state === 'burn-in') return true; // a concurrent step started it
+      await this.incidents.incidentStep(incidentId, [
+        step('validated', `${what} healthy at idle according to the ${this.driver.name} driver; burn-in under load next`, now),
+      ]);
+      await this.burnIn.start(inc, node, gpuIndex);
+      return true;
+    }
+    await this.returnToService(incidentId, kind, node, gpuIndex, [step('validated', `${what} healthy according to the ${this.driver.name} driver`, now)]);
+    return true;
+  }
+
+  /** The burn-in's verdict: back in service, repaired again, or left for a person. */
+  private async afterBurnIn(incidentId: string, node: OpsNode, gpuIndex: number | undefined): Promise<void> {
+    const inc = await this.incidents.findIncident(incidentId);
+    if (!inc || inc.resolvedAt || inc.state !== 'burn-in') return;
+    switch (await this.burnIn.check(inc, node, gpuIndex)) {
+      case 'return-to-service':
+        return this.returnToService(inc.id, inc.kind, node, gpuIndex, []);
+      case 'repair-and-retry':
+        return this.repairAgain(inc.id, node, gpuIndex);
+      case 'start-again':
+        await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-burnin-lost-${Date.now()}`, { delayMs: 200 });
+        return;
+      default:
+        return; // still running, or left for a person
+    }
+  }
+
+  /** A failed burn-in: the same repair once more (GPU reset or node reboot), then validation and another burn-in. */
+  private async repairAgain(incidentId: string, node: OpsNode, gpuIndex: number | undefined): Promise<void> {
+    const inc = await this.incidents.findIncident(incidentId);
+    if (!inc || inc.resolvedAt) return;
+    const reset = inc.remediation === 'reset-gpu' && gpuIndex !== undefined && this.driver.resetGpu;
+    await this.incidents.incidentStep(
+      inc.id,
+      [
+        step(
+          'remediating',
+          reset ? `resetting GPU ${gpuIndex} of ${node.name} again after the failed burn-in` : `rebooting ${node.name} again after the failed burn-in`,
+        ),
+      ],
+      { state: 'remediating', attempts: inc.attempts + 1 },
+    );
+    if (reset) await this.driver.resetGpu!(node.name, gpuIndex);
+    else if (this.driver.rebootNode) await this.driver.rebootNode(node.name);
+    crashPoint('failover.remediating');
+    if (!(await this.validate(inc.id, inc.kind, node, gpuIndex))) {
+      await this.queues.failover({ action: 'remediate', incidentId: inc.id }, `remediate-${inc.id}-after-repair-${inc.attempts + 1}`, { delayMs: 500 });
+    }
+  }
+
+  /** `retry-burn-in` / `release` of an incident that needs attention (NodeManagerService checked the state). */
+  private async operatorAnswer(action: 'retry-burn-in' | 'release', incidentId: string, by: string): Promise<void> {
+    const inc = await this.incidents.findIncident(incidentId);
+    if (!inc || inc.resolvedAt || inc.state !== 'needs-attention') return;
+    const node = inc.nodeId ? await this.nodes.findNode(inc.nodeId) : null;
+    if (!node) return;
+    const gpu = inc.gpuId ? node.gpus.find((g) => g.id === inc.gpuId) : undefined;
+    if (action === 'retry-burn-in') return this.burnIn.retry(inc, node, gpu?.index, by);
+    await this.returnToService(inc.id, inc.kind, node, gpu?.index, [
+      step('released', `${by} released ${node.name}${gpu ? ` GPU ${gpu.index}` : ''} back into service without a passing burn-in`),
+    ]);
+  }
+
+  /** Back in service: the GPU healthy, the node uncordoned (unless another incident holds it), the incident resolved. */
+  private async returnToService(
+    incidentId: string,
+    kind: string,
+    node: OpsNode,
+    gpuIndex: number | undefined,
+    first: ReturnType<typeof step>[],
+  ): Promise<void> {
+    const now = new Date();
+    const steps = [...first];
     if (gpuIndex !== undefined) {
       const gpu = node.gpus.find((g) => g.index === gpuIndex)!;
       await this.nodes.setGpuHealth(gpu.id, 'healthy', {
@@ -334,7 +418,6 @@ export class FailoverService {
     await this.markMitigated(incidentId, inc?.jobIds ?? []);
     await this.incidents.resolveIncident(incidentId, step('resolved', 'the loop is closed: hardware validated and back in service', now), now);
     await this.queues.requestSchedule(`incident ${incidentId} resolved`);
-    return true;
   }
 
   // ---- helpers -----------------------------------------------------------------------------
@@ -373,7 +456,7 @@ export class FailoverService {
       await this.incidents.incidentStep(
         incidentId,
         [step('mitigated', jobIds.length ? `all ${jobIds.length} moved job(s) running again elsewhere` : 'no workload was affected', at)],
-        { state: inc.state === 'open' ? 'mitigated' : inc.state, mitigatedAt: at },
+        { state: 'mitigated', stateFrom: 'open', mitigatedAt: at },
       );
   }
 }

@@ -4,6 +4,7 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider
 import { QueuesService } from '../../queues/queues.service';
 import { HeartbeatsRepository } from '../node-manager/heartbeats.repository';
 import { isFailoverExit } from './fault-classification';
+import { incidentOfBurnIn } from './burn-in';
 
 /** Missed heartbeats: a node is down after this many heartbeat intervals without one. */
 const MISSED_BEATS = 3;
@@ -66,13 +67,20 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
           .failover({ action: 'fault', kind: e.type, nodeName: e.nodeName, at: e.at, source: 'event' }, `fault-${e.type}-${e.nodeName}-${e.at}`)
           .catch(fail);
         return;
-      case 'job-exited':
+      case 'job-exited': {
+        // A burn-in ended: its incident takes the verdict now (its periodic check is the safety net).
+        const burnInOf = incidentOfBurnIn(e.jobId);
+        if (burnInOf) {
+          this.queues.failover({ action: 'remediate', incidentId: burnInOf }, `burnin-exit-${e.jobId}`).catch(fail);
+          return;
+        }
         // Exits the cluster caused (node lost, GPU fault, eviction) belong to failover; the
         // fault's own event normally moves the job first, so this check comes a moment later.
         if (isFailoverExit(e.reason)) {
           this.queues.failover({ action: 'job-lost', jobId: e.jobId, exitReason: e.reason, at: e.at }, `lost-${e.jobId}-${e.at}`, { delayMs: 300 }).catch(fail);
         }
         return;
+      }
       default:
         return;
     }

@@ -18,6 +18,7 @@ interface IncidentRow {
   detectedAt: Date;
   mitigatedAt: Date | null;
   resolvedAt: Date | null;
+  burnInFailures: number;
 }
 
 /**
@@ -49,10 +50,17 @@ export function presentIncident(
     gpuHealth: gpu?.health ?? null,
     jobIds,
     jobsAffected: r.jobIds.length,
-    timeline: (Array.isArray(r.timeline) ? (r.timeline as IncidentStep[]) : []).map((s) => ({ at: s.at, step: s.step, message: s.message })),
+    timeline: (Array.isArray(r.timeline) ? (r.timeline as IncidentStep[]) : []).map((s) => ({
+      at: s.at,
+      step: s.step,
+      message: s.message,
+      ...(s.findings ? { findings: s.findings.map((f) => ({ gpuIndex: f.gpuIndex, result: f.result, detail: f.detail })) } : {}),
+      ...(s.durationSeconds !== undefined ? { durationSeconds: s.durationSeconds } : {}),
+    })),
     detectedAt: r.detectedAt.toISOString(),
     mitigatedAt: r.mitigatedAt?.toISOString() ?? null,
     resolvedAt: r.resolvedAt?.toISOString() ?? null,
     mttrSeconds: r.resolvedAt ? Math.round((r.resolvedAt.getTime() - r.detectedAt.getTime()) / 100) / 10 : null,
+    burnInFailures: r.burnInFailures,
   };
 }

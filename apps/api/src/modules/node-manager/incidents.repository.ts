@@ -21,6 +21,22 @@ export interface IncidentStep {
   at: string;
   step: string;
   message: string;
+  /** Burn-in steps: the verdict per GPU and how long the diagnostic ran. */
+  findings?: { gpuIndex: number; result: 'pass' | 'fail'; detail: string }[];
+  durationSeconds?: number;
+}
+
+export interface IncidentPatch {
+  state?: string;
+  /** Changes the state only from this one (a step that raced a later transition leaves it). */
+  stateFrom?: string;
+  mitigatedAt?: Date;
+  attempts?: number;
+  remediation?: string;
+  burnInFailures?: number;
+  /** null clears it (no burn-in running). */
+  burnInJobId?: string | null;
+  burnInStartedAt?: Date | null;
 }
 
 /**
@@ -86,11 +102,11 @@ export class IncidentsRepository {
   }
 
   /** Appends steps to the timeline atomically (concurrent steps never overwrite each other). */
-  async incidentStep(
-    id: string,
-    steps: IncidentStep[],
-    patch: { state?: string; mitigatedAt?: Date; attempts?: number; remediation?: string } = {},
-  ): Promise<void> {
+  async incidentStep(id: string, steps: IncidentStep[], patch: IncidentPatch = {}): Promise<void> {
+    if (patch.stateFrom && patch.state) {
+      await this.db.incident.updateMany({ where: { id, resolvedAt: null, state: patch.stateFrom }, data: { state: patch.state } });
+      patch = { ...patch, state: undefined };
+    }
     if (steps.length) {
       await this.db.$executeRaw`UPDATE "Incident" SET timeline = timeline || ${JSON.stringify(steps)}::jsonb WHERE id = ${id}`;
     }
@@ -99,7 +115,27 @@ export class IncidentsRepository {
     if (patch.mitigatedAt) data.mitigatedAt = patch.mitigatedAt;
     if (patch.attempts !== undefined) data.attempts = patch.attempts;
     if (patch.remediation) data.remediation = patch.remediation;
+    if (patch.burnInFailures !== undefined) data.burnInFailures = patch.burnInFailures;
+    if (patch.burnInJobId !== undefined) data.burnInJobId = patch.burnInJobId;
+    if (patch.burnInStartedAt !== undefined) data.burnInStartedAt = patch.burnInStartedAt;
     if (Object.keys(data).length) await this.db.incident.updateMany({ where: { id, resolvedAt: null }, data });
+  }
+
+  /**
+   * A burn-in starts: state `burn-in` with its workload, unless one is already running (a
+   * concurrent remediate step started it). False when another got there first.
+   */
+  async beginBurnIn(id: string, jobId: string, at: Date, started: IncidentStep): Promise<boolean> {
+    const n = await this.db.$executeRaw`
+      UPDATE "Incident" SET state = 'burn-in', "burnInJobId" = ${jobId}, "burnInStartedAt" = ${at}, timeline = timeline || ${JSON.stringify([started])}::jsonb
+      WHERE id = ${id} AND "resolvedAt" IS NULL AND "burnInJobId" IS NULL AND state NOT IN ('burn-in', 'needs-attention', 'failed')`;
+    return n === 1;
+  }
+
+  /** Takes the verdict of a burn-in (once: concurrent checks of the same run see false). */
+  async endBurnIn(id: string, jobId: string): Promise<boolean> {
+    const { count } = await this.db.incident.updateMany({ where: { id, resolvedAt: null, burnInJobId: jobId }, data: { burnInJobId: null } });
+    return count === 1;
   }
 
   /** Records the jobs an incident moved, deduplicated; tenantIds[i] is the tenant of jobIds[i]. */
@@ -161,8 +197,11 @@ export class IncidentsRepository {
     return { nodes: new Map(nodes.map((n) => [n.id, n.name])), gpus: new Map(gpus.map((g) => [g.id, g])) };
   }
 
-  /** Open incidents whose loop is not closed (re-enqueued after a restart). */
+  /** Open incidents whose loop is not closed (re-enqueued after a restart); those waiting for a person are left alone. */
   openIncidents() {
-    return this.db.incident.findMany({ where: { resolvedAt: null, state: { not: 'failed' } }, select: { id: true, detectedAt: true, nodeId: true } });
+    return this.db.incident.findMany({
+      where: { resolvedAt: null, state: { notIn: ['failed', 'needs-attention'] } },
+      select: { id: true, detectedAt: true, nodeId: true },
+    });
   }
 }

@@ -5,6 +5,7 @@ import {
   ZFaultAccepted,
   ZFaultRequest,
   ZIncident,
+  ZIncidentActionAccepted,
   ZIncidentListQuery,
   ZMigChangeAccepted,
   ZMigLayoutRequest,
@@ -124,11 +125,39 @@ export class NodeManagerController {
     return this.nodes.incidents(p, q);
   }
 
+  @Post('incidents/:id/burn-in')
+  @NoBody()
+  @HttpCode(202)
+  @RequireScopes('cluster:admin')
+  @Route({
+    summary: 'Run the burn-in again on hardware that failed it (incident needs-attention), e.g. after replacing the part; 202 while it runs',
+    ok: ZIncidentActionAccepted,
+    status: 202,
+    errors: ADMIN_ERRORS,
+  })
+  retryBurnIn(@Caller() p: Principal, @Param('id') id: string) {
+    return this.nodes.answerIncident(p, id, 'burn-in');
+  }
+
+  @Post('incidents/:id/release')
+  @NoBody()
+  @HttpCode(202)
+  @RequireScopes('cluster:admin')
+  @Route({
+    summary: 'Put hardware that failed burn-in (incident needs-attention) back into service without a pass; resolves the incident',
+    ok: ZIncidentActionAccepted,
+    status: 202,
+    errors: ADMIN_ERRORS,
+  })
+  release(@Caller() p: Principal, @Param('id') id: string) {
+    return this.nodes.answerIncident(p, id, 'release');
+  }
+
   @Post('sim/faults')
   @HttpCode(202)
   @RequireScopes('cluster:admin')
   @Route({
-    summary: 'Inject a fault into the simulated cluster (xid, nic-down, node-down, recover, power-up-fail)',
+    summary: 'Inject a fault into the simulated cluster (xid, nic-down, node-down, recover, power-up-fail, latent: a defect only load shows)',
     body: ZFaultRequest,
     ok: ZFaultAccepted,
     status: 202,

@@ -5,6 +5,7 @@ import type {
   FaultAccepted,
   FaultRequest,
   Incident,
+  IncidentActionAccepted,
   MigChangeAccepted,
   MigLayoutRequest,
   NodeActionResult,
@@ -242,6 +243,27 @@ export class NodeManagerService {
       page.items.map((r) => r.gpuId).filter((x): x is string => !!x),
     );
     return { items: page.items.map((r) => presentIncident(scope, r, targets)), nextCursor: page.nextCursor };
+  }
+
+  /**
+   * An operator's answer to an incident that failed burn-in too often (`needs-attention`): run
+   * the burn-in again (after replacing the part) or release the hardware into service as it is.
+   * The worker does it (the driver lives there); 409 when the incident does not wait for a person.
+   */
+  async answerIncident(p: Principal, id: string, action: 'burn-in' | 'release'): Promise<IncidentActionAccepted> {
+    const inc = await this.incidentsRepo.findIncident(id);
+    if (!inc) throw notFound('incident', id);
+    if (inc.state !== 'needs-attention') {
+      throw new DomainError(
+        'invalid_state',
+        `incident ${id} is ${inc.state}: only an incident that needs attention (failed burn-in) takes a retry or a release`,
+      );
+    }
+    await this.queues.failover(
+      { action: action === 'burn-in' ? 'retry-burn-in' : 'release', incidentId: inc.id, source: p.name },
+      `answer-${inc.id}-${action}-${Date.now()}`,
+    );
+    return { accepted: true, incidentId: inc.id, action };
   }
 
   async injectFault(p: Principal, body: FaultRequest): Promise<FaultAccepted> {

@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
-import type { Incident } from '@gantry/contracts';
+import { INCIDENT_STATES, type Incident } from '@gantry/contracts';
 import { PageHeader } from '@/components/page-header';
 import { Pill } from '@/components/state-badge';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
@@ -11,10 +11,19 @@ import { age } from '@/lib/format';
 import { incidentsListQuery } from '@/lib/queries/incidents';
 import { isOperator, meQuery } from '@/lib/queries/me';
 import { IntegrityPanel } from '@/components/integrity-panel';
+import { IncidentAnswer } from '@/components/incident-answer';
 import { useClient } from '@/lib/session';
 import { useNow } from '@/lib/use-now';
 
-const STATE_TONE: Record<Incident['state'], string> = { open: 'bad', mitigated: 'warn', remediating: 'info', resolved: 'ok', failed: 'bad' };
+const STATE_TONE: Record<Incident['state'], string> = {
+  open: 'bad',
+  mitigated: 'warn',
+  remediating: 'info',
+  'burn-in': 'info',
+  'needs-attention': 'bad',
+  resolved: 'ok',
+  failed: 'bad',
+};
 const SEVERITY_TONE: Record<string, string> = { low: 'info', medium: 'warn', high: 'bad', critical: 'bad' };
 
 const formatSeconds = (s: number) =>
@@ -47,7 +56,7 @@ export default function IncidentsPage() {
         actions={
           <select className="select-sm" value={state} onChange={(e) => setState(e.target.value)} data-testid="incidents-state-filter" aria-label="State">
             <option value="">All states</option>
-            {['open', 'mitigated', 'remediating', 'resolved', 'failed'].map((s) => (
+            {INCIDENT_STATES.map((s) => (
               <option key={s} value={s}>
                 {s}
               </option>
@@ -70,7 +79,7 @@ export default function IncidentsPage() {
         ) : (
           <div className="incident-list" data-testid="incidents">
             {items.map((i) => (
-              <IncidentCard key={i.id} incident={i} />
+              <IncidentCard key={i.id} incident={i} operator={operator} />
             ))}
           </div>
         )}
@@ -79,7 +88,7 @@ export default function IncidentsPage() {
   );
 }
 
-function IncidentCard({ incident: i }: { incident: Incident }) {
+function IncidentCard({ incident: i, operator }: { incident: Incident; operator: boolean }) {
   const now = useNow(1000);
   const [open, setOpen] = useState(!i.resolvedAt);
   const running = i.resolvedAt ? null : (now - Date.parse(i.detectedAt)) / 1000;
@@ -130,15 +139,28 @@ function IncidentCard({ incident: i }: { incident: Incident }) {
         <span className="muted">
           {' '}
           · quarantine: {i.scope === 'none' ? 'none (job restarted only)' : i.scope} · remediation: {i.remediation} · {i.jobsAffected} job(s) moved
+          {i.burnInFailures > 0 ? ` · ${i.burnInFailures} failed burn-in(s)` : ''}
         </span>
       </div>
+      {i.state === 'needs-attention' && operator && <IncidentAnswer incident={i} />}
       {open && (
         <ol className="timeline" data-testid="incident-timeline">
           {i.timeline.map((s, k) => (
             <li key={k} className={`timeline-step step-${s.step}`} data-testid="incident-step" data-step={s.step}>
               <span className="mono small timeline-at">+{((Date.parse(s.at) - Date.parse(i.detectedAt)) / 1000).toFixed(1)} s</span>
               <span className="timeline-name">{s.step}</span>
-              <span className="timeline-msg">{s.message}</span>
+              <span className="timeline-msg">
+                {s.message}
+                {s.findings && s.findings.length > 0 && (
+                  <ul className="burn-in-findings" data-testid="burn-in-findings">
+                    {s.findings.map((f) => (
+                      <li key={f.gpuIndex} className={`finding-${f.result}`} data-result={f.result}>
+                        <span className="mono">GPU {f.gpuIndex}</span> <strong>{f.result}</strong> {f.detail}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </span>
             </li>
           ))}
           {i.jobIds.length > 0 && (
