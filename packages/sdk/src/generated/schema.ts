@@ -536,6 +536,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/incidents/{id}/burn-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the burn-in again on hardware that failed it (incident needs-attention), e.g. after replacing the part; 202 while it runs */
+        post: operations["NodeManagerController_retryBurnIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/incidents/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put hardware that failed burn-in (incident needs-attention) back into service without a pass; resolves the incident */
+        post: operations["NodeManagerController_release"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sim/faults": {
         parameters: {
             query?: never;
@@ -545,7 +579,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Inject a fault into the simulated cluster (xid, nic-down, node-down, recover, power-up-fail) */
+        /** Inject a fault into the simulated cluster (xid, nic-down, node-down, recover, power-up-fail, latent: a defect only load shows) */
         post: operations["NodeManagerController_fault"];
         delete?: never;
         options?: never;
@@ -4898,7 +4932,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                state?: "open" | "mitigated" | "remediating" | "resolved" | "failed";
+                state?: "open" | "mitigated" | "remediating" | "burn-in" | "needs-attention" | "resolved" | "failed";
                 nodeId?: string;
             };
             header?: never;
@@ -4918,7 +4952,7 @@ export interface operations {
                             kind: string;
                             severity: string;
                             /** @enum {string} */
-                            state: "open" | "mitigated" | "remediating" | "resolved" | "failed";
+                            state: "open" | "mitigated" | "remediating" | "burn-in" | "needs-attention" | "resolved" | "failed";
                             /** @enum {string} */
                             scope: "none" | "gpu" | "node";
                             remediation: string;
@@ -4936,11 +4970,19 @@ export interface operations {
                                 at: string;
                                 step: string;
                                 message: string;
+                                findings?: {
+                                    gpuIndex: number;
+                                    /** @enum {string} */
+                                    result: "pass" | "fail";
+                                    detail: string;
+                                }[];
+                                durationSeconds?: number;
                             }[];
                             detectedAt: string;
                             mitigatedAt: string | null;
                             resolvedAt: string | null;
                             mttrSeconds: number | null;
+                            burnInFailures: number;
                         }[];
                         nextCursor: string | null;
                     };
@@ -4999,6 +5041,230 @@ export interface operations {
             };
         };
     };
+    NodeManagerController_retryBurnIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        accepted: true;
+                        incidentId: string;
+                        /** @enum {string} */
+                        action: "burn-in" | "release";
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    NodeManagerController_release: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        accepted: true;
+                        incidentId: string;
+                        /** @enum {string} */
+                        action: "burn-in" | "release";
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
     NodeManagerController_fault: {
         parameters: {
             query?: never;
@@ -5012,7 +5278,7 @@ export interface operations {
                     nodeId: string;
                     gpuIndex?: number;
                     /** @enum {string} */
-                    kind: "xid" | "nic-down" | "node-down" | "recover" | "power-up-fail";
+                    kind: "xid" | "nic-down" | "node-down" | "recover" | "power-up-fail" | "latent";
                     xid?: number;
                 };
             };
@@ -5029,7 +5295,7 @@ export interface operations {
                         nodeId: string;
                         nodeName: string;
                         /** @enum {string} */
-                        kind: "xid" | "nic-down" | "node-down" | "recover" | "power-up-fail";
+                        kind: "xid" | "nic-down" | "node-down" | "recover" | "power-up-fail" | "latent";
                     };
                 };
             };
