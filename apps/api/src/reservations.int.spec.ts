@@ -184,7 +184,7 @@ describe('reservations (real Postgres and Redis, simulated cluster)', () => {
     const kept = await submit(other.auth, other.team.id, { name: 'o-kept-off', simulation: { durationSeconds: 100_000 } });
     const waiting = await until(kept, other.auth, (j) => j.reasons.some((x) => x.code === 'reserved_capacity'));
     expect(waiting.state).toBe('pending');
-    expect(waiting.reasons.find((x) => x.code === 'reserved_capacity')!.message).toContain('"launch window"');
+    expect(waiting.reasons.find((x: { code: string }) => x.code === 'reserved_capacity')!.message).toContain('"launch window"');
     // The holder's job waits for its window.
     const mine = await submit(holder.auth, holder.team.id, { name: 'h-launch', simulation: { durationSeconds: 100_000 } });
     await until(mine, holder.auth, (j) => j.reasons.length > 0);

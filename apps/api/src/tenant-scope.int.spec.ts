@@ -365,6 +365,7 @@ const cases: Record<string, Case> = {
   'BareMetalLeasesRepository.request': async (o) => {
     expect(await repos.bareMetal.request(o, A.bareMetalLease, { from: ['pending'], to: 'releasing', reason: 'x', nodeTo: 'deprovisioning' })).toBe(false);
     expect((await db.bareMetalLease.findUniqueOrThrow({ where: { id: A.bareMetalLease } })).state).toBe('pending');
+  },
   'ReservationsRepository.create': async (o) => {
     const hold = { ...(await db.reservation.findUniqueOrThrow({ where: { id: A.reservation } })) };
     const data = { ...hold, id: undefined, tenantId: undefined, createdAt: undefined };

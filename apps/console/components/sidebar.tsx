@@ -96,20 +96,21 @@ export function Sidebar({ me }: { me: Me | undefined }) {
             </Link>
           ))}
           <div className="nav-section">Administration</div>
-          {ADMIN_NAV.filter(({ href }) => !ADMINS_ONLY.has(href) || !me || me.role === 'tenant-admin' || me.role === 'platform-admin' || (href === '/audit' && me.role === 'team-admin')).map(
-            ({ href, label, testId, icon: Icon }) => (
-              <Link
-                key={href}
-                href={href}
-                data-testid={testId}
-                className={`nav-link${isActive(href) ? ' active' : ''}`}
-                aria-current={isActive(href) ? 'page' : undefined}
-              >
-                <Icon />
-                {label}
-              </Link>
-            ),
-          )}
+          {ADMIN_NAV.filter(
+            ({ href }) =>
+              !ADMINS_ONLY.has(href) || !me || me.role === 'tenant-admin' || me.role === 'platform-admin' || (href === '/audit' && me.role === 'team-admin'),
+          ).map(({ href, label, testId, icon: Icon }) => (
+            <Link
+              key={href}
+              href={href}
+              data-testid={testId}
+              className={`nav-link${isActive(href) ? ' active' : ''}`}
+              aria-current={isActive(href) ? 'page' : undefined}
+            >
+              <Icon />
+              {label}
+            </Link>
+          ))}
         </nav>
         <div className="sidebar-foot">
           {me && (

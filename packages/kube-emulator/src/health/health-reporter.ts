@@ -63,6 +63,10 @@ export class HealthReporter {
         return;
       case 'recover':
         return this.recover(node, fault.gpuIndex);
+      case 'latent':
+      case 'power-up-fail':
+        // what a health monitor reports to Kubernetes has no such signal: on the simulated cluster only
+        throw new FaultError(`the emulator does not inject ${fault.kind} faults (the simulated cluster does)`);
     }
   }
 
