@@ -115,6 +115,8 @@ function runCommand(command: string, payload: BareMetalHookPayload, timeoutMs: n
       if (code === 0) resolve();
       else reject(new Error(`bare-metal hook (${payload.action} ${payload.node}) ${signal ? `killed by ${signal}` : `exited ${code}`}: ${stderr.trim()}`));
     });
+    // a hook that exits without reading its stdin closes the pipe (EPIPE): its exit code decides
+    child.stdin.on('error', () => undefined);
     child.stdin.end(JSON.stringify(payload));
   });
 }

@@ -62,7 +62,7 @@ it(
 
       await driver.bareMetal('bm-node-0', { action: 'deprovision', leaseId: 'lease-1' });
       n = await node('bm-node-0');
-      expect(n.spec?.unschedulable).toBe(false);
+      expect(n.spec?.unschedulable ?? false).toBe(false); // the API server drops a false unschedulable (omitempty)
       expect(n.metadata?.labels?.[BARE_METAL_LABELS.state]).toBeUndefined();
       expect(n.metadata?.labels?.[BARE_METAL_LABELS.lease]).toBeUndefined();
       expect(n.metadata?.annotations?.[BARE_METAL_ANNOTATIONS.image]).toBeUndefined();
