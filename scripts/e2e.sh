@@ -16,6 +16,8 @@ export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
 export GANTRY_QUEUE_PREFIX="gantry-${run_id}"
 export GANTRY_SIM_SPEED="${GANTRY_E2E_SIM_SPEED:-10}"
 export GANTRY_RECONCILE_SECONDS=2
+# A burn-in of 30 simulated seconds (3 s at speed 10) keeps the incident loop within the tests' waits
+export GANTRY_BURN_IN_SECONDS="${GANTRY_BURN_IN_SECONDS:-30}"
 export GANTRY_TRUSTED_PROXIES=127.0.0.1,::1
 export PORT="${GANTRY_E2E_API_PORT:-4100}"
 CONSOLE_PORT="${GANTRY_E2E_CONSOLE_PORT:-3100}"

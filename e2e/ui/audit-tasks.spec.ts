@@ -45,7 +45,7 @@ test.describe('console: audit tasks', () => {
     await page.getByTestId('audit-export').click();
     const file = await (await download).path();
     const lines = readFileSync(file, 'utf8').trim().split(/\r?\n/);
-    expect(lines[0]).toBe('created_at,actor,via,api_key_id,user_id,source,action,target,data');
+    expect(lines[0]).toBe('created_at,actor,via,api_key_id,user_id,source,action,outcome,target,target_name,data');
     expect(lines.length - 1).toBe(shown);
     expect(lines.slice(1).every((l) => /endpoint/.test(l))).toBe(true);
 

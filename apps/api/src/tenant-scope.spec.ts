@@ -20,6 +20,7 @@ const SYSTEM_ACCESS: Record<string, string> = {
   MigChangesRepository: 'MIG re-partitioning acts on hardware',
   IncidentsRepository: 'incidents are the operator’s; incident.presenter masks other tenants’ jobs',
   HeartbeatsRepository: 'cluster hardware',
+  PowerRepository: 'power management switches hardware (nodes) on and off; it reads only whether a node holds work',
   BareMetalNodesRepository: 'the worker’s provisioner takes nodes for every tenant’s bare-metal leases; nodes are hardware',
   DemandRepository: 'the node manager reads the whole queue to switch personas ahead of demand',
   ClusterRepository: 'cluster hardware; cluster.presenter masks the jobs of other tenants on a GPU',
@@ -49,6 +50,7 @@ const SYSTEM_ACCESS: Record<string, string> = {
   'JobLogsRepository.collectable': 'the worker’s log tick reads the logs of every tenant’s running jobs',
   'JobLogsRepository.append': 'the worker stores a job’s lines under the tenant and team of the job it read them for',
   'UtilizationRepository.nodeCapacity': 'hardware only: GPU count and model per node, no tenant or team',
+  'UtilizationRepository.savedWattSeconds': 'hardware only: what powered-off nodes saved, no tenant or team (platform view)',
   'UtilizationRepository.heatmap': 'hardware only: GPU samples and held units, no tenant or team',
 };
 

@@ -11,9 +11,12 @@ export interface RateDecision {
 }
 
 /**
- * Fixed one-minute windows per key in Redis (INCR + PEXPIRE), shared by every API process.
- * Fails open when Redis is unreachable: readiness reports Redis, and refusing all traffic
- * because a counter is missing would be worse.
+ * One-minute sliding windows per key in Redis, shared by every API process: a counter per
+ * fixed minute (INCR + PEXPIRE), and a request counts what the current minute holds plus the
+ * previous minute's count weighted by how much of it still lies within the last 60 s. So a burst
+ * across a minute boundary is limited like any other (a fixed window would let twice the limit
+ * through there). Fails open when Redis is unreachable: readiness reports Redis, and refusing all
+ * traffic because a counter is missing would be worse.
  */
 @Injectable()
 export class RateLimiter {
@@ -26,34 +29,58 @@ export class RateLimiter {
 
   /** The bucket's state without counting this request. */
   async peek(bucket: string, limit = this.config.auth.rateLimitPerMinute, nowMs = Date.now()): Promise<RateDecision> {
-    const windowMs = 60_000;
-    const window = Math.floor(nowMs / windowMs);
-    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000));
+    const w = slidingWindow(nowMs);
     try {
-      const count = Number((await this.redis.client.get(`${this.config.queuePrefix}:ratelimit:${bucket}:${window}`)) ?? 0);
-      return { allowed: count < limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
+      const [current, previous] = await this.redis.client.mget(this.key(bucket, w.window), this.key(bucket, w.window - 1));
+      return decision(Number(current ?? 0) + Number(previous ?? 0) * w.previousWeight, limit, w, false);
     } catch (e) {
       this.logger.warn(`rate limiter unavailable, allowing: ${String(e)}`);
-      return { allowed: true, limit, remaining: limit, resetSeconds };
+      return { allowed: true, limit, remaining: limit, resetSeconds: w.resetSeconds };
     }
   }
 
   async hit(bucket: string, limit = this.config.auth.rateLimitPerMinute, nowMs = Date.now()): Promise<RateDecision> {
-    const windowMs = 60_000;
-    const window = Math.floor(nowMs / windowMs);
-    const key = `${this.config.queuePrefix}:ratelimit:${bucket}:${window}`;
-    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000));
+    const w = slidingWindow(nowMs);
+    const key = this.key(bucket, w.window);
     try {
       const results = await this.redis.client
         .multi()
         .incr(key)
-        .pexpire(key, windowMs + 1000)
+        .pexpire(key, 2 * WINDOW_MS + 1000)
+        .get(this.key(bucket, w.window - 1))
         .exec();
-      const count = Number(results?.[0]?.[1] ?? 0);
-      return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds };
+      const current = Number(results?.[0]?.[1] ?? 0);
+      const previous = Number(results?.[2]?.[1] ?? 0);
+      return decision(current + previous * w.previousWeight, limit, w, true);
     } catch (e) {
       this.logger.warn(`rate limiter unavailable, allowing: ${String(e)}`);
-      return { allowed: true, limit, remaining: limit, resetSeconds };
+      return { allowed: true, limit, remaining: limit, resetSeconds: w.resetSeconds };
     }
   }
+
+  private key(bucket: string, window: number): string {
+    return `${this.config.queuePrefix}:ratelimit:${bucket}:${window}`;
+  }
+}
+
+const WINDOW_MS = 60_000;
+
+interface SlidingWindow {
+  window: number;
+  /** Share of the previous minute that still lies within the last 60 s. */
+  previousWeight: number;
+  /** Seconds until the current minute ends (Retry-After: by then at least its count has aged out by half or more). */
+  resetSeconds: number;
+}
+
+function slidingWindow(nowMs: number): SlidingWindow {
+  const window = Math.floor(nowMs / WINDOW_MS);
+  const into = nowMs - window * WINDOW_MS;
+  return { window, previousWeight: 1 - into / WINDOW_MS, resetSeconds: Math.max(1, Math.ceil((WINDOW_MS - into) / 1000)) };
+}
+
+/** `counted`: the estimate includes this request (hit), so it may reach the limit; a peek must stay below it. */
+function decision(estimate: number, limit: number, w: SlidingWindow, counted: boolean): RateDecision {
+  const used = Math.ceil(estimate - 1e-9);
+  return { allowed: counted ? used <= limit : used < limit, limit, remaining: Math.max(0, limit - used), resetSeconds: w.resetSeconds };
 }

@@ -79,6 +79,7 @@ describe('UtilizationService.report', () => {
       labels: jest.fn().mockResolvedValue(new Map([['team-a', 'Team A']])),
       teamsNow: jest.fn().mockResolvedValue(new Map([['team-a', { allocatedGpus: 2, quotaGuaranteed: 8, quotaLimit: 16 }]])),
       nodeCapacity: jest.fn().mockResolvedValue(new Map([['node-1', { gpuCount: 8, gpuModel: 'H100-80GB' }]])),
+      savedWattSeconds: jest.fn().mockResolvedValue(0),
     } as unknown as UtilizationRepository;
     return { repo, svc: new UtilizationService(repo, parseConfig({})) };
   };
