@@ -113,7 +113,10 @@ function Row({ e, open, onToggle }: { e: AuditEntry; open: boolean; onToggle: ()
         <td className="nowrap">{formatTime(e.createdAt)}</td>
         <td data-testid="audit-actor">{e.actor}</td>
         <td>
-          <span className="tag">{via === 'session' ? 'session' : `key ${e.apiKeyId ?? ''}`}</span>
+          {/* the key's id in full on hover (and in the CSV export); its last characters tell keys apart */}
+          <span className="tag" title={e.apiKeyId ?? undefined}>
+            {via === 'session' ? 'session' : `key …${(e.apiKeyId ?? '').slice(-6)}`}
+          </span>
         </td>
         <td className="mono" data-testid="audit-action">
           {e.action}
