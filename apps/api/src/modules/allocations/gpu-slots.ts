@@ -73,23 +73,29 @@ export async function takeGpuSlots(
     const used = await tx.allocation.aggregate({ where: { gpuId: a.gpuId, endedAt: null }, _sum: { milli: true } });
     if ((used._sum.milli ?? 0) + a.milli > 1000) throw new Abort();
   }
-  await tx.allocation.createMany({
-    data: allocs.map((a) => ({
-      tenantId: owner.tenantId,
-      teamId: owner.teamId,
-      jobId: owner.jobId ?? null,
-      endpointId: owner.endpointId ?? null,
-      replica: a.replica,
-      nodeId: a.nodeId,
-      gpuId: a.gpuId,
-      gpuModel: a.gpuModel,
-      migProfile: a.migProfile ?? null,
-      migStart: a.migStart ?? null,
-      milli: a.milli,
-      gpuUnits: new Prisma.Decimal(a.gpuUnits.toFixed(4)),
-      cpuMilli: a.cpuMilli,
-      memoryMiB: a.memoryMiB,
-      activeSlot: activeSlotKey(a),
-    })),
-  });
+  await tx.allocation.createMany({ data: allocs.map((a) => allocationRow(owner, a)) });
+}
+
+/** The Allocation row of one slot a holder takes (its active slot key makes the slot unique). */
+export function allocationRow(
+  owner: { tenantId: string; teamId: string; jobId?: string | null; endpointId?: string | null },
+  a: NewAllocation,
+): Prisma.AllocationCreateManyInput {
+  return {
+    tenantId: owner.tenantId,
+    teamId: owner.teamId,
+    jobId: owner.jobId ?? null,
+    endpointId: owner.endpointId ?? null,
+    replica: a.replica,
+    nodeId: a.nodeId,
+    gpuId: a.gpuId,
+    gpuModel: a.gpuModel,
+    migProfile: a.migProfile ?? null,
+    migStart: a.migStart ?? null,
+    milli: a.milli,
+    gpuUnits: new Prisma.Decimal(a.gpuUnits.toFixed(4)),
+    cpuMilli: a.cpuMilli,
+    memoryMiB: a.memoryMiB,
+    activeSlot: activeSlotKey(a),
+  };
 }

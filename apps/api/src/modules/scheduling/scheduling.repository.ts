@@ -4,10 +4,9 @@ import type { Reason } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { crashPoint } from '../../common/crash-points';
-import { Abort, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
+import { Abort, allocationRow, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
 import { withinQuota, type QuotaGuard } from '../quotas/quota-guard';
 import { EventsRepository } from '../events/events.repository';
-import { activeSlotKey } from '../allocations/active-slot';
 import { checkPlacements, type LockedState, type Placement } from './placement-batch';
 
 /** Allocation rows per batched-commit transaction (15 bind parameters each). */
@@ -272,24 +271,7 @@ export class SchedulingRepository {
         });
         if (makeShared.length) await tx.gpu.updateMany({ where: { id: { in: makeShared } }, data: { mode: 'shared', version: { increment: 1 } } });
         await tx.allocation.createMany({
-          data: taken.flatMap((p) =>
-            p.allocs.map((a) => ({
-              tenantId: p.job.tenantId,
-              teamId: p.job.teamId,
-              jobId: p.job.id,
-              replica: a.replica,
-              nodeId: a.nodeId,
-              gpuId: a.gpuId,
-              gpuModel: a.gpuModel,
-              migProfile: a.migProfile ?? null,
-              migStart: a.migStart ?? null,
-              milli: a.milli,
-              gpuUnits: new Prisma.Decimal(a.gpuUnits.toFixed(4)),
-              cpuMilli: a.cpuMilli,
-              memoryMiB: a.memoryMiB,
-              activeSlot: activeSlotKey(a),
-            })),
-          ),
+          data: taken.flatMap((p) => p.allocs.map((a) => allocationRow({ tenantId: p.job.tenantId, teamId: p.job.teamId, jobId: p.job.id }, a))),
         });
         await this.events.append(
           tx,
