@@ -7,6 +7,7 @@
  *   mig-manager    nvidia.com/mig.config -> re-partition -> nvidia.com/mig.config.state
  *   persona switch nvidia.com/gpu.workload.config -> the node's GPU resources
  *   health         injected faults as conditions, taints and Events (control API, injectFault())
+ *   burn-in        a burn-in pod's per-GPU findings; a latent GPU defect fails it (kubelet/burn-in-findings.ts)
  *   dcgm-exporter  Prometheus metrics of the GPUs at /metrics
  *
  * Stopping leaves every object in place; a new emulator on the same API server adopts them.
@@ -89,6 +90,8 @@ export interface Emulator {
   /** `http://host:port`, when served. */
   readonly controlUrl?: string;
   injectFault(fault: FaultInjection): Promise<void>;
+  /** A GPU reset (gpuIndex) or a node reboot: like the fault `recover`, but a latent defect survives it. */
+  repair(nodeName: string, gpuIndex?: number): Promise<void>;
   /** The dcgm-exporter page as it would be served now. */
   metricsText(): string;
   /** Stops watching, timers and servers; leaves the cluster's objects as they are. */
@@ -200,6 +203,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     };
     const host = options.host ?? '127.0.0.1';
     const injectFault = (fault: FaultInjection) => health.inject(fault);
+    const repair = (nodeName: string, gpuIndex?: number) => health.repair(nodeName, gpuIndex);
     let metricsUrl: string | undefined;
     let controlUrl: string | undefined;
     if (options.metricsPort !== null) {
@@ -215,12 +219,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       metricsUrl = `${server.url}/metrics`;
     }
     if (options.controlPort !== null) {
-      const server = await listen(options.controlPort ?? 0, host, controlApiHandler({ nodes, injectFault }));
+      const server = await listen(options.controlPort ?? 0, host, controlApiHandler({ nodes, injectFault, repair }));
       servers.push(server);
       controlUrl = server.url;
     }
     let stopped: Promise<void> | undefined;
-    return { nodes, registration, metricsUrl, controlUrl, injectFault, metricsText, stop: () => (stopped ??= stopAll()) };
+    return { nodes, registration, metricsUrl, controlUrl, injectFault, repair, metricsText, stop: () => (stopped ??= stopAll()) };
   } catch (err) {
     await stopAll();
     throw err;

@@ -9,8 +9,10 @@ import type { Emulator } from './emulator';
 import { emulatorOn, ensureNamespace, eventually, smallTopology, startCluster, teardown, type Cluster } from './__tests__/harness';
 import { NODE_LEASE_NAMESPACE } from './cluster/node-objects';
 import { NIC_CONDITION, TAINTS, XID_CONDITION, XID_EVENT_REASON } from './health/fault-reports';
+import { BURN_IN_FAILED_EVENT_REASON } from './kubelet/burn-in-findings';
 
 const { nodeHealthOf, xidsOfEvent } = kubernetesHealthSignals;
+const { workloadStatusFromPods } = kubernetesSpecs;
 
 const { replicaPod } = kubernetesSpecs;
 
@@ -135,8 +137,59 @@ describe('faults', () => {
     }
   });
 
+  it('a latent GPU defect: idle it looks healthy; a burn-in on it fails part way through with its finding and a Warning Event; a reset leaves it, recover (a new part) clears it', async () => {
+    expect((await postFault({ nodeName: 'gpu-node-1', kind: 'latent', gpuIndex: 5 })).status).toBe(204);
+    const idle = await node('gpu-node-1');
+    expect(nodeHealthOf(idle).xids).toEqual([]);
+    expect(idle.status?.allocatable?.['nvidia.com/gpu']).toBe('8');
+
+    // a burn-in of 5 s on GPUs 5 and 6: the stress phase finds GPU 5 at 40 %
+    const burnIn = async (jobId: string) => {
+      const replica = { replica: 0, nodeName: 'gpu-node-1', gpus: [{ index: 5 }, { index: 6 }] };
+      const request = { jobId, kind: 'burn-in', durationSeconds: 5, replicas: [replica] };
+      const body = replicaPod({ request, replica, namespace: 'gantry', defaultImage: 'dcgm' });
+      const started = Date.now();
+      await cluster!.core.createNamespacedPod({ namespace: 'gantry', body });
+      const ended = await eventually(
+        `${jobId} ended`,
+        async () => {
+          const pod = await cluster!.core.readNamespacedPod({ namespace: 'gantry', name: body.metadata!.name! });
+          return pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded' ? pod : undefined;
+        },
+        20_000,
+      );
+      return { status: workloadStatusFromPods([ended], Date.now()), seconds: (Date.now() - started) / 1000 };
+    };
+    const first = await burnIn('burn-in-latent-1');
+    expect(first.status).toMatchObject({ state: 'exited', exitCode: 1 });
+    expect(first.status.message).toMatch(/^gpu 5 fail targeted_stress: .+\ngpu 6 pass all tests passed$/);
+    expect(first.seconds).toBeLessThan(4.5); // part way through, not at the end of its 5 s
+    const events = await eventually('the diagnostic Event', async () => {
+      const found = await nodeEvents('gpu-node-1', BURN_IN_FAILED_EVENT_REASON);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(events[0]).toMatchObject({ type: 'Warning', source: { component: 'dcgm-diag' } });
+    expect(events[0]!.message).toMatch(/GPU 5 of node gpu-node-1/);
+
+    // a GPU reset (the incident loop's remediation) does not cure it
+    const repaired = await fetch(`${emulator!.controlUrl}/v1/repairs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ nodeName: 'gpu-node-1', gpuIndex: 5 }),
+    });
+    expect(repaired.status).toBe(204);
+    expect((await burnIn('burn-in-latent-2')).status.exitCode).toBe(1);
+
+    // a new part: the burn-in passes at its end
+    expect((await postFault({ nodeName: 'gpu-node-1', kind: 'recover', gpuIndex: 5 })).status).toBe(204);
+    const passed = await burnIn('burn-in-latent-3');
+    expect(passed.status).toMatchObject({ state: 'exited', exitCode: 0, message: 'gpu 5 pass all tests passed\ngpu 6 pass all tests passed' });
+    expect(passed.seconds).toBeGreaterThanOrEqual(4.5);
+  }, 60_000);
+
   it.each([
     ['an unknown kind', { nodeName: 'gpu-node-0', kind: 'meteor' }, 400],
+    ['a latent fault without a GPU', { nodeName: 'gpu-node-0', kind: 'latent' }, 400],
     ['an xid without a GPU', { nodeName: 'gpu-node-0', kind: 'xid' }, 400],
     ['an unknown field', { nodeName: 'gpu-node-0', kind: 'recover', force: true }, 400],
     ['a GPU the node does not have', { nodeName: 'gpu-node-0', kind: 'xid', gpuIndex: 8 }, 400],

@@ -4,17 +4,17 @@ import type { ClusterDriver, FaultInjection } from '@gantry/driver';
 import { EmulatorControlClient, withEmulatedHardware } from './emulated-hardware';
 import { parseConfig } from '../config/config';
 
-/** A stand-in for the kube-emulator's control API: records the faults, 404 for an unknown node. */
-async function controlApi(): Promise<{ url: string; faults: FaultInjection[]; server: Server }> {
-  const faults: FaultInjection[] = [];
+/** A stand-in for the kube-emulator's control API: records the faults and repairs, 404 for an unknown node. */
+async function controlApi(): Promise<{ url: string; faults: (FaultInjection | { path: string; nodeName: string; gpuIndex?: number })[]; server: Server }> {
+  const faults: (FaultInjection | { path: string; nodeName: string; gpuIndex?: number })[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/faults') return void res.writeHead(404).end();
+      if (req.method !== 'POST' || (req.url !== '/v1/faults' && req.url !== '/v1/repairs')) return void res.writeHead(404).end();
       const fault = JSON.parse(body) as FaultInjection;
       if (fault.nodeName === 'nowhere') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown node nowhere"}');
-      faults.push(fault);
+      faults.push(req.url === '/v1/repairs' ? { path: req.url, ...fault } : fault);
       res.writeHead(204).end();
     });
   });
@@ -27,15 +27,15 @@ describe('the hardware of a kube-emulator cluster', () => {
   beforeAll(async () => (api = await controlApi()));
   afterAll(() => new Promise((r) => api.server.close(r)));
 
-  it('injects faults, resets a GPU and reboots a node through the control API', async () => {
+  it('injects faults through the control API; a GPU reset and a node reboot are repairs (a latent defect survives them), not recover', async () => {
     const driver = withEmulatedHardware({ name: 'kubernetes' } as ClusterDriver, new EmulatorControlClient(api.url));
     await driver.injectFault!({ nodeName: 'h100-s0-l0-n0', kind: 'xid', gpuIndex: 3, xid: 79 });
     await driver.resetGpu!('h100-s0-l0-n0', 3);
     await driver.rebootNode!('h100-s0-l0-n1');
     expect(api.faults).toEqual([
       { nodeName: 'h100-s0-l0-n0', kind: 'xid', gpuIndex: 3, xid: 79 },
-      { nodeName: 'h100-s0-l0-n0', kind: 'recover', gpuIndex: 3 },
-      { nodeName: 'h100-s0-l0-n1', kind: 'recover' },
+      { path: '/v1/repairs', nodeName: 'h100-s0-l0-n0', gpuIndex: 3 },
+      { path: '/v1/repairs', nodeName: 'h100-s0-l0-n1' },
     ]);
   });
 

@@ -16,6 +16,8 @@ export interface EmulatedGpu {
   healthy: boolean;
   /** Last Xid reported on this GPU (0: none). */
   lastXid: number;
+  /** A defect idle checks miss (fault `latent`): a burn-in on this GPU fails; resets and reboots leave it. */
+  latentFault: boolean;
 }
 
 export interface EmulatedNode {
@@ -55,6 +57,7 @@ export function emulatedNodesOf(topology: Topology): EmulatedNode[] {
         migLayout: (gpu.migLayout ?? []).map((s) => ({ ...s })),
         healthy: true,
         lastXid: 0,
+        latentFault: false,
       })),
       persona: node.persona ?? 'container',
       down: false,

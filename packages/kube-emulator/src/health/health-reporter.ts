@@ -7,7 +7,13 @@
  *              Warning Event SysLogsXIDError only (the GPU stays healthy)
  *   nic-down   condition InfiniBandStateCheck=True
  *   node-down  heartbeats stop, Ready=Unknown, taints node.kubernetes.io/unreachable, its pods fail (NodeLost)
- *   recover    the node, its NIC and its GPUs (or only gpuIndex) come back; conditions go False, taints go
+ *   latent     a GPU defect idle checks miss: nothing is reported and the GPU stays allocatable; a
+ *              burn-in pod on it fails (the kubelet's burn-in, burn-in-findings.ts)
+ *   recover    the node, its NIC and its GPUs (or only gpuIndex) come back; conditions go False, taints
+ *              go; a latent defect goes too (the part was replaced)
+ *
+ * repair() is a GPU reset or a node reboot (the incident loop's remediation): what recover does,
+ * except that a latent defect survives it.
  */
 import { xidEffect, type FaultInjection } from '@gantry/driver';
 import type { V1Node } from '@kubernetes/client-node';
@@ -62,12 +68,29 @@ export class HealthReporter {
         await this.event(node, 'Normal', 'NodeNotReady', `Node ${node.name} status is now: NodeNotReady`, 'node-controller');
         return;
       case 'recover':
-        return this.recover(node, fault.gpuIndex);
+        return this.recover(node, fault.gpuIndex, { partReplaced: true });
       case 'latent':
+        return this.latent(node, fault.gpuIndex);
       case 'power-up-fail':
-        // what a health monitor reports to Kubernetes has no such signal: on the simulated cluster only
+        // the emulator has no power hook to fail: on the simulated cluster only
         throw new FaultError(`the emulator does not inject ${fault.kind} faults (the simulated cluster does)`);
     }
+  }
+
+  /** A GPU reset (gpuIndex) or a node reboot: Xids and a down node or NIC clear, latent defects stay. */
+  async repair(nodeName: string, gpuIndex?: number): Promise<void> {
+    const node = this.nodes.get(nodeName);
+    if (!node) throw new FaultError(`no emulated node named ${nodeName}`);
+    return this.recover(node, gpuIndex, { partReplaced: false });
+  }
+
+  /** Nothing to report: an idle check passes. Only load (a burn-in) shows it. */
+  private latent(node: EmulatedNode, gpuIndex: number | undefined): Promise<void> {
+    if (gpuIndex === undefined) throw new FaultError('a latent fault needs gpuIndex');
+    const gpu = node.gpus[gpuIndex];
+    if (!gpu) throw new FaultError(`node ${node.name} has no GPU ${gpuIndex} (it has ${node.gpus.length})`);
+    gpu.latentFault = true;
+    return Promise.resolve();
   }
 
   private async xid(node: EmulatedNode, gpuIndex: number | undefined, xid: number): Promise<void> {
@@ -88,10 +111,13 @@ export class HealthReporter {
     await this.options.registrar.publishStatus(node);
   }
 
-  private async recover(node: EmulatedNode, gpuIndex: number | undefined): Promise<void> {
+  private async recover(node: EmulatedNode, gpuIndex: number | undefined, how: { partReplaced: boolean }): Promise<void> {
     const gpus = gpuIndex === undefined ? node.gpus : node.gpus.filter((g) => g.index === gpuIndex);
     if (gpuIndex !== undefined && gpus.length === 0) throw new FaultError(`node ${node.name} has no GPU ${gpuIndex}`);
-    for (const gpu of gpus) gpu.healthy = true;
+    for (const gpu of gpus) {
+      gpu.healthy = true;
+      if (how.partReplaced) gpu.latentFault = false;
+    }
     const wasDown = node.down;
     node.down = false;
     node.nicDown = false;

@@ -6,6 +6,8 @@
  *   deletion     --sigtermSeconds-->          checkpoint saved, exit 143, object removed
  *                (grace period shorter:       SIGKILL at its end, exit 137, no checkpoint)
  *   fatal Xid on its GPU                      Failed (exit 1)
+ *   burn-in pod                               per-GPU findings in its termination message; a latent
+ *                                             GPU defect fails it part way through (burn-in-findings.ts)
  *   node down                                 Failed, reason NodeLost (exit 137)
  *
  * Pods come from a watch on every bound pod; pods already there when the emulator starts are
@@ -18,6 +20,8 @@ import { httpStatusOf, type KubeClients } from '../kube/client';
 import { Informer } from '../kube/informer';
 import type { WorkQueue } from '../kube/work-queue';
 import { kubernetesSpecs } from '@gantry/driver';
+import { nodeEvent } from '../health/fault-reports';
+import { BURN_IN_FAILED_EVENT_REASON, burnInFailedMessage, burnInOutcome, isBurnInPod } from './burn-in-findings';
 import { DeviceAllocator } from './device-allocator';
 import {
   admissionFailedStatus,
@@ -192,12 +196,45 @@ export class Kubelet {
   private scheduleCompletion(tracked: TrackedPod, pod: V1Pod, startedAt: Date): void {
     const remaining = remainingSeconds(pod);
     if (remaining === undefined || this.stopped) return;
-    const dueMs = Math.max(0, startedAt.getTime() + remaining * 1000 - Date.now());
+    let end: Termination = { exitCode: 0, reason: 'Completed' };
+    let endsAfterSeconds = remaining;
+    let failedGpus: number[] = [];
+    const node = this.nodes.get(tracked.nodeName);
+    if (node && isBurnInPod(pod)) {
+      const indexes = this.devices.allocations(node.name).get(tracked.uid)?.gpuIndexes ?? [];
+      const outcome = burnInOutcome(
+        node.gpus.filter((g) => indexes.includes(g.index)),
+        remaining,
+      );
+      end = outcome.termination;
+      endsAfterSeconds = outcome.failAtSeconds ?? remaining;
+      failedGpus = outcome.failed;
+    }
+    const dueMs = Math.max(0, startedAt.getTime() + endsAfterSeconds * 1000 - Date.now());
     clearTimeout(tracked.timer);
     tracked.timer = setTimeout(() => {
       tracked.timer = undefined;
-      this.end(tracked.uid, { exitCode: 0, reason: 'Completed' });
+      this.end(tracked.uid, end);
+      if (node && failedGpus.length > 0) void this.reportFailedDiagnostic(node, tracked, failedGpus);
     }, dueMs);
+  }
+
+  /** A failed burn-in, as a GPU health monitor reports a failed diagnostic: a Warning Event on the Node. */
+  private async reportFailedDiagnostic(node: EmulatedNode, tracked: TrackedPod, gpus: number[]): Promise<void> {
+    const { clients, queue } = this.options;
+    const body = nodeEvent({
+      node,
+      type: 'Warning',
+      reason: BURN_IN_FAILED_EVENT_REASON,
+      message: burnInFailedMessage(node.name, gpus, tracked.name),
+      component: 'dcgm-diag',
+      now: new Date(),
+    });
+    try {
+      await queue.run(() => clients.core.createNamespacedEvent({ namespace: 'default', body }));
+    } catch (err) {
+      this.options.onError(`reporting the failed burn-in of pod ${tracked.namespace}/${tracked.name}`, err);
+    }
   }
 
   /** Writes a terminal status (the pod stays, as Succeeded or Failed). */
