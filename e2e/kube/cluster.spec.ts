@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { client, demoKey, until } from '../support';
-import { emulatorFault, kubeGpuNodes, podsOfJob } from './kube';
+import { emulatorFault, kubeGet, kubeGpuNodes, nodeEvents, podsOfJob, type Pod } from './kube';
 
 const admin = () => client(process.env.E2E_ADMIN_KEY!);
 const research = () => client(demoKey('Max (member)'));
@@ -34,6 +34,41 @@ test.describe('the cluster on Kubernetes', () => {
     expect(incident.gpuIndex).toBe(2);
     expect(incident.mttrSeconds).not.toBeNull();
     expect((await admin().nodes.get(node.id)).gpus.find((g) => g.index === 2)!.health).toBe('healthy');
+  });
+
+  test('a latent GPU defect (idle checks pass): after the Xid and each reset, the burn-in pod fails under load; after two the incident needs attention', async () => {
+    test.setTimeout(120_000);
+    const nodeName = 'a100-s1-l3-n3';
+    const node = (await admin().nodes.list({ limit: 500 })).items.find((n) => n.name === nodeName)!;
+    const at = Date.now() - 1000;
+    await admin().sim.fault({ nodeId: node.id, kind: 'latent', gpuIndex: 1 });
+    await admin().sim.fault({ nodeId: node.id, kind: 'xid', gpuIndex: 1, xid: 79 });
+    try {
+      const incident = await until(async () => {
+        const page = await admin().incidents.list({ nodeId: node.id, limit: 20 });
+        return page.items.find((i) => i.kind === 'xid' && Date.parse(i.detectedAt) >= at && i.state === 'needs-attention');
+      }, 100_000);
+      expect(incident.gpuIndex).toBe(1);
+      expect(incident.burnInFailures).toBe(2);
+      const failed = incident.timeline.filter((s) => s.step === 'burn-in-failed');
+      expect(failed).toHaveLength(2);
+      expect(failed[0]!.findings).toEqual([{ gpuIndex: 1, result: 'fail', detail: expect.stringMatching(/targeted_stress/) }]);
+      // on the cluster: the burn-in pods failed, each with its finding in the termination message, and the diagnostic's Events
+      const pods = await kubeGet<{ items: (Pod & { status?: { containerStatuses?: { state?: { terminated?: { exitCode: number; message?: string } } }[] } })[] }>(
+        `/api/v1/namespaces/gantry/pods?labelSelector=${encodeURIComponent('gantry.io/job-id')}`,
+      );
+      const burnIns = pods.items.filter((p) => p.metadata.annotations?.['gantry.io/job-kind'] === 'burn-in' && p.spec.nodeName === nodeName);
+      expect(burnIns.length).toBeGreaterThanOrEqual(1);
+      for (const p of burnIns) expect(p.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 1, message: expect.stringMatching(/^gpu 1 fail /) });
+      const events = await nodeEvents(nodeName, 'GpuDiagnosticFailed');
+      expect(events.length).toBeGreaterThanOrEqual(2);
+      expect(events[0]).toMatchObject({ type: 'Warning', source: { component: 'dcgm-diag' } });
+    } finally {
+      // the part replaced, then the person releases it
+      await emulatorFault({ nodeName, kind: 'recover', gpuIndex: 1 });
+      const open = (await admin().incidents.list({ nodeId: node.id, limit: 20 })).items.find((i) => i.state === 'needs-attention');
+      if (open) await admin().incidents.release(open.id);
+    }
   });
 
   test('a node going down (emulator control API) moves its job to another node; the incident closes', async () => {

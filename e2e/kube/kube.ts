@@ -70,7 +70,7 @@ export async function kubeGpuNodes(): Promise<KubeNode[]> {
 /** The kube-emulator's control API: POST /v1/faults (the body of Gantry's FaultInjection). */
 export async function emulatorFault(fault: {
   nodeName: string;
-  kind: 'xid' | 'nic-down' | 'node-down' | 'recover';
+  kind: 'xid' | 'nic-down' | 'node-down' | 'latent' | 'recover';
   gpuIndex?: number;
   xid?: number;
 }): Promise<void> {
@@ -78,4 +78,10 @@ export async function emulatorFault(fault: {
   if (!url) throw new Error('E2E_KUBE_EMULATOR_URL is not set');
   const res = await fetch(`${url}/v1/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });
   if (res.status !== 204) throw new Error(`emulator fault: ${res.status} ${await res.text()}`);
+}
+
+/** Events about a node with one reason (all namespaces). */
+export async function nodeEvents(nodeName: string, reason: string): Promise<{ type: string; message: string; source?: { component?: string } }[]> {
+  const selector = encodeURIComponent(`involvedObject.name=${nodeName},reason=${reason}`);
+  return (await kubeGet<{ items: { type: string; message: string; source?: { component?: string } }[] }>(`/api/v1/events?fieldSelector=${selector}`)).items;
 }

@@ -5,6 +5,7 @@
  *   registrar      Node objects (GPU feature discovery + Topograph labels, capacity), Leases, heartbeats
  *   kubelet        pods bound to its nodes: Pending -> Running -> Succeeded/Failed, graceful deletion
  *   mig-manager    nvidia.com/mig.config -> re-partition -> nvidia.com/mig.config.state
+ *   DCM            (AMD) dcm.amd.com/gpu-config-profile -> re-partition -> dcm.amd.com/gpu-config-profile-state
  *   persona switch nvidia.com/gpu.workload.config -> the node's GPU resources
  *   health         injected faults as conditions, taints and Events (control API, injectFault())
  *   burn-in        a burn-in pod's per-GPU findings; a latent GPU defect fails it (kubelet/burn-in-findings.ts)
@@ -33,6 +34,7 @@ import { Informer } from './kube/informer';
 import { WorkQueue } from './kube/work-queue';
 import { Kubelet } from './kubelet/kubelet';
 import { dcgmMetricsText, gpuLoads, type GpuUser } from './metrics/dcgm-text';
+import { DeviceConfigManager } from './operator/device-config-manager';
 import { MigManager } from './operator/mig-manager';
 import { PersonaSwitch } from './operator/persona-switch';
 
@@ -70,6 +72,8 @@ export interface EmulatorOptions {
   sharedReplicasPerGpu?: number;
   /** Where mig-manager reads mig-parted configs. Default: the Kubernetes driver's ConfigMap. */
   migPartedConfigMap?: { namespace: string; name: string; key?: string };
+  /** Where the AMD Device Config Manager reads its profiles. Default: the Kubernetes driver's ConfigMap. */
+  dcmConfigMap?: { namespace: string; name: string; key?: string };
   /** dcgm-exporter port (0: any free port; null: off). Default 0. */
   metricsPort?: number | null;
   /** Control API port (0: any free port; null: off). Default 0. */
@@ -136,6 +140,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     onChange: (event, node) => {
       if (event === 'deleted') return;
       migManager.onNode(node);
+      deviceConfigManager.onNode(node);
       personaSwitch.onNode(node);
     },
     onError: (err) => onError('watching nodes', err),
@@ -150,6 +155,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     applySeconds: scaled(delays.migApplySeconds),
     onError,
   });
+  const dcmRef = options.dcmConfigMap ?? KUBERNETES_DRIVER_DEFAULTS.dcmConfigMap;
+  const deviceConfigManager = new DeviceConfigManager(nodes, latest, {
+    clients,
+    queue,
+    registrar,
+    kubelet,
+    configMap: { namespace: dcmRef.namespace, name: dcmRef.name, key: dcmRef.key ?? 'config.json' },
+    applySeconds: scaled(delays.migApplySeconds),
+    onError,
+  });
   const personaSwitch = new PersonaSwitch(nodes, { registrar, switchSeconds: scaled(delays.personaSwitchSeconds), onError });
   const health = new HealthReporter(nodes, { clients, queue, registrar, kubelet, latest });
 
@@ -159,6 +174,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     kubelet.stop();
     nodeInformer.stop();
     migManager.stop();
+    deviceConfigManager.stop();
     personaSwitch.stop();
     await Promise.all(servers.map((s) => s.close()));
     closeConnectionPool(config);
@@ -167,6 +183,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   try {
     // The GPU Operator's namespace, where mig-manager's config file lives.
     await ensureNamespace(clients, namespace);
+    // The AMD GPU Operator's, where the Device Config Manager's profiles live.
+    if (dcmRef.namespace !== namespace) await ensureNamespace(clients, dcmRef.namespace);
     const registration = await registrar.register();
     // Adopted nodes: capacity and Ready as the hardware state the previous run left says.
     await Promise.all(

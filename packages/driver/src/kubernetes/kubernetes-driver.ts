@@ -1,13 +1,14 @@
 /**
- * KubernetesDriver: Gantry on a real cluster with the NVIDIA GPU Operator. A thin client: the
- * objects come from the pure builders in specs.ts, this class moves them over the API and waits
- * for the operator to act (mig-manager's `nvidia.com/mig.config.state`, the persona's GPU
- * resources, evicted pods going away).
+ * KubernetesDriver: Gantry on a real cluster with the NVIDIA GPU Operator (or the AMD GPU
+ * Operator). A thin client: the objects come from the pure builders in specs.ts, this class moves
+ * them over the API and waits for the operator to act (mig-manager's `nvidia.com/mig.config.state`,
+ * the Device Config Manager's `dcm.amd.com/gpu-config-profile-state`, the persona's GPU resources,
+ * evicted pods going away).
  */
 import type { KubeConfig, V1Node, V1Pod } from '@kubernetes/client-node';
 import { systemClock, type Clock } from '../clock';
 import { DriverEventBus } from '../event-bus';
-import { assertValidMigLayout } from '../shared/mig-layout';
+import { assertValidMigLayout, sameMigLayout } from '../shared/mig-layout';
 import type {
   BareMetalOperation,
   ClusterDriver,
@@ -24,18 +25,19 @@ import type {
   WorkloadStatus,
 } from '../types';
 import { startEach } from '../shared/start-many';
-import { capacityShortfall, externalGpuUseByNode, isGantryPod } from './gpu-capacity';
+import { capacityShortfall, externalGpuUseByNode, gpuRequestsOf, isGantryPod } from './gpu-capacity';
+import { DCM_TAINT, dcmLayoutsAdvertised, dcmProfileFor, dcmProgress, withDcmProfile, withDcmTaint } from './dcm-config';
 import { ClusterView } from './cluster-view';
 import { closeConnectionPool, withConnectionPool } from './connection-pool';
 import { KubeApi, httpStatusOf, loadClientNode, loadKubeConfig } from './kube-api';
 import { KubeEventSource } from './kube-event-source';
 import { parseDcgmMetrics } from './dcgm-metrics';
 import { parsePodLog } from './pod-log';
-import { AMD_GPU_LABELS, GANTRY_LABELS, GPU_LABELS, gpuVendorOfLabels } from '../shared/labels';
-import { migConfigName, migPartedDevices, withMigPartedConfig, type MigPartedDeviceConfig } from './mig-config';
+import { AMD_GPU_LABELS, GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, gpuVendorOfLabels } from '../shared/labels';
+import { migConfigName, migPartedDevices, normalizeMigLayouts, withMigPartedConfig, type MigPartedDeviceConfig } from './mig-config';
 import { inventoryNodeFromKubeNode, isNodeReady, migLayoutsOfNode } from './node-inventory';
 import { powerPatch, powerStateOfLabels, runPowerHook, type PowerHook } from './power-hook';
-import { cordonPatch, migApplyProgress, migConfigPatch, personaPatch, personaReady } from './node-patches';
+import { cordonPatch, dcmProfilePatch, migApplyProgress, migConfigPatch, personaPatch, personaReady } from './node-patches';
 import { pollUntil, type PollOutcome } from './poll-until';
 import { gpuResourceLimits, isEvictable, isPodFinished, isPodTerminating, jobSelector, replicaPod, workloadStatusFromPods } from './pods';
 import { retryOnConflict } from './retry';
@@ -50,6 +52,14 @@ export interface MigPartedConfigMapRef {
   key?: string;
 }
 
+/** Where the AMD GPU Operator's Device Config Manager reads its profiles (DeviceConfig `configManager.config.name`). */
+export interface DcmConfigMapRef {
+  namespace: string;
+  name: string;
+  /** Default `config.json`. */
+  key?: string;
+}
+
 export interface KubernetesDriverOptions {
   /** A loaded config; otherwise `kubeconfigPath`, otherwise the default chain. */
   kubeConfig?: KubeConfig;
@@ -60,6 +70,8 @@ export interface KubernetesDriverOptions {
   image?: string;
   /** ConfigMap Gantry writes its named mig-parted configs into; `null` if someone else does. */
   migPartedConfigMap?: MigPartedConfigMapRef | null;
+  /** ConfigMap Gantry writes its AMD partition profiles into (the Device Config Manager's); `null` if someone else does. */
+  dcmConfigMap?: DcmConfigMapRef | null;
   /** Restricts discovery, e.g. `nvidia.com/gpu.present=true`. Default: every node with GPU labels. */
   nodeLabelSelector?: string;
   /** How often to poll the API while waiting for the operator to act. Default 2 s. (Events come from watches.) */
@@ -94,6 +106,7 @@ export const KUBERNETES_DRIVER_DEFAULTS = {
   namespace: 'gantry',
   image: 'nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04',
   migPartedConfigMap: { namespace: 'gpu-operator', name: 'gantry-mig-parted-config', key: 'config.yaml' },
+  dcmConfigMap: { namespace: 'kube-amd-gpu', name: 'config-manager-config', key: 'config.json' },
   pollSeconds: 2,
   migApplyTimeoutSeconds: 900,
   personaTimeoutSeconds: 900,
@@ -106,6 +119,7 @@ interface ResolvedSettings {
   namespace: string;
   image: string;
   migPartedConfigMap: MigPartedConfigMapRef | null;
+  dcmConfigMap: DcmConfigMapRef | null;
   pollMs: number;
   migApplyTimeoutSeconds: number;
   personaTimeoutSeconds: number;
@@ -150,6 +164,7 @@ export class KubernetesDriver implements ClusterDriver {
       namespace: options.namespace ?? defaults.namespace,
       image: options.image ?? defaults.image,
       migPartedConfigMap: options.migPartedConfigMap === undefined ? defaults.migPartedConfigMap : options.migPartedConfigMap,
+      dcmConfigMap: options.dcmConfigMap === undefined ? defaults.dcmConfigMap : options.dcmConfigMap,
       pollMs: (options.pollSeconds ?? defaults.pollSeconds) * 1000,
       migApplyTimeoutSeconds: options.migApplyTimeoutSeconds ?? defaults.migApplyTimeoutSeconds,
       personaTimeoutSeconds: options.personaTimeoutSeconds ?? defaults.personaTimeoutSeconds,
@@ -199,11 +214,7 @@ export class KubernetesDriver implements ClusterDriver {
       const gpu = inventory.gpus[gpuIndex];
       if (!gpu) throw new Error(`node ${nodeName} has no GPU ${gpuIndex} (it has ${inventory.gpus.length})`);
       assertValidMigLayout(gpu.model, layout);
-      if (gpuVendorOfLabels(node.metadata?.labels) === 'amd') {
-        throw new Error(
-          `node ${nodeName} has AMD GPUs: their partition mode is set through the AMD GPU Operator's Device Config Manager (label ${AMD_GPU_LABELS.configProfile}), which this driver does not drive yet`,
-        );
-      }
+      if (gpuVendorOfLabels(node.metadata?.labels) === 'amd') return { amd: true as const };
       const layouts = { ...migLayoutsOfNode(node, gpu.model, inventory.gpus.length), [gpuIndex]: layout };
       const name = migConfigName(layouts);
       if (migApplyProgress(node, name) === 'applied') return undefined;
@@ -212,6 +223,7 @@ export class KubernetesDriver implements ClusterDriver {
       return { name, model: gpu.model, gpuCount: inventory.gpus.length };
     });
     if (asked === undefined) return;
+    if ('amd' in asked) return this.applyPartitionMode(nodeName, gpuIndex, layout);
     // Done when mig-manager has applied a config holding this GPU's layout: the one asked for, or
     // a later one that another change of the same node (another GPU) built on top of it.
     const want = migConfigName({ [gpuIndex]: layout });
@@ -222,6 +234,56 @@ export class KubernetesDriver implements ClusterDriver {
       if (progress === 'failed') return { failed: 'mig-manager reported nvidia.com/mig.config.state=failed' };
       return progress === 'applied' ? { done: undefined } : 'waiting';
     });
+  }
+
+  /**
+   * An MI300X's partition mode, through the AMD GPU Operator's Device Config Manager as AMD
+   * documents it (docs/accelerators.md): refused while pods hold the node's GPUs (the taint would
+   * evict them); a profile that changes this GPU and skips the others is written to DCM's
+   * ConfigMap; the node is tainted `amd-dcm=up:NoExecute` and labelled with the profile; done when
+   * DCM reports `success` and the device plugin advertises the new partitions. The taint is
+   * removed whatever the outcome; on `failure` the recorded layouts are put back.
+   */
+  private async applyPartitionMode(nodeName: string, gpuIndex: number, layout: MigSliceSpec[]): Promise<void> {
+    const asked = await retryOnConflict(`partition mode of node ${nodeName}`, async () => {
+      const node = await this.api.readNode(nodeName);
+      const inventory = this.gpuNode(node);
+      const gpu = inventory.gpus[gpuIndex]!;
+      const labels = node.metadata?.labels ?? {};
+      if (sameMigLayout(gpu.migLayout, layout) && dcmProgress(labels, labels[AMD_GPU_LABELS.configProfile] ?? '') !== 'waiting') return undefined;
+      const busy = (await this.api.listPodsOnNode(nodeName)).filter(
+        (p) => !isPodFinished(p) && !isPodTerminating(p) && Object.keys(gpuRequestsOf(p)).some((r) => r.startsWith('amd.com/')),
+      );
+      if (busy.length) {
+        throw new Error(
+          `node ${nodeName} cannot change partition mode while pods hold its GPUs (${busy.map((p) => p.metadata?.name).join(', ')}): the Device Config Manager partitions a node tainted ${DCM_TAINT.key}=${DCM_TAINT.value}:${DCM_TAINT.effect}, which would evict them`,
+        );
+      }
+      const { name, profile } = dcmProfileFor(gpu.model, inventory.gpus.length, { [gpuIndex]: layout });
+      await this.updateConfigMap(this.settings.dcmConfigMap, 'config.json', (text) => withDcmProfile(text, name, profile));
+      const before = Object.fromEntries(inventory.gpus.map((g) => [g.index, g.migLayout]));
+      const layouts = { ...before, [gpuIndex]: layout };
+      await this.api.patchNode(nodeName, dcmProfilePatch(name, layouts, withDcmTaint(node.spec?.taints, true)), node.metadata?.resourceVersion);
+      return { name, layouts, before };
+    });
+    if (asked === undefined) return;
+    try {
+      await this.waitForNode(nodeName, `partition profile ${asked.name} on node ${nodeName}`, this.settings.migApplyTimeoutSeconds, (n) => {
+        const progress = dcmProgress(n.metadata?.labels, asked.name);
+        if (progress === 'failed') {
+          return { failed: `the Device Config Manager reported ${AMD_GPU_LABELS.configProfileState}=failure for profile ${asked.name} (its Events say why)` };
+        }
+        return progress === 'applied' && dcmLayoutsAdvertised(n, asked.layouts) ? { done: undefined } : 'waiting';
+      });
+    } catch (err) {
+      await this.api.patchNode(nodeName, { metadata: { annotations: { [GANTRY_ANNOTATIONS.migLayouts]: JSON.stringify(normalizeMigLayouts(asked.before)) } } }).catch(() => undefined);
+      throw err;
+    } finally {
+      await retryOnConflict(`taints of node ${nodeName}`, async () => {
+        const node = await this.api.readNode(nodeName);
+        await this.api.patchNode(nodeName, { spec: { taints: withDcmTaint(node.spec?.taints, false) } }, node.metadata?.resourceVersion);
+      }).catch(() => undefined);
+    }
   }
 
   async setPersona(nodeName: string, persona: Persona): Promise<void> {
@@ -586,20 +648,29 @@ export class KubernetesDriver implements ClusterDriver {
     );
   }
 
-  /**
-   * Adds `configName` to mig-manager's config file, keeping the configs already there (other
-   * nodes', other writers'): a read-modify-write under the ConfigMap's resourceVersion, again on
-   * a fresh read after a 409, so concurrent writers' configs all survive.
-   */
-  private async publishMigPartedConfig(configName: string, devices: MigPartedDeviceConfig[]): Promise<void> {
-    const ref = this.settings.migPartedConfigMap;
-    if (ref === null) return;
-    const key = ref.key ?? 'config.yaml';
+  /** Adds `configName` to mig-manager's config file, keeping the configs already there (updateConfigMap). */
+  private publishMigPartedConfig(configName: string, devices: MigPartedDeviceConfig[]): Promise<void> {
     const { loadYaml, dumpYaml } = loadClientNode();
+    return this.updateConfigMap(this.settings.migPartedConfigMap, 'config.yaml', (text) =>
+      dumpYaml(withMigPartedConfig(text ? loadYaml<unknown>(text) : undefined, configName, devices)),
+    );
+  }
+
+  /**
+   * Rewrites one key of an operator's ConfigMap (`null` ref: someone else writes it), keeping what
+   * others wrote: a read-modify-write under the ConfigMap's resourceVersion, again on a fresh read
+   * after a 409, so concurrent writers' entries all survive.
+   */
+  private async updateConfigMap(
+    ref: { namespace: string; name: string; key?: string } | null,
+    defaultKey: string,
+    update: (text: string | undefined) => string,
+  ): Promise<void> {
+    if (ref === null) return;
+    const key = ref.key ?? defaultKey;
     await retryOnConflict(`ConfigMap ${ref.namespace}/${ref.name}`, async () => {
       const existing = await this.api.readConfigMap(ref.namespace, ref.name);
-      const current = existing?.data?.[key] ? loadYaml<unknown>(existing.data[key]) : undefined;
-      const data = { ...existing?.data, [key]: dumpYaml(withMigPartedConfig(current, configName, devices)) };
+      const data = { ...existing?.data, [key]: update(existing?.data?.[key]) };
       if (existing?.data?.[key] === data[key]) return;
       if (existing) await this.api.replaceConfigMap({ ...existing, data });
       else await this.api.createConfigMap({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ref.name, namespace: ref.namespace }, data });

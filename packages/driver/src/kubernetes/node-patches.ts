@@ -2,16 +2,16 @@
  * JSON merge patches (`application/merge-patch+json`) for Node objects, and the readiness checks
  * that tell when the GPU Operator has acted on them. Pure functions.
  */
-import type { V1Node } from '@kubernetes/client-node';
+import type { V1Node, V1Taint } from '@kubernetes/client-node';
 import type { Persona } from '../types';
-import { GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, GPU_RESOURCE, isGpuResourceName, SHARED_GPU_RESOURCE } from '../shared/labels';
+import { AMD_GPU_LABELS, GANTRY_ANNOTATIONS, GANTRY_LABELS, GPU_LABELS, GPU_RESOURCE, isGpuResourceName, SHARED_GPU_RESOURCE } from '../shared/labels';
 import { normalizeMigLayouts, type NodeMigLayouts } from './mig-config';
 import { isNodeReady } from './node-inventory';
 
 /** A merge patch: `null` deletes a key. */
 export type NodePatch = {
   metadata?: { labels?: Record<string, string | null>; annotations?: Record<string, string | null> };
-  spec?: { unschedulable?: boolean };
+  spec?: { unschedulable?: boolean; taints?: V1Taint[] | null };
 };
 
 /** Cordon (`true`) or uncordon (`false`). */
@@ -29,6 +29,21 @@ export function migConfigPatch(configName: string, layouts: NodeMigLayouts): Nod
       labels: { [GPU_LABELS.migConfig]: configName, [GPU_LABELS.migConfigState]: null },
       annotations: { [GANTRY_ANNOTATIONS.migLayouts]: JSON.stringify(normalizeMigLayouts(layouts)) },
     },
+  };
+}
+
+/**
+ * Asks the Device Config Manager for profile `profileName` (AMD): the node tainted `amd-dcm=up:NoExecute`
+ * as DCM's docs have it (`taints`: the node's, with it), the stale state label removed so that
+ * waiting for `success` waits for this change, and the layouts it stands for recorded.
+ */
+export function dcmProfilePatch(profileName: string, layouts: NodeMigLayouts, taints: V1Taint[]): NodePatch {
+  return {
+    metadata: {
+      labels: { [AMD_GPU_LABELS.configProfile]: profileName, [AMD_GPU_LABELS.configProfileState]: null },
+      annotations: { [GANTRY_ANNOTATIONS.migLayouts]: JSON.stringify(normalizeMigLayouts(layouts)) },
+    },
+    spec: { taints },
   };
 }
 

@@ -41,5 +41,5 @@ export function adoptNodeState(node: EmulatedNode, existing: V1Node): void {
 
 /** Extended resources the node advertises now (kept at "0" when they go away). */
 export function advertisedResources(existing: V1Node): string[] {
-  return Object.keys(existing.status?.capacity ?? {}).filter((r) => r.startsWith('nvidia.com/'));
+  return Object.keys(existing.status?.capacity ?? {}).filter((r) => kubernetesSpecs.isGpuResourceName(r));
 }

@@ -37,7 +37,7 @@ function amdModeOf(model: string, layout: readonly MigSliceSpec[]): string {
  * VRAM, CUs, partitioning support, the partition mode when every GPU has the same one, and the
  * DCM profile state.
  */
-function amdLabels(node: EmulatedNode): Record<string, string> {
+export function amdLabels(node: EmulatedNode): Record<string, string> {
   const first = node.gpus[0]!;
   const modes = new Set(node.gpus.map((g) => amdModeOf(g.model, g.migLayout)));
   const labels: Record<string, string> = {

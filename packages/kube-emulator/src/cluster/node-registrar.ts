@@ -6,6 +6,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { httpStatusOf, type KubeClients } from '../kube/client';
+import { kubernetesSpecs } from '@gantry/driver';
 import type { WorkQueue } from '../kube/work-queue';
 import { adoptNodeState, advertisedResources } from './adopt-node';
 import type { EmulatedNode } from './emulated-node';
@@ -111,7 +112,7 @@ export class NodeRegistrar {
   async publishStatus(node: EmulatedNode): Promise<void> {
     const previously = this.advertised.get(node.name) ?? new Set<string>();
     const { capacity, allocatable } = nodeCapacity(node, this.options, previously);
-    for (const resource of Object.keys(capacity)) if (resource.startsWith('nvidia.com/')) previously.add(resource);
+    for (const resource of Object.keys(capacity)) if (kubernetesSpecs.isGpuResourceName(resource)) previously.add(resource);
     this.advertised.set(node.name, previously);
     const body = { status: { capacity, allocatable, conditions: [readyCondition(node, new Date())] } };
     await this.options.queue.run(() => this.options.clients.core.patchNodeStatus({ name: node.name, body }, this.options.clients.strategicPatch));
