@@ -54,12 +54,13 @@ test.describe('the cluster on Kubernetes', () => {
       expect(failed).toHaveLength(2);
       expect(failed[0]!.findings).toEqual([{ gpuIndex: 1, result: 'fail', detail: expect.stringMatching(/targeted_stress/) }]);
       // on the cluster: the burn-in pods failed, each with its finding in the termination message, and the diagnostic's Events
-      const pods = await kubeGet<{ items: (Pod & { status?: { containerStatuses?: { state?: { terminated?: { exitCode: number; message?: string } } }[] } })[] }>(
-        `/api/v1/namespaces/gantry/pods?labelSelector=${encodeURIComponent('gantry.io/job-id')}`,
-      );
+      const pods = await kubeGet<{
+        items: (Pod & { status?: { containerStatuses?: { state?: { terminated?: { exitCode: number; message?: string } } }[] } })[];
+      }>(`/api/v1/namespaces/gantry/pods?labelSelector=${encodeURIComponent('gantry.io/job-id')}`);
       const burnIns = pods.items.filter((p) => p.metadata.annotations?.['gantry.io/job-kind'] === 'burn-in' && p.spec.nodeName === nodeName);
       expect(burnIns.length).toBeGreaterThanOrEqual(1);
-      for (const p of burnIns) expect(p.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 1, message: expect.stringMatching(/^gpu 1 fail /) });
+      for (const p of burnIns)
+        expect(p.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 1, message: expect.stringMatching(/^gpu 1 fail /) });
       const events = await nodeEvents(nodeName, 'GpuDiagnosticFailed');
       expect(events.length).toBeGreaterThanOrEqual(2);
       expect(events[0]).toMatchObject({ type: 'Warning', source: { component: 'dcgm-diag' } });

@@ -23,6 +23,11 @@ export function PartitionModePicker({
     const r = partitionModeLayout(model, computeMode, memoryMode);
     if (r.ok) onChange(r.layout);
   };
+  // why the catalog refuses a memory mode with the chosen compute mode (undefined: allowed)
+  const refusal = (memoryMode: string) => {
+    const check = now.computeMode ? partitionModeLayout(model, now.computeMode, memoryMode) : undefined;
+    return check && !check.ok ? check.message : undefined;
+  };
   // a compute mode the chosen memory mode refuses moves to the first memory mode that allows it
   const pickCompute = (computeMode: string) => {
     const memory = partitionModeLayout(model, computeMode, now.memoryMode).ok
@@ -57,8 +62,7 @@ export function PartitionModePicker({
       </div>
       <div className="mig-palette" role="radiogroup" aria-label="memory partition mode">
         {g.memoryModes!.map((m) => {
-          const check = now.computeMode ? partitionModeLayout(model, now.computeMode, m.name) : undefined;
-          const refused = check && !check.ok ? check.message : undefined;
+          const refused = refusal(m.name);
           return (
             <label key={m.name} className={`mig-palette-item${m.name === now.memoryMode ? ' is-selected' : ''}`} title={refused}>
               <input
@@ -78,6 +82,13 @@ export function PartitionModePicker({
           );
         })}
       </div>
+      {g.memoryModes!.map((m) =>
+        refusal(m.name) ? (
+          <p key={m.name} className="muted small" data-testid="memory-mode-refused" data-mode={m.name}>
+            {m.name} is not offered: {refusal(m.name)}
+          </p>
+        ) : null,
+      )}
     </fieldset>
   );
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZGpuHealth, ZNodePowerState, ZNodeState, ZPersona } from './cluster';
+import { MIG_MEMORY_SLOTS } from './gpu-catalog';
 
 /**
  * Node manager: operator actions on nodes and GPUs, MIG layouts, personas,
@@ -9,8 +10,11 @@ import { ZGpuHealth, ZNodePowerState, ZNodeState, ZPersona } from './cluster';
 export const ZMigLayoutEntry = z.object({ profile: z.string().min(1).max(32), start: z.number().int().min(0).max(7) }).strict();
 export type MigLayoutEntry = z.infer<typeof ZMigLayoutEntry>;
 
-/** `PUT /v1/gpus/:id/mig`: the GPU's whole layout; [] turns MIG off. */
-export const ZMigLayoutRequest = z.object({ layout: z.array(ZMigLayoutEntry).max(7) }).strict();
+/**
+ * `PUT /v1/gpus/:id/mig`: the GPU's whole layout; [] turns MIG off. At most one partition per
+ * memory slot (8: an MI300X in CPX has 8 partitions; a MIG GPU at most 7).
+ */
+export const ZMigLayoutRequest = z.object({ layout: z.array(ZMigLayoutEntry).max(MIG_MEMORY_SLOTS) }).strict();
 export type MigLayoutRequest = z.infer<typeof ZMigLayoutRequest>;
 
 /** Answer of `PUT /v1/gpus/:id/mig` (202): the change is queued and applied in the background. */

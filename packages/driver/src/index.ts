@@ -32,7 +32,13 @@ export { RemoteDriver, RemoteDriverError, type RemoteDriverOptions } from './rem
 
 // Kubernetes
 export { runPowerHook, powerStateOfLabels, PowerHookError, type PowerHook } from './kubernetes/power-hook';
-export { KubernetesDriver, KUBERNETES_DRIVER_DEFAULTS, type KubernetesDriverOptions, type MigPartedConfigMapRef, type DcmConfigMapRef } from './kubernetes/kubernetes-driver';
+export {
+  KubernetesDriver,
+  KUBERNETES_DRIVER_DEFAULTS,
+  type KubernetesDriverOptions,
+  type MigPartedConfigMapRef,
+  type DcmConfigMapRef,
+} from './kubernetes/kubernetes-driver';
 export * as kubernetesSpecs from './kubernetes/specs';
 export * as kubernetesHealthSignals from './kubernetes/health-signals';
 export { withConnectionPool, closeConnectionPool } from './kubernetes/connection-pool';

@@ -76,9 +76,16 @@ describe('MI300X partition modes through the Device Config Manager', () => {
 
   it("DCM refuses a profile AMD's does: QPX with NPS4, and a node not tainted first (state failure, a Warning Event)", async () => {
     const file = await dcmFile();
-    file['gpu-config-profiles']['qpx-nps4'] = { skippedGPUs: { ids: [1, 2, 3] }, profiles: [{ computePartition: 'QPX', memoryPartition: 'NPS4', numGPUsAssigned: 1 }] };
+    file['gpu-config-profiles']['qpx-nps4'] = {
+      skippedGPUs: { ids: [1, 2, 3] },
+      profiles: [{ computePartition: 'QPX', memoryPartition: 'NPS4', numGPUsAssigned: 1 }],
+    };
     const configMap = await cluster!.core.readNamespacedConfigMap({ namespace: DCM.namespace, name: DCM.name });
-    await cluster!.core.replaceNamespacedConfigMap({ namespace: DCM.namespace, name: DCM.name, body: { ...configMap, data: { 'config.json': JSON.stringify(file) } } });
+    await cluster!.core.replaceNamespacedConfigMap({
+      namespace: DCM.namespace,
+      name: DCM.name,
+      body: { ...configMap, data: { 'config.json': JSON.stringify(file) } },
+    });
     const label = async (profile: string) =>
       cluster!.clients.core.patchNode(
         { name: NODE, body: { metadata: { labels: { 'dcm.amd.com/gpu-config-profile': profile, 'dcm.amd.com/gpu-config-profile-state': null } } } },

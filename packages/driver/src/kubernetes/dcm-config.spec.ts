@@ -27,10 +27,15 @@ describe("the Device Config Manager's profiles", () => {
   });
 
   it("plans what DCM does: entries in order over the GPUs not skipped; DCM's checks refuse bad profiles", () => {
-    const file = JSON.parse(withDcmProfile(undefined, 'p', { skippedGPUs: { ids: [0] }, profiles: [{ computePartition: 'CPX', memoryPartition: 'NPS1', numGPUsAssigned: 3 }] }));
+    const file = JSON.parse(
+      withDcmProfile(undefined, 'p', { skippedGPUs: { ids: [0] }, profiles: [{ computePartition: 'CPX', memoryPartition: 'NPS1', numGPUsAssigned: 3 }] }),
+    );
     const plan = planDcmProfile(file, 'p', MI, 4);
     expect(plan.ok && Object.keys(plan.layouts)).toEqual(['1', '2', '3']);
-    expect(planDcmProfile(file, 'p', MI, 8)).toMatchObject({ ok: false, reason: expect.stringMatching(/^InvalidProfileInfo: numGPUsAssigned \(3\) plus skippedGPUs \(1\)/) });
+    expect(planDcmProfile(file, 'p', MI, 8)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^InvalidProfileInfo: numGPUsAssigned \(3\) plus skippedGPUs \(1\)/),
+    });
     expect(planDcmProfile(file, 'nope', MI, 4)).toMatchObject({ ok: false, reason: expect.stringMatching(/^NonExistentProfile/) });
     expect(planDcmProfile(undefined, 'p', MI, 4)).toMatchObject({ ok: false, reason: expect.stringMatching(/^ConfigMapNotPresent/) });
     const bad = JSON.parse(withDcmProfile(undefined, 'q', { profiles: [{ computePartition: 'QPX', memoryPartition: 'NPS4', numGPUsAssigned: 4 }] }));

@@ -37,7 +37,11 @@ export interface DcmConfigFile {
  * it is (skipped): entries in GPU order, one per run of equal modes. Throws naming the GPUs when
  * a layout is no mode, or when the changed GPUs would mix memory modes (DCM refuses that).
  */
-export function dcmProfileFor(model: string, gpuCount: number, changes: Readonly<Record<number, readonly MigSliceSpec[]>>): { name: string; profile: DcmProfile } {
+export function dcmProfileFor(
+  model: string,
+  gpuCount: number,
+  changes: Readonly<Record<number, readonly MigSliceSpec[]>>,
+): { name: string; profile: DcmProfile } {
   const changed = Object.keys(changes)
     .map(Number)
     .filter((i) => i >= 0 && i < gpuCount)
@@ -100,12 +104,14 @@ export function planDcmProfile(
   const profile = file['gpu-config-profiles']?.[name];
   if (!profile || !Array.isArray(profile.profiles)) return { ok: false, reason: `NonExistentProfile: no profile ${name} in gpu-config-profiles` };
   const skipped = profile.skippedGPUs?.ids ?? [];
-  if (skipped.some((id) => !Number.isInteger(id) || id < 0 || id >= gpuCount)) return { ok: false, reason: `InvalidProfileInfo: skippedGPUs names a GPU the node does not have` };
+  if (skipped.some((id) => !Number.isInteger(id) || id < 0 || id >= gpuCount))
+    return { ok: false, reason: `InvalidProfileInfo: skippedGPUs names a GPU the node does not have` };
   const assigned = profile.profiles.reduce((sum, e) => sum + (Number(e.numGPUsAssigned) || 0), 0);
   if (assigned + skipped.length !== gpuCount) {
     return { ok: false, reason: `InvalidProfileInfo: numGPUsAssigned (${assigned}) plus skippedGPUs (${skipped.length}) is not the node's ${gpuCount} GPUs` };
   }
-  if (new Set(profile.profiles.map((e) => e.memoryPartition)).size > 1) return { ok: false, reason: 'InvalidProfileInfo: one profile cannot mix memory partition types' };
+  if (new Set(profile.profiles.map((e) => e.memoryPartition)).size > 1)
+    return { ok: false, reason: 'InvalidProfileInfo: one profile cannot mix memory partition types' };
   const order = Array.from({ length: gpuCount }, (_, i) => i).filter((i) => !skipped.includes(i));
   const layouts: Record<number, MigSliceSpec[]> = {};
   for (const entry of profile.profiles) {

@@ -276,7 +276,9 @@ export class KubernetesDriver implements ClusterDriver {
         return progress === 'applied' && dcmLayoutsAdvertised(n, asked.layouts) ? { done: undefined } : 'waiting';
       });
     } catch (err) {
-      await this.api.patchNode(nodeName, { metadata: { annotations: { [GANTRY_ANNOTATIONS.migLayouts]: JSON.stringify(normalizeMigLayouts(asked.before)) } } }).catch(() => undefined);
+      await this.api
+        .patchNode(nodeName, { metadata: { annotations: { [GANTRY_ANNOTATIONS.migLayouts]: JSON.stringify(normalizeMigLayouts(asked.before)) } } })
+        .catch(() => undefined);
       throw err;
     } finally {
       await retryOnConflict(`taints of node ${nodeName}`, async () => {

@@ -86,7 +86,7 @@ export class DeviceConfigManager {
     try {
       const file = parseDcmConfig(await this.readConfigFile());
       const plan = planDcmProfile(file, profile, node.gpus[0]!.model, node.gpus.length);
-      const refusal = !plan.ok ? plan.reason : notTainted(object) ?? this.busyGpu(node, plan.layouts);
+      const refusal = !plan.ok ? plan.reason : (notTainted(object) ?? this.busyGpu(node, plan.layouts));
       if (plan.ok && refusal === undefined) {
         for (const gpu of node.gpus) if (plan.layouts[gpu.index]) gpu.migLayout = plan.layouts[gpu.index]!;
         await this.options.registrar.publishStatus(node);
@@ -127,7 +127,15 @@ export class DeviceConfigManager {
     const labels: Record<string, string | null> = { [AMD_GPU_LABELS.configProfileState]: state };
     if (partition !== undefined) labels[AMD_GPU_LABELS.computeMemoryPartition] = partition;
     const type = state === 'success' ? 'Normal' : 'Warning';
-    const body = nodeEvent({ node, nodeUid: this.latest(node.name)?.metadata?.uid, type, reason, message, component: 'amd-device-config-manager', now: new Date() });
+    const body = nodeEvent({
+      node,
+      nodeUid: this.latest(node.name)?.metadata?.uid,
+      type,
+      reason,
+      message,
+      component: 'amd-device-config-manager',
+      now: new Date(),
+    });
     try {
       await this.options.registrar.patchMetadata(node.name, { labels });
       await this.options.queue.run(() => this.options.clients.core.createNamespacedEvent({ namespace: 'default', body }));
