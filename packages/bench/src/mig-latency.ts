@@ -149,13 +149,14 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
       const ms = Date.now() - t0;
       if (!r.coldStart) throw new Error(`${what}: not a cold start`);
       const rep = await db.endpointReplica.findFirst({ where: { endpointId: id }, orderBy: { createdAt: 'desc' } });
+      const alloc = await db.allocation.findFirst({ where: { endpointId: id }, orderBy: { startedAt: 'desc' }, include: { node: true, gpu: true } });
       const stages: Stages = {};
       if (rep) {
         stages.placed = rep.createdAt.getTime() - t0;
         if (rep.readyAt) stages.ready = rep.readyAt.getTime() - t0;
       }
       stages.answered = ms;
-      return { t0, ms, stages };
+      return { t0, ms, stages, where: alloc ? `${alloc.node.name} GPU ${alloc.gpu.index}` : '?' };
     };
 
     // (b) an endpoint at zero whose 3g slice no GPU has free
@@ -168,7 +169,7 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
       if (mig.requested !== 1) throw new Error(`coldStartRepartition run ${i + 1}: expected one MIG change, saw ${mig.requested}`);
       const stages = { ...mig.stages, ...r.stages };
       b.push({ ms: r.ms, stages });
-      log(`coldStartRepartition ${i + 1}/${o.runs}: answered after ${r.ms} ms (${fmt(stages)})`);
+      log(`coldStartRepartition ${i + 1}/${o.runs}: answered after ${r.ms} ms on ${r.where} (${fmt(stages)})`);
     }
 
     // (c) an endpoint at zero whose slice exists on its GPU
@@ -189,7 +190,7 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
       const mig = await migStages(db, r.t0);
       if (mig.requested !== 0) throw new Error(`coldStartExistingSlice run ${i + 1}: a MIG change happened on the path`);
       c.push({ ms: r.ms, stages: r.stages });
-      log(`coldStartExistingSlice ${i + 1}/${o.runs}: answered after ${r.ms} ms (${fmt(r.stages)})`);
+      log(`coldStartExistingSlice ${i + 1}/${o.runs}: answered after ${r.ms} ms on ${r.where} (${fmt(r.stages)})`);
     }
 
     return {
