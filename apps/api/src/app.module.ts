@@ -84,6 +84,7 @@ import { EndpointsController, SimTrafficController } from './modules/endpoints/e
 import { EndpointsService } from './modules/endpoints/endpoints.service';
 import { EndpointsRepository } from './modules/endpoints/endpoints.repository';
 import { EndpointTraffic } from './modules/endpoints/endpoint-traffic.service';
+import { ReplicaReadiness } from './modules/endpoints/replica-readiness.service';
 import { EndpointReplicasRepository } from './modules/endpoints/endpoint-replicas.repository';
 import { EndpointWorkSource } from './modules/endpoints/endpoint-work.source';
 import { AutoscalerService } from './modules/endpoints/autoscaler.service';
@@ -231,6 +232,7 @@ export class HttpModule {
         EndpointsService,
         EndpointsRepository,
         EndpointTraffic,
+        ReplicaReadiness,
         ClusterService,
         NodeManagerService,
         NodesRepository,
@@ -296,6 +298,7 @@ export class WorkerModule {
         SchedulingService,
         EndpointReplicasRepository,
         EndpointTraffic,
+        ReplicaReadiness,
         EndpointWorkSource,
         AutoscalerService,
         AutoscaleProcessor,

@@ -8,6 +8,7 @@
  * pnpm --silent bench crash [--kills 50] [--json]
  * pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--json]   (real kube-apiserver + kube-emulator)
  * pnpm --silent bench mig [--gpus 64] [--seed 42] [--json]   (demand-driven MIG vs static layouts, simulated time)
+ * pnpm --silent bench mig-latency [--runs 10] [--json]   (MIG and cold-start latency, real API + worker, speed 1, wall clock)
  * pnpm --silent bench planner [--trace default | --generate N] [--policies gantry,fgd,best-fit,kubernetes-default] [--json]
  * The last line of output is one JSON object.
  */
@@ -27,6 +28,7 @@ import { loadCommand } from './load';
 import { crashCommand } from './crash';
 import { kubeCommand } from './kube/kube-bench';
 import { migCommand } from './mig';
+import { migLatencyCommand } from './mig-latency';
 import { plannerCommand } from './planner';
 
 function args(argv: string[]): { cmd: string; opts: Record<string, string> } {
@@ -126,13 +128,14 @@ function main(): number {
   if (cmd === 'crash') return (crashCommand(opts, log), 0);
   if (cmd === 'kube') return (kubeCommand(opts, log), 0);
   if (cmd === 'mig') return (migCommand(opts, log), 0);
+  if (cmd === 'mig-latency') return (migLatencyCommand(opts), 0);
   if (cmd === 'planner') return (plannerCommand(opts, log, pathArg), 0);
   if (cmd === 'cold-starts') {
     coldStartsCommand(opts, log);
     return 0;
   }
   process.stderr.write(
-    'usage: bench openb [--pods csv] [--nodes csv] --policy random|best-fit|fgd|gantry --seeds 42-51 [--json]\n       bench openb-grid [--variants v1,v2] [--trace-seeds 1-2] [--seeds 42-51] [--policies gantry,fgd] [--json]\n       bench openb-variant --variant gpuspec25 [--trace-seed 1] [--out csv]\n       bench throughput [--nodes 10000] [--jobs N] [--json]\n       bench kube [--nodes 1000] [--jobs 2000] [--json]\n       bench planner [--trace default | --generate N] [--policies ...] [--compress F] [--no-power] [--json]\n       bench mig [--gpus 64] [--seed 42] [--json]\n',
+    'usage: bench openb [--pods csv] [--nodes csv] --policy random|best-fit|fgd|gantry --seeds 42-51 [--json]\n       bench openb-grid [--variants v1,v2] [--trace-seeds 1-2] [--seeds 42-51] [--policies gantry,fgd] [--json]\n       bench openb-variant --variant gpuspec25 [--trace-seed 1] [--out csv]\n       bench throughput [--nodes 10000] [--jobs N] [--json]\n       bench kube [--nodes 1000] [--jobs 2000] [--json]\n       bench planner [--trace default | --generate N] [--policies ...] [--compress F] [--no-power] [--json]\n       bench mig [--gpus 64] [--seed 42] [--json]\n       bench mig-latency [--runs 10] [--json]\n',
   );
   return cmd === 'help' ? 0 : 2;
 }

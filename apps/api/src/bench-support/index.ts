@@ -4,6 +4,7 @@
  * is internal to it; a deep import (`@gantry/api/dist/...`) is refused by the exports map.
  */
 export { startBenchWorker, type BenchWorker } from './worker-harness';
+export { startBenchApi, type BenchApi } from './api-harness';
 export { checkInvariants, type InvariantViolation } from '../invariants';
 export { CRASH_POINTS } from '../common/crash-points';
 export { parseConfig } from '../config/config';

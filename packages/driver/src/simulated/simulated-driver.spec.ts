@@ -166,6 +166,30 @@ describe('SimulatedDriver workloads', () => {
     expect((await driver.status('replica')).starting).toBeUndefined();
   });
 
+  it('starts a workload in cachedImageStartSeconds on a node that already pulled its image, in startSeconds elsewhere', async () => {
+    const { driver } = tracked({ delays: { startSeconds: 1, cachedImageStartSeconds: 0.4, modelLoadSeconds: 3 } });
+    await driver.start(wholeGpuJob('first', { kind: 'inference' }));
+    await jest.advanceTimersByTimeAsync(4100);
+    expect((await driver.status('first')).starting).toBeUndefined();
+    await driver.stop('first');
+    // same node, same image: no pull; another node: pulls; another image on the same node: pulls
+    await driver.start(wholeGpuJob('again', { kind: 'inference' }));
+    await driver.start(wholeGpuJob('other-node', { kind: 'inference' }, OTHER_NODE, 0));
+    await driver.start(wholeGpuJob('other-image', { kind: 'inference', image: 'vllm/vllm-openai:v0.6.3' }, NODE, 1));
+    await jest.advanceTimersByTimeAsync(3500);
+    expect((await driver.status('again')).starting).toBeUndefined();
+    expect((await driver.status('other-node')).starting).toBe(true);
+    expect((await driver.status('other-image')).starting).toBe(true);
+    await jest.advanceTimersByTimeAsync(600);
+    expect((await driver.status('other-node')).starting).toBeUndefined();
+    expect((await driver.status('other-image')).starting).toBeUndefined();
+  });
+
+  it('never starts a cached image slower than a pull when only startSeconds is set (benchmarks at zero delay)', async () => {
+    const { driver } = tracked({ delays: { startSeconds: 0 } });
+    expect(driver.delays.cachedImageStartSeconds).toBe(0);
+  });
+
   it('ignores a second start of a running job', async () => {
     const { driver } = tracked({ delays: { startSeconds: 0 } });
     await driver.start(wholeGpuJob('train', { durationSeconds: 100 }));

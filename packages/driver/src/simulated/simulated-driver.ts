@@ -41,7 +41,13 @@ import { DEFAULT_FAULT_XID, xidEffect } from '../shared/xid';
 export interface SimulatedDelays {
   migApplySeconds: number;
   personaSwitchSeconds: number;
+  /** Container start when the node must first pull the workload's image. */
   startSeconds: number;
+  /**
+   * Container start when the node already holds the image (containerd skips the pull, as with
+   * imagePullPolicy IfNotPresent): creating the sandbox and the container only.
+   */
+  cachedImageStartSeconds: number;
   /** Extra start time of an `inference` workload: loading the model's weights onto the GPU. */
   modelLoadSeconds: number;
   suspendSeconds: number;
@@ -68,6 +74,7 @@ export const DEFAULT_SIMULATED_DELAYS: Readonly<SimulatedDelays> = {
   migApplySeconds: 5,
   personaSwitchSeconds: 240,
   startSeconds: 1,
+  cachedImageStartSeconds: 0.4,
   modelLoadSeconds: 3,
   suspendSeconds: 2,
   heartbeatSeconds: 5,
@@ -120,10 +127,15 @@ export class SimulatedDriver implements ClusterDriver {
   private readonly powerChanges = new Map<string, { state: 'on' | 'off'; done: Promise<void> }>();
   private readonly bareMetalNodes = new Map<string, BareMetalNodeStatus>();
   private readonly bareMetalSteps = new Map<string, { action: BareMetalOperation['action']; done: Promise<void> }>();
+  /** Images each node holds (key: node name): pulled by the first start of a workload using them. */
+  private readonly images = new Map<string, Set<string>>();
 
   constructor(options: SimulatedDriverOptions = {}) {
     this.speed = options.speed ?? 1;
-    this.delays = { ...DEFAULT_SIMULATED_DELAYS, ...options.delays };
+    const delays = { ...DEFAULT_SIMULATED_DELAYS, ...options.delays };
+    // a cached image never starts slower than a pull (benchmarks that set startSeconds to 0)
+    if (options.delays?.cachedImageStartSeconds === undefined) delays.cachedImageStartSeconds = Math.min(delays.cachedImageStartSeconds, delays.startSeconds);
+    this.delays = delays;
     this.clock = options.clock ?? systemClock;
     this.timers = new SimTimers(this.speed);
     this.cluster = new SimCluster(options.topology ?? demoTopology());
@@ -249,8 +261,9 @@ export class SimulatedDriver implements ClusterDriver {
     if (this.workloads.isActive(req.jobId)) return;
     const claims = resolveReplicaClaims(this.cluster, req, this.workloads.heldClaims());
     const latent = claims.filter((c) => this.cluster.gpu(this.cluster.node(c.nodeName), c.gpuIndex).latentFault);
-    if (req.kind === BURN_IN_KIND) return this.workloads.start(req, claims, this.burnInScript(req, claims, latent));
-    this.workloads.start(req, claims);
+    const startSeconds = this.containerStartSeconds(req, claims);
+    if (req.kind === BURN_IN_KIND) return this.workloads.start(req, claims, this.burnInScript(req, claims, latent), startSeconds);
+    this.workloads.start(req, claims, undefined, startSeconds);
     // Under load a latent defect shows: the GPU falls off the bus while the job runs on it.
     for (const c of latent) {
       this.timers.after(this.delays.startSeconds + this.delays.latentFaultSeconds, () => {
@@ -258,6 +271,23 @@ export class SimulatedDriver implements ClusterDriver {
           this.injectXid(this.cluster.node(c.nodeName), { nodeName: c.nodeName, kind: 'xid', gpuIndex: c.gpuIndex, xid: 79 });
       });
     }
+  }
+
+  /**
+   * The container start of a workload: cachedImageStartSeconds when every node it lands on holds
+   * its image (its `image`, else the default image of its kind), startSeconds when one must pull
+   * it first; the nodes hold the image from then on (an image pull survives the workload).
+   */
+  private containerStartSeconds(req: StartRequest, claims: GpuClaim[]): number {
+    const image = req.image ?? `default-${req.kind}`;
+    const nodes = [...new Set(claims.map((c) => c.nodeName))];
+    const cached = nodes.length > 0 && nodes.every((n) => this.images.get(n)?.has(image));
+    for (const n of nodes) {
+      const held = this.images.get(n) ?? new Set<string>();
+      held.add(image);
+      this.images.set(n, held);
+    }
+    return cached ? this.delays.cachedImageStartSeconds : this.delays.startSeconds;
   }
 
   /** A burn-in passes on sound GPUs; its stress phase fails the GPUs with a latent fault. */

@@ -1,5 +1,5 @@
 /**
- * Simulated workloads: each job starts (startSeconds, plus modelLoadSeconds for `inference`), makes `speed` seconds of progress per
+ * Simulated workloads: each job starts (its container start, plus modelLoadSeconds for `inference`), makes `speed` seconds of progress per
  * real second while running, and exits with code 0 when its progress reaches durationSeconds.
  * Suspending freezes progress, waits suspendSeconds for the checkpoint and forgets the job;
  * starting it again with that progress finishes the remainder.
@@ -93,14 +93,15 @@ export class SimWorkloads {
       .map(([jobId]) => jobId);
   }
 
-  start(request: StartRequest, claims: GpuClaim[], script?: WorkloadScript): void {
+  /** `startSeconds`: the container start (the driver's choice: image pulled or already on the node); default delays.startSeconds. */
+  start(request: StartRequest, claims: GpuClaim[], script?: WorkloadScript, startSeconds = this.deps.delays.startSeconds): void {
     this.forget(request.jobId);
     const log = this.jobLogs.forStart(request);
     log.started(request, claims, this.deps.clock.now());
     const job: SimJob = { request, claims, log, phase: 'starting', progressBase: request.progressSeconds ?? 0, script };
     this.jobs.set(request.jobId, job);
     const load = request.kind === 'inference' ? (this.deps.delays.modelLoadSeconds ?? 0) : 0;
-    job.cancelTimer = this.deps.timers.after(this.deps.delays.startSeconds + load, () => this.run(job));
+    job.cancelTimer = this.deps.timers.after(startSeconds + load, () => this.run(job));
   }
 
   /** Stops and forgets the job; no-op for an unknown one. */

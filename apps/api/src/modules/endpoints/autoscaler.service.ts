@@ -7,6 +7,7 @@ import { QueuesService } from '../../queues/queues.service';
 import { decide } from './autoscaler';
 import { EndpointReplicasRepository, type LiveEndpoint } from './endpoint-replicas.repository';
 import { EndpointTraffic } from './endpoint-traffic.service';
+import { ReplicaReadiness } from './replica-readiness.service';
 import { StartRefusals } from '../node-manager/start-refusals.service';
 
 /** How long a replica may take to load before the worker gives up on it (real seconds). */
@@ -39,6 +40,7 @@ export class AutoscalerService {
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly refusals: StartRefusals,
+    private readonly readiness: ReplicaReadiness,
   ) {}
 
   async tick(nowMs = Date.now()): Promise<AutoscaleReport> {
@@ -110,7 +112,7 @@ export class AutoscalerService {
       report.changed++;
       this.logger.log(`endpoint ${ep.name}: ${ep.desiredReplicas} -> ${d.desired} replicas (${d.reason})`);
     }
-    return this.reconcileReplicas(replicas, d.desired, ep.warmPool, report);
+    return this.reconcileReplicas(ep.id, replicas, d.desired, ep.warmPool, report);
   }
 
   /**
@@ -118,12 +120,21 @@ export class AutoscalerService {
    * first (no model load), extra serving ones go back to the warm pool while it has room,
    * the rest are stopped (starting ones first, then the newest). True when replicas are missing.
    */
-  private async reconcileReplicas(replicas: LiveEndpoint['replicas'], desired: number, warmPool: number, report: AutoscaleReport): Promise<boolean> {
+  private async reconcileReplicas(
+    endpointId: string,
+    replicas: LiveEndpoint['replicas'],
+    desired: number,
+    warmPool: number,
+    report: AutoscaleReport,
+  ): Promise<boolean> {
     let serving = replicas.filter((r) => r.serving);
     let warm = replicas.filter((r) => !r.serving).sort((a, b) => rank(a) - rank(b));
     while (serving.length < desired && warm.length) {
       const w = warm.shift()!;
-      if (await this.repo.setServing(w.id, true)) serving.push(w);
+      if (await this.repo.setServing(w.id, true)) {
+        serving.push(w);
+        if (w.state === 'ready') await this.readiness.announce(endpointId);
+      }
     }
     const byStopOrder = (a: (typeof replicas)[number], b: (typeof replicas)[number]) => rank(b) - rank(a) || b.replica - a.replica;
     serving = serving.sort(byStopOrder);
@@ -204,6 +215,8 @@ export class AutoscalerService {
       await new Promise((r) => setTimeout(r, READY_POLL_MS));
     }
     if (!(await this.repo.markReady(rep.id, new Date()))) await this.driver.stop(rep.id);
+    // (a warm-pool replica too: it may have been promoted while it loaded)
+    else await this.readiness.announce(rep.endpointId);
   }
 
   private async stop(replicaId: string): Promise<boolean> {

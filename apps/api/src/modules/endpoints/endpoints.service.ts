@@ -27,11 +27,13 @@ import { replicaGpuUnits } from '../quotas/job-units';
 import { EndpointsRepository, type EndpointRow } from './endpoints.repository';
 import { presentEndpoint, presentEndpointDetail } from './endpoints.presenter';
 import { EndpointTraffic } from './endpoint-traffic.service';
+import { ReplicaReadiness } from './replica-readiness.service';
 import { MetricsRecorder } from '../metrics/metrics.recorder';
 
 /** How long the activator holds a request at zero before answering 503. */
 const ACTIVATOR_TIMEOUT_MS = 60_000;
-const ACTIVATOR_POLL_MS = 25;
+/** Between checks of Postgres while no readiness announcement came (a lost one costs at most this). */
+const ACTIVATOR_FALLBACK_POLL_MS = 200;
 /** A manual scale holds for one stable window; then the autoscaler decides again. */
 export const MANUAL_HOLD_SECONDS = 60;
 
@@ -46,6 +48,7 @@ export class EndpointsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: MetricsRecorder,
     private readonly quotas: QuotasRepository,
+    private readonly readiness: ReplicaReadiness,
   ) {}
 
   async create(p: Principal, body: EndpointCreateParsed): Promise<Endpoint> {
@@ -163,6 +166,8 @@ export class EndpointsService {
       const warm = await this.endpoints.activate(scope, id, new Date(t0));
       if (!warm) await this.queues.requestSchedule(`endpoint ${id} activated`);
       for (;;) {
+        // listening before the check: a replica made ready between the two wakes this round
+        const announced = this.readiness.next(id, ACTIVATOR_FALLBACK_POLL_MS);
         const rep = await this.endpoints.servingReplica(scope, id);
         if (rep) {
           const readyAt = new Date();
@@ -176,7 +181,7 @@ export class EndpointsService {
         if (Date.now() - t0 > ACTIVATOR_TIMEOUT_MS) {
           throw new DomainError('unavailable', `no replica of endpoint ${row.name} became ready within ${ACTIVATOR_TIMEOUT_MS / 1000} s`);
         }
-        await new Promise((r) => setTimeout(r, ACTIVATOR_POLL_MS));
+        await announced;
       }
     } finally {
       await this.traffic.release(id);

@@ -72,14 +72,18 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
       this.again = true;
       return;
     }
-    void this.tick();
+    void this.tick(new Date(), { rederive: false });
   }
 
-  async tick(now = new Date()): Promise<void> {
+  /**
+   * One planning round. `rederive: false` (a cycle's request, on the path of a waiting job):
+   * planning only; the periodic tick re-derives lost queue work first.
+   */
+  async tick(now = new Date(), o: { rederive?: boolean } = {}): Promise<void> {
     if (this.running) return;
     this.running = true;
     try {
-      await this.rederive(now);
+      if (o.rederive !== false) await this.rederive(now);
       const [pending, replicas] = await Promise.all([this.demand.unplacedPendingJobs(), this.demand.missingReplicas()]);
       const vm = pending.some((p) => p.kind === 'vm');
       const tried = pending.filter((p) => p.tried);
@@ -95,7 +99,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
     }
     if (this.again) {
       this.again = false;
-      await this.tick();
+      await this.tick(new Date(), { rederive: false });
     }
   }
 
