@@ -56,6 +56,7 @@ import { ClusterRepository } from './modules/cluster/cluster.repository';
 import { ForeignGpuUse } from './modules/cluster/foreign-gpu-use.store';
 import { SchedulingRepository } from './modules/scheduling/scheduling.repository';
 import { SchedulingService } from './modules/scheduling/scheduling.service';
+import { ClusterSnapshotStore } from './modules/cluster/cluster-snapshot.store';
 import { LifecycleRepository } from './modules/lifecycle/lifecycle.repository';
 import { LifecycleService } from './modules/lifecycle/lifecycle.service';
 import { driverProvider } from './driver/driver.provider';
@@ -295,6 +296,7 @@ export class WorkerModule {
         PersonaProcessor,
         FailoverProcessor,
         SchedulingRepository,
+        ClusterSnapshotStore,
         SchedulingService,
         EndpointReplicasRepository,
         EndpointTraffic,

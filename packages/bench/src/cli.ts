@@ -5,6 +5,7 @@
  * pnpm --silent bench openb-variant --variant gpuspec25 [--trace-seed 1] [--out file.csv]
  * pnpm --silent bench throughput [--nodes 10000] [--jobs N] [--json]
  * pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--rate R] [--nodes N] [--json]
+ * pnpm --silent bench snapshot [--nodes 10000] [--allocations 5000] [--changes 200] [--reads 20] [--json]   (the cycle's cluster snapshot: full read vs change log)
  * pnpm --silent bench crash [--kills 50] [--json]
  * pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--json]   (real kube-apiserver + kube-emulator)
  * pnpm --silent bench mig [--gpus 64] [--seed 42] [--json]   (demand-driven MIG vs static layouts, simulated time)
@@ -25,6 +26,7 @@ import { coldStartsCommand } from './cold-starts';
 import { failoverCommand } from './failover';
 import { utilizationCommand } from './utilization';
 import { loadCommand } from './load';
+import { snapshotCommand } from './snapshot';
 import { crashCommand } from './crash';
 import { kubeCommand } from './kube/kube-bench';
 import { migCommand } from './mig';
@@ -125,6 +127,7 @@ function main(): number {
   if (cmd === 'failover') return (failoverCommand(opts, log), 0);
   if (cmd === 'utilization') return (utilizationCommand(opts, log), 0);
   if (cmd === 'load') return (loadCommand(opts, log), 0);
+  if (cmd === 'snapshot') return (snapshotCommand(opts, log), 0);
   if (cmd === 'crash') return (crashCommand(opts, log), 0);
   if (cmd === 'kube') return (kubeCommand(opts, log), 0);
   if (cmd === 'mig') return (migCommand(opts, log), 0);

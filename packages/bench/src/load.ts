@@ -61,9 +61,11 @@ export interface LoadReport {
   cpuSecondsPer1000Jobs: number;
   apiRssMaxMB: number;
   workerRssMaxMB: number;
-  /** Scheduling cycles run and their p99 (upper bound of the histogram bucket, from /metrics). */
+  /** Scheduling cycles run, their p50 and p99 (upper bound of the histogram bucket) and mean (from /metrics). */
   cycles: number;
+  cycleP50Ms: number;
   cycleP99Ms: number;
+  cycleMeanMs: number;
   /** The console Overview's two requests (GET /v1/utilization, first page of GET /v1/jobs) answered together, every 2 s during the load. */
   overviewP50Ms: number;
   overviewP99Ms: number;
@@ -311,7 +313,9 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
       apiRssMaxMB: rss.api,
       workerRssMaxMB: rss.worker,
       cycles: cycles.count,
+      cycleP50Ms: cycles.p50Ms,
       cycleP99Ms: cycles.p99Ms,
+      cycleMeanMs: cycles.meanMs,
       overviewP50Ms: pct(sortedOverview, 50),
       overviewP99Ms: pct(sortedOverview, 99),
       submission: {
@@ -361,19 +365,22 @@ async function overviewTime(apiUrl: string): Promise<number> {
   }
 }
 
-/** Cycles run and the p99 cycle time (the upper bound of its histogram bucket) from the API's /metrics. */
-async function cycleHistogram(apiUrl: string): Promise<{ count: number; p99Ms: number }> {
+/** Cycles run, the p50 and p99 cycle time (the upper bound of its histogram bucket) and the mean, from the API's /metrics. */
+async function cycleHistogram(apiUrl: string): Promise<{ count: number; p50Ms: number; p99Ms: number; meanMs: number }> {
   try {
     const text = await (await fetch(`${apiUrl}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_KEY}` } })).text();
-    const buckets = [...text.matchAll(/^gantry_scheduling_cycle_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)].map((m) => ({
-      le: m[1] === '+Inf' ? Infinity : Number(m[1]),
-      n: Number(m[2]),
-    }));
+    const buckets = [...text.matchAll(/^gantry_scheduling_cycle_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)]
+      .map((m) => ({ le: m[1] === '+Inf' ? Infinity : Number(m[1]), n: Number(m[2]) }))
+      .sort((x, y) => x.le - y.le);
     const count = Number(/^gantry_scheduling_cycle_seconds_count (\d+)/m.exec(text)?.[1] ?? 0);
-    const b = buckets.sort((x, y) => x.le - y.le).find((x) => x.n >= 0.99 * count);
-    return { count, p99Ms: b && Number.isFinite(b.le) ? Math.round(b.le * 1000) : -1 };
+    const sum = Number(/^gantry_scheduling_cycle_seconds_sum ([\d.eE+-]+)/m.exec(text)?.[1] ?? 0);
+    const quantile = (q: number) => {
+      const b = buckets.find((x) => x.n >= q * count);
+      return b && Number.isFinite(b.le) ? Math.round(b.le * 1000) : -1;
+    };
+    return { count, p50Ms: quantile(0.5), p99Ms: quantile(0.99), meanMs: count ? Math.round((sum / count) * 1000) : -1 };
   } catch {
-    return { count: 0, p99Ms: -1 };
+    return { count: 0, p50Ms: -1, p99Ms: -1, meanMs: -1 };
   }
 }
 
@@ -414,7 +421,7 @@ export function loadCommand(opts: Record<string, string>, log: (s: string) => vo
     (r) => {
       if (opts.json !== 'true') {
         log(
-          `load: ${r.submission.accepted}/${r.jobs} accepted by ${r.clients} clients at ${r.submissionsPerSecond}/s (p50 ${r.submitP50Ms} ms, p99 ${r.submitP99Ms} ms); submission -> running p50 ${r.toRunning.p50Ms} ms, p99 ${r.toRunning.p99Ms} ms; ${r.startsPerSecond} starts/s (peak ${r.peakStartsPerSecond}); ${r.cpuSecondsPer1000Jobs} CPU-s per 1,000 jobs (API ${r.apiCpuSeconds} s, workers ${r.workerCpuSeconds} s); cycle p99 ${r.cycleP99Ms} ms; ${r.violations} invariant violations in ${r.invariantChecks} checks; lost ${r.lost}: ${r.pass ? 'PASS' : 'FAIL'}`,
+          `load: ${r.submission.accepted}/${r.jobs} accepted by ${r.clients} clients at ${r.submissionsPerSecond}/s (p50 ${r.submitP50Ms} ms, p99 ${r.submitP99Ms} ms); submission -> running p50 ${r.toRunning.p50Ms} ms, p99 ${r.toRunning.p99Ms} ms; ${r.startsPerSecond} starts/s (peak ${r.peakStartsPerSecond}); ${r.cpuSecondsPer1000Jobs} CPU-s per 1,000 jobs (API ${r.apiCpuSeconds} s, workers ${r.workerCpuSeconds} s); cycle p50 ${r.cycleP50Ms} ms, p99 ${r.cycleP99Ms} ms, mean ${r.cycleMeanMs} ms; ${r.violations} invariant violations in ${r.invariantChecks} checks; lost ${r.lost}: ${r.pass ? 'PASS' : 'FAIL'}`,
         );
       }
       process.stdout.write(JSON.stringify(r) + '\n');

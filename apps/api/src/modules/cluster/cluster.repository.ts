@@ -71,6 +71,34 @@ export class ClusterRepository {
     return this.prisma.client.node.findMany({ include: nodeWithGpus, orderBy: { name: 'asc' } });
   }
 
+  /** The nodes `ids` with their GPUs, slices and active allocations (those of them that still exist). */
+  nodesByIds(ids: string[]) {
+    return this.prisma.client.node.findMany({ where: { id: { in: ids } }, include: nodeWithGpus });
+  }
+
+  /**
+   * The mark of the cluster change log now: the xmin of this statement's snapshot. Every
+   * transaction below it has ended, so whatever it wrote is visible from here on; a transaction
+   * still open has an id at or above it and its change rows are found by `changesSince(mark)`.
+   */
+  async changeMark(): Promise<bigint> {
+    const [row] = await this.prisma.client.$queryRaw<{ mark: bigint }[]>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS mark`;
+    return BigInt(row!.mark);
+  }
+
+  /** The nodes the change log names since `mark`, and the mark to read from next time (one statement: one snapshot). */
+  async changesSince(mark: bigint): Promise<{ nodeIds: string[]; mark: bigint }> {
+    const rows = await this.prisma.client.$queryRaw<{ nodeId: string | null; mark: bigint }[]>`
+      WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS mark)
+      SELECT c."nodeId", s.mark FROM s LEFT JOIN (SELECT DISTINCT "nodeId" FROM "ClusterChange" WHERE xid >= ${mark}) c ON true`;
+    return { nodeIds: rows.flatMap((r) => (r.nodeId ? [r.nodeId] : [])), mark: BigInt(rows[0]!.mark) };
+  }
+
+  /** Drops the change rows of transactions below `mark` (every reader has read past them). */
+  async pruneChanges(mark: bigint): Promise<number> {
+    return this.prisma.client.$executeRaw`DELETE FROM "ClusterChange" WHERE xid < ${mark}`;
+  }
+
   /** GPUs the cluster has in all, of `gpuModel` when given. */
   gpuCount(gpuModel: string | undefined): Promise<number> {
     return this.prisma.client.gpu.count({ where: gpuModel ? { model: gpuModel } : {} });

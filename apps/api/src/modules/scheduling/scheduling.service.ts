@@ -4,7 +4,8 @@ import { PRIORITY_VALUE, migSliceFraction, type JobResources, type Reason } from
 import { type CycleDecision, type NodeState, type ReplicaPlacement } from '@gantry/scheduler';
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
-import { ClusterRepository } from '../cluster/cluster.repository';
+import type { NodeRow } from '../cluster/cluster.repository';
+import { ClusterSnapshotStore } from '../cluster/cluster-snapshot.store';
 import { replicaGpuUnits } from '../quotas/job-units';
 import { EndpointWorkSource } from '../endpoints/endpoint-work.source';
 import { admit, type AdmissionContext, type Held, type TeamQuota } from './quota-admission';
@@ -32,6 +33,8 @@ export interface CycleReport {
   ms: number;
   /** Work left waiting for a MIG slice (the node manager plans a re-partition at once). */
   migWaiting?: number;
+  /** The cluster snapshot: loaded in full this cycle, or nodes read again from the change log. */
+  snapshot?: { full: boolean; reread: number };
 }
 
 type PendingRow = Awaited<ReturnType<SchedulingRepository['pendingJobs']>>[number];
@@ -43,7 +46,7 @@ export class SchedulingService {
 
   constructor(
     private readonly repo: SchedulingRepository,
-    private readonly cluster: ClusterRepository,
+    private readonly snapshots: ClusterSnapshotStore,
     private readonly queues: QueuesService,
     private readonly endpoints: EndpointWorkSource,
     private readonly foreign: ForeignGpuUse,
@@ -59,13 +62,17 @@ export class SchedulingService {
     this.preemptedThisCycle = 0;
     // 1. snapshot
     // Endpoint replicas are a second source of pending work (one unit per missing replica).
-    const [nodes, jobs, replicas] = await Promise.all([this.cluster.allNodes(), this.repo.pendingJobs(), this.endpoints.pending()]);
+    // The cluster as the worker keeps it: read in full at boot, then only the nodes changed since (incremental-snapshot.ts).
+    const [read, jobs, replicas] = await Promise.all([this.snapshots.read(), this.repo.pendingJobs(), this.endpoints.pending()]);
+    const nodes = read.nodes;
     const pending: PendingRow[] = [...jobs, ...(replicas as unknown as PendingRow[])];
     // Reservations: the GPUs each open or coming window holds; at a window's start, other teams'
     // preemptible work on them is checkpointed and requeued (docs/reservations.md).
     const holds = await this.reservations.holds(nodes);
     await this.evictFromHolds(holds, nodes);
-    if (!pending.length) return { pending: 0, placed: 0, conflicts: 0, preempted: this.preemptedThisCycle, ms: performance.now() - t0 };
+    const snapshotRead = { full: read.full, reread: read.reread };
+    if (!pending.length)
+      return { pending: 0, placed: 0, conflicts: 0, preempted: this.preemptedThisCycle, ms: performance.now() - t0, snapshot: snapshotRead };
     const snapshot = buildSnapshot(nodes, undefined, Date.now(), this.foreign.current());
     // 2. order: priority, then age (the engine orders again, with fair share, among admitted jobs)
     const ordered = [...pending].sort((a, b) => PRIORITY_VALUE[b.priority] - PRIORITY_VALUE[a.priority] || a.createdAt.getTime() - b.createdAt.getTime());
@@ -119,6 +126,7 @@ export class SchedulingService {
         if (!this.endpoints.owns(d.jobId)) started.push(d.jobId);
       } else {
         conflicts++;
+        this.snapshots.markDirty(d.replicas.map((r) => r.nodeId));
         lost.push({ jobId: d.jobId, reasons: [{ code: 'placement_conflict', message: 'the chosen GPUs changed meanwhile; retrying in the next cycle' }] });
       }
     });
@@ -137,8 +145,11 @@ export class SchedulingService {
     await this.endpoints.explain(reasons);
     if (conflicts) await this.queues.requestSchedule('placement conflicts');
     const migWaiting = decision.pending.filter((u) => (byId.get(u.jobId)?.resources as JobResources | undefined)?.migProfile).length;
-    const report = { pending: pending.length, placed, conflicts, preempted: this.preemptedThisCycle, ms: Math.round(performance.now() - t0), migWaiting };
-    if (placed || conflicts) this.logger.log(`cycle: ${placed} placed, ${conflicts} conflicts, ${pending.length} pending, ${report.ms} ms`);
+    const report = { pending: pending.length, placed, conflicts, preempted: this.preemptedThisCycle, ms: Math.round(performance.now() - t0), migWaiting, snapshot: snapshotRead };
+    if (placed || conflicts)
+      this.logger.log(
+        `cycle: ${placed} placed, ${conflicts} conflicts, ${pending.length} pending, ${report.ms} ms (snapshot: ${read.full ? 'full load' : `${read.reread} nodes read again`})`,
+      );
     return report;
   }
 
@@ -207,7 +218,7 @@ export class SchedulingService {
    * placed, and suspend them with a requeue. Returns the new reasons of the preempting jobs.
    */
   private async preempt(
-    nodes: Awaited<ReturnType<ClusterRepository['allNodes']>>,
+    nodes: NodeRow[],
     ordered: PendingRow[],
     decision: CycleDecision,
     held: Held[],
@@ -320,7 +331,7 @@ export class SchedulingService {
    * and requeued, so the holder gets them within the bound of docs/reservations.md. Work that
    * cannot be preempted stays (the hold chose it last; it ran there before the reservation).
    */
-  private async evictFromHolds(holds: Hold[], nodes: Awaited<ReturnType<ClusterRepository['allNodes']>>): Promise<void> {
+  private async evictFromHolds(holds: Hold[], nodes: NodeRow[]): Promise<void> {
     const open = holds.filter((h) => h.active && h.victims.length);
     if (!open.length) return;
     const tenantOf = new Map(nodes.flatMap((n) => n.gpus.flatMap((g) => g.allocations.map((a) => [a.jobId ?? '', a.tenantId] as const))));

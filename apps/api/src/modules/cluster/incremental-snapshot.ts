@@ -1,0 +1,174 @@
+import type { NodeRow } from './cluster.repository';
+
+/** Where the snapshot's rows come from (ClusterRepository; a fake in the unit tests). */
+export interface SnapshotSource {
+  allNodes(): Promise<NodeRow[]>;
+  nodesByIds(ids: string[]): Promise<NodeRow[]>;
+  changeMark(): Promise<bigint>;
+  changesSince(mark: bigint): Promise<{ nodeIds: string[]; mark: bigint }>;
+  pruneChanges(mark: bigint): Promise<number>;
+}
+
+export interface SnapshotTiming {
+  /** A full reload in the background this often (the safety net against a change no trigger saw). */
+  refreshMs: number;
+  /** Not read for this long: the change log may have been pruned past the mark, so reload in full first. */
+  gapMs: number;
+  /** Change rows are kept this long at least (pruned past the mark read this long ago); above gapMs. */
+  retentionMs: number;
+  /** Pruning at most this often. */
+  pruneEveryMs: number;
+}
+
+export const SNAPSHOT_TIMING: SnapshotTiming = { refreshMs: 60_000, gapMs: 240_000, retentionMs: 300_000, pruneEveryMs: 60_000 };
+
+/** What one read did: a full load (boot, gap) or the nodes re-read after the change log. */
+export interface SnapshotRead {
+  nodes: NodeRow[];
+  full: boolean;
+  /** Nodes re-read from the change log (and marked dirty) in this read. */
+  reread: number;
+}
+
+/**
+ * The worker's cluster snapshot (nodes, GPUs, MIG slices, active allocations), kept in memory
+ * and brought up to date each cycle from the cluster change log: the nodes any writer touched
+ * (this worker's commits, the other worker's, releases, cordons, persona, power, MIG and
+ * health changes) since the last read are read again, whole. Reading a node again is
+ * idempotent, so a node named twice costs a read, never a wrong picture.
+ *
+ * Full loads: the first read, a read after a gap longer than `gapMs` (the log may be pruned
+ * past the mark), and every `refreshMs` in the background (installed at the next read, then
+ * brought up to date from its own mark). The snapshot is only the engine's guess: the batched
+ * commit re-checks every placement under its locks, so a stale node costs a placement conflict
+ * (and that node is read again), never a double placement.
+ */
+export class IncrementalSnapshot {
+  private sorted: NodeRow[] = [];
+  private index = new Map<string, number>();
+  private mark: bigint | null = null;
+  private lastReadMs = 0;
+  private builtMs = 0;
+  private loading?: Promise<void>;
+  private loaded?: { rows: NodeRow[]; mark: bigint; atMs: number };
+  private readonly dirty = new Set<string>();
+  private readonly marks: { atMs: number; mark: bigint }[] = [];
+  private prunedMs = 0;
+
+  constructor(
+    private readonly source: SnapshotSource,
+    private readonly timing: SnapshotTiming = SNAPSHOT_TIMING,
+    private readonly now: () => number = Date.now,
+    private readonly onError: (e: unknown) => void = () => undefined,
+  ) {}
+
+  /** The snapshot brought up to date: every change committed before this call is in it. */
+  async read(): Promise<SnapshotRead> {
+    const now = this.now();
+    let full = false;
+    if (this.loaded) {
+      this.install(this.loaded);
+      this.loaded = undefined;
+      full = true;
+    }
+    if (this.mark === null || now - this.lastReadMs > this.timing.gapMs) {
+      this.install(await this.fullLoad());
+      full = true;
+    } else if (now - this.builtMs > this.timing.refreshMs && !this.loading) {
+      this.loading = this.fullLoad()
+        .then((l) => void (this.loaded = l))
+        .catch(this.onError)
+        .finally(() => (this.loading = undefined));
+    }
+    const changes = await this.source.changesSince(this.mark!);
+    for (const id of changes.nodeIds) this.dirty.add(id);
+    const ids = [...this.dirty];
+    if (ids.length) {
+      this.apply(ids, await this.source.nodesByIds(ids));
+      for (const id of ids) this.dirty.delete(id);
+    }
+    this.mark = changes.mark;
+    this.lastReadMs = now;
+    await this.prune(now, changes.mark);
+    return { nodes: this.sorted, full, reread: ids.length };
+  }
+
+  /** Nodes to read again at the next read whatever the log says (a placement on them conflicted). */
+  markDirty(nodeIds: Iterable<string>): void {
+    for (const id of nodeIds) this.dirty.add(id);
+  }
+
+  /** Resolves once a background reload (if any) has finished (tests, shutdown). */
+  async settled(): Promise<void> {
+    await this.loading;
+  }
+
+  private async fullLoad(): Promise<{ rows: NodeRow[]; mark: bigint; atMs: number }> {
+    const atMs = this.now();
+    // The mark first: whatever commits while the rows are read is named again by the log.
+    const mark = await this.source.changeMark();
+    return { rows: await this.source.allNodes(), mark, atMs };
+  }
+
+  private install(l: { rows: NodeRow[]; mark: bigint; atMs: number }): void {
+    this.sorted = [...l.rows].sort(byName);
+    this.index = new Map(this.sorted.map((n, i) => [n.id, i]));
+    this.mark = l.mark;
+    this.builtMs = l.atMs;
+  }
+
+  /** The rows of the nodes `ids` as read again: replaced in place, added, or dropped when gone. */
+  private apply(ids: string[], rows: NodeRow[]): void {
+    const next = applyNodeRows(this.sorted, this.index, ids, rows);
+    this.sorted = next.sorted;
+    this.index = next.index;
+  }
+
+  /** Change rows below the mark read `retentionMs` ago go: every reader read past them or reloads in full (gapMs). */
+  private async prune(now: number, mark: bigint): Promise<void> {
+    this.marks.push({ atMs: now, mark });
+    if (now - this.prunedMs < this.timing.pruneEveryMs) return;
+    let cut = -1;
+    for (let i = 0; i < this.marks.length && this.marks[i]!.atMs <= now - this.timing.retentionMs; i++) cut = i;
+    if (cut < 0) return;
+    const old = this.marks[cut]!;
+    this.marks.splice(0, cut + 1);
+    this.prunedMs = now;
+    await this.source.pruneChanges(old.mark).catch(this.onError);
+  }
+}
+
+/**
+ * Delta application, pure: the nodes `ids` were read again as `rows`. A node read again replaces
+ * its row where it stands; a new one is added and one not read back (deleted) is dropped, and
+ * then the order (by name) is made again. Returns the new array and index; the input is left as it is.
+ */
+export function applyNodeRows(
+  sorted: readonly NodeRow[],
+  index: ReadonlyMap<string, number>,
+  ids: readonly string[],
+  rows: readonly NodeRow[],
+): { sorted: NodeRow[]; index: Map<string, number> } {
+  const fresh = new Map(rows.map((r) => [r.id, r]));
+  const out = [...sorted];
+  let reorder = false;
+  for (const id of ids) {
+    const at = index.get(id);
+    const row = fresh.get(id);
+    if (at !== undefined && row && row.name === out[at]!.name) out[at] = row;
+    else if (at !== undefined || row) reorder = true;
+  }
+  if (!reorder) return { sorted: out, index: new Map(index) };
+  const byId = new Map(out.map((n) => [n.id, n]));
+  for (const id of ids) {
+    const row = fresh.get(id);
+    if (row) byId.set(id, row);
+    else byId.delete(id);
+  }
+  const next = [...byId.values()].sort(byName);
+  return { sorted: next, index: new Map(next.map((n, i) => [n.id, i])) };
+}
+
+function byName(a: NodeRow, b: NodeRow): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
