@@ -1,59 +1,118 @@
 /**
- * Model pressure: how much of a GPU model's capacity the demand that can only go there (shapes
- * pinned to model sets, from the learned mix) is expected to need. Pinned demand of a shape is
- * split over its allowed models in proportion to their capacity; a model's pressure is its
- * pinned load per GPU relative to the cluster's whole load per GPU, capped at 1 (all of it is
- * needed). A replica that uses a GPU of a pressured model is expected to displace that share of
- * pinned work: the fragmentation score charges it (args.pressure, in GPUs per GPU used). With no
- * pinned shapes in the mix every pressure is 0 and the charge vanishes.
+ * Model pressure: how much of a GPU model's free capacity the demand that can only go there
+ * (shapes pinned to model sets, from the learned mix) is expected to need before the cluster
+ * is full. A pinned shape's share d of the expected GPU demand, over the cluster's free GPU
+ * capacity F, is d x F of work still to come; it is split over its allowed models in proportion
+ * to their free capacity F_x. A model's pressure is min(1, its pinned work to come / F_x): the
+ * share of what is still free on it that pinned work is expected to need (how much pinned demand
+ * is unmet, not the pinned share alone). A replica that uses a GPU of a model is expected to
+ * displace that much pinned work per GPU used: the fragmentation score charges it
+ * (args.pressure, GPUs per GPU displaced).
+ *
+ * The free capacities are read from the engine's nodes every `every` placements, so a model
+ * that fills faster than the cluster gets more pressed, one that stays empty less; a new
+ * pressure is published (a new epoch, which re-scores node states) only when one moved by at
+ * least `minChange`. With no pinned shapes in the mix every pressure is 0, nothing is read and
+ * the charge vanishes.
  */
 import type { ShapeMix } from './shape-mix';
-import type { DeviceOption, JobView, NodeView } from './views';
+import { type DeviceOption, type JobView, type NodeView, poolFree } from './views';
+
+export interface ModelPressureOptions {
+  /** Re-read free capacities every this many placements (0: only when the mix changes). */
+  every?: number;
+  /** Publish new pressures only when one moved by at least this much. */
+  minChange?: number;
+}
 
 export class ModelPressureModel {
-  private version = -1;
+  private mixVersion = -1;
+  /** Bumps whenever the published pressures change (part of the score plugin's epoch). */
+  version = 0;
   private readonly pressure = new Map<string, number>();
-  private readonly capacity = new Map<string, number>();
-  private capTotal = 0;
+  /** Pinned shapes of the mix: share of expected GPU demand and allowed models. */
+  private pinned: { d: number; models: string[] }[] = [];
+  private readonly every: number;
+  private readonly minChange: number;
+  private calls = 0;
 
   constructor(
     readonly mix: ShapeMix,
-    nodes: readonly NodeView[],
+    private readonly nodes: readonly NodeView[],
+    options: ModelPressureOptions = {},
   ) {
-    for (const n of nodes)
-      for (const g of n.gpus) {
-        if (g.mode === 'mig') continue;
-        this.capacity.set(g.model, (this.capacity.get(g.model) ?? 0) + 1000);
-        this.capTotal += 1000;
-      }
+    this.every = options.every ?? 0;
+    this.minChange = options.minChange ?? 0;
   }
 
-  /** Pressure of a model, 0..1 (recomputed when the mix gets a new version). */
+  /** Call once per placement attempt: re-reads free capacity on schedule; returns the version. */
+  epoch(): number {
+    if (this.mixVersion !== this.mix.version) this.sync();
+    else if (this.every > 0 && this.pinned.length > 0 && ++this.calls >= this.every) {
+      this.calls = 0;
+      this.publish(this.compute(), this.minChange);
+    }
+    return this.version;
+  }
+
+  /** Pressure of a model, 0..1. */
   of(model: string): number {
-    if (this.version !== this.mix.version) this.sync();
+    if (this.mixVersion !== this.mix.version) this.sync();
     return this.pressure.get(model) ?? 0;
   }
 
   private sync(): void {
-    this.pressure.clear();
     let total = 0;
-    const pinned = new Map<string, number>();
+    const pinned: { d: number; models: string[] }[] = [];
     for (const m of this.mix.entries) {
       if (m.kind !== 'whole' && m.kind !== 'share') continue;
       const d = m.p * m.gpus * m.milli;
       total += d;
-      if (!m.models) continue;
-      let cap = 0;
-      for (const x of m.models) cap += this.capacity.get(x) ?? 0;
-      if (cap <= 0) continue;
-      for (const x of m.models) pinned.set(x, (pinned.get(x) ?? 0) + (d * (this.capacity.get(x) ?? 0)) / cap);
+      if (m.models) pinned.push({ d, models: [...m.models] });
     }
-    if (total > 0)
-      for (const [x, load] of pinned) {
-        const cap = this.capacity.get(x) ?? 0;
-        if (cap > 0) this.pressure.set(x, Math.min(1, load / cap / (total / this.capTotal)));
+    this.pinned = total > 0 ? pinned.map((x) => ({ d: x.d / total, models: x.models })) : [];
+    this.mixVersion = this.mix.version;
+    this.calls = 0;
+    this.publish(this.compute(), 0);
+  }
+
+  private compute(): Map<string, number> {
+    const out = new Map<string, number>();
+    if (this.pinned.length === 0) return out;
+    const free = new Map<string, number>();
+    let all = 0;
+    for (const n of this.nodes)
+      for (const g of n.gpus) {
+        if (g.mode === 'mig') continue;
+        const f = poolFree(g);
+        free.set(g.model, (free.get(g.model) ?? 0) + f);
+        all += f;
       }
-    this.version = this.mix.version;
+    const need = new Map<string, number>();
+    for (const s of this.pinned) {
+      let cap = 0;
+      for (const x of s.models) cap += free.get(x) ?? 0;
+      for (const x of s.models) {
+        if (!free.has(x)) continue;
+        // nothing free on any allowed model: every GPU of them that frees up is needed
+        const part = cap > 0 ? (free.get(x)! / cap) * s.d * all : Number.POSITIVE_INFINITY;
+        need.set(x, (need.get(x) ?? 0) + part);
+      }
+    }
+    for (const [x, w] of need) {
+      const f = free.get(x)!;
+      out.set(x, f > 0 ? Math.min(1, w / f) : w > 0 ? 1 : 0);
+    }
+    return out;
+  }
+
+  private publish(next: Map<string, number>, minChange: number): void {
+    let moved = next.size !== this.pressure.size ? Number.POSITIVE_INFINITY : 0;
+    for (const [x, p] of next) moved = Math.max(moved, Math.abs(p - (this.pressure.get(x) ?? 0)));
+    if (moved === 0 || (minChange > 0 && moved < minChange)) return;
+    this.pressure.clear();
+    for (const [x, p] of next) this.pressure.set(x, p);
+    this.version++;
   }
 
   /** GPUs of pinned work a placement is expected to displace. */

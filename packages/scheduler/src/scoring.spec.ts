@@ -223,10 +223,10 @@ describe('ShapeMix: total-variation distance and refresh hysteresis', () => {
 });
 
 describe('model pressure: pinned demand keeps its GPU model', () => {
-  const t4 = () => node('t4').gpus(2, 'T4').cpu(104000).build();
-  const g2 = () => node('g2').gpus(8, 'G2').cpu(96000).build();
+  const t4 = () => node('t4').gpus(2, 'T4').cpu(104000);
+  const g2 = () => node('g2').gpus(8, 'G2').cpu(96000);
   const mixOf = (shapes: ShapeCount[]) => {
-    const e = new Engine({ nodes: [t4(), g2()] }, { history: shapes });
+    const e = new Engine({ nodes: [t4().build(), g2().build()] }, { history: shapes });
     e.mix.refresh();
     return new ModelPressureModel(e.mix, e.nodes);
   };
@@ -243,7 +243,7 @@ describe('model pressure: pinned demand keeps its GPU model', () => {
       want: { T4: 0.25, G2: 0 },
     },
     {
-      name: 'pinned to either model: the load is split by capacity, pressure equal',
+      name: 'pinned to either model: the load is split by free capacity, pressure equal',
       history: [count(job().gpus(1).models('T4', 'G2').build(), 10), count(job().gpus(1).build(), 90)],
       want: { T4: 0.1, G2: 0.1 },
     },
@@ -257,12 +257,64 @@ describe('model pressure: pinned demand keeps its GPU model', () => {
   it('an unpinned job leaves the pressured model to the jobs pinned to it; the pinned job still goes there', () => {
     const history = [count(job().gpus(1).models('T4').cpu(8000).build(), 40), count(job().gpus(1).cpu(8000).build(), 60)];
     const free = job('free').gpus(1).cpu(24000).build();
-    expect(runCycle({ nodes: [t4(), g2()] }, [free], { history, profile: undefined }).placed[0]!.replicas[0]!.nodeId).toBe('g2');
+    expect(runCycle({ nodes: [t4().build(), g2().build()] }, [free], { history, profile: undefined }).placed[0]!.replicas[0]!.nodeId).toBe('g2');
     const pinned = job('pinned').gpus(1).models('T4').cpu(8000).build();
-    expect(runCycle({ nodes: [t4(), g2()] }, [pinned], { history }).placed[0]!.replicas[0]!.nodeId).toBe('t4');
+    expect(runCycle({ nodes: [t4().build(), g2().build()] }, [pinned], { history }).placed[0]!.replicas[0]!.nodeId).toBe('t4');
   });
 
-  it('the gantry profile charges displaced pinned work at one GPU per GPU', () => {
-    expect(PROFILES.gantry!.score.find((s) => s.name === 'fragmentation')!.args).toMatchObject({ pressure: 1 });
+  // a twentieth of the jobs pinned to T4: on the empty cluster a quarter of T4's free capacity is needed
+  const twentieth = [count(job().gpus(1).models('T4').build(), 5), count(job().gpus(1).build(), 95)];
+
+  it.each([
+    { name: 'T4 half full, G2 empty: the pinned work to come needs more of what is left on T4', t4Used: [0], g2Used: [], want: 0.45 },
+    { name: 'T4 empty, G2 three quarters full: less work to come, all of T4 free', t4Used: [], g2Used: [0, 1, 2, 3, 4, 5], want: 0.1 },
+    { name: 'T4 full: whatever frees up there is needed', t4Used: [0, 1], g2Used: [], want: 1 },
+  ])('pressure follows what is free: $name', ({ t4Used, g2Used, want }) => {
+    const e = new Engine(
+      {
+        nodes: [
+          t4()
+            .allocated(...t4Used)
+            .build(),
+          g2()
+            .allocated(...g2Used)
+            .build(),
+        ],
+      },
+      { history: twentieth },
+    );
+    e.mix.refresh();
+    expect(new ModelPressureModel(e.mix, e.nodes).of('T4')).toBeCloseTo(want, 6);
+  });
+
+  it('re-reads free capacity every `every` placements and republishes only a change of at least minChange', () => {
+    const e = new Engine({ nodes: [t4().build(), g2().build()] }, { history: twentieth });
+    e.mix.refresh();
+    const every = new ModelPressureModel(e.mix, e.nodes, { every: 2, minChange: 0.05 });
+    const coarse = new ModelPressureModel(e.mix, e.nodes, { every: 2, minChange: 0.5 });
+    const v0 = [every.epoch(), coarse.epoch()];
+    expect(every.of('T4')).toBeCloseTo(0.25, 6);
+    // six unpinned jobs fill G2 (T4 is kept for the pinned work): 4 GPUs free, all of T4
+    for (let i = 0; i < 6; i++) expect(e.place(job().gpus(1).build()).replicas[0]!.nodeId).toBe('g2');
+    expect(every.epoch()).toBe(v0[0]); // first call of the two: not re-read yet
+    expect(every.epoch()).toBe(v0[0]! + 1);
+    expect(every.of('T4')).toBeCloseTo(0.1, 6);
+    coarse.epoch();
+    expect(coarse.epoch()).toBe(v0[1]);
+    expect(coarse.of('T4')).toBeCloseTo(0.25, 6);
+  });
+
+  it('nothing pinned: the free capacity is never read and the version never moves', () => {
+    const e = new Engine({ nodes: [t4().build(), g2().build()] }, { history: [count(job().gpus(1).build(), 10)] });
+    e.mix.refresh();
+    const m = new ModelPressureModel(e.mix, e.nodes, { every: 1 });
+    const v = m.epoch();
+    e.place(job().gpus(1).build());
+    expect(m.epoch()).toBe(v);
+    expect(m.of('G2')).toBe(0);
+  });
+
+  it('the gantry profile charges displaced pinned work at one GPU per GPU, re-read from free capacity', () => {
+    expect(PROFILES.gantry!.score.find((s) => s.name === 'fragmentation')!.args).toMatchObject({ pressure: 1, pressureEvery: 64, pressureMinChange: 0.05 });
   });
 });

@@ -25,10 +25,16 @@ export function fragmentationScore(engine: EngineHandle, args: Record<string, un
   const strand = new CpuStrandModel(engine.mix, (args.strandScale as number | undefined) ?? 1);
   // pinned work displaced from pressured GPU models (weight args.pressure, after the quantum)
   const pressureW = (args.pressure as number | undefined) ?? 0;
-  const pressure = pressureW > 0 ? new ModelPressureModel(engine.mix, engine.nodes) : null;
+  const pressure =
+    pressureW > 0
+      ? new ModelPressureModel(engine.mix, engine.nodes, {
+          every: args.pressureEvery as number | undefined,
+          minChange: args.pressureMinChange as number | undefined,
+        })
+      : null;
   return {
     name: 'fragmentation',
-    epoch: () => engine.mix.version,
+    epoch: () => engine.mix.version + (pressure ? pressure.epoch() : 0),
     score(_s, job, n, option) {
       const v = -model.change(job, n, option) / 1000;
       const q = relative ? Math.max(floor, (quantum * job.gpus * job.milli) / 1000) : quantum;
