@@ -52,6 +52,7 @@ import { JobsRepository } from './modules/jobs/jobs.repository';
 import { JobRequestValidator } from './modules/jobs/job-request.validator';
 import { ClusterController } from './modules/cluster/cluster.controller';
 import { ClusterService } from './modules/cluster/cluster.service';
+import { TimelineRepository } from './modules/events/timeline.repository';
 import { ClusterRepository } from './modules/cluster/cluster.repository';
 import { ForeignGpuUse } from './modules/cluster/foreign-gpu-use.store';
 import { SchedulingRepository } from './modules/scheduling/scheduling.repository';
@@ -235,6 +236,7 @@ export class HttpModule {
         EndpointTraffic,
         ReplicaReadiness,
         ClusterService,
+        TimelineRepository,
         NodeManagerService,
         NodesRepository,
         PowerRepository,

@@ -11,6 +11,7 @@ import { JobsRepository } from './modules/jobs/jobs.repository';
 import { QuotasRepository } from './modules/quotas/quotas.repository';
 import { SchedulesRepository } from './modules/schedules/schedules.repository';
 import { BareMetalLeasesRepository } from './modules/bare-metal/bare-metal-leases.repository';
+import { TimelineRepository } from './modules/events/timeline.repository';
 import { ReservationsRepository } from './modules/reservations/reservations.repository';
 import { PlannerRepository } from './modules/planner/planner.repository';
 import { TenantsRepository } from './modules/tenants/tenants.repository';
@@ -40,7 +41,8 @@ function makeRepos(client: PrismaClient, sql: Sql) {
     tenants: new TenantsRepository(prisma),
     users: new UsersRepository(prisma),
     schedules: new SchedulesRepository(prisma),
-    bareMetal: new BareMetalLeasesRepository(prisma),
+    bareMetal: new BareMetalLeasesRepository(prisma, new EventsRepository()),
+    timeline: new TimelineRepository(prisma),
     reservations: new ReservationsRepository(prisma),
     planner: new PlannerRepository(prisma),
     audit: new AuditRepository(prisma),
@@ -66,6 +68,7 @@ const A = {
   key: '',
   user: '',
   gpu: '',
+  node: '',
 };
 let asB: TenantScope;
 let asA2: TenantScope;
@@ -167,6 +170,10 @@ beforeAll(async () => {
   const node = await db.node.create({ data: { name: 'node-scope', leafId: leaf.id, cpuMilli: 64_000, memoryMiB: 512_000 } });
   const gpu = await db.gpu.create({ data: { nodeId: node.id, index: 0, model: 'H100-80GB', memoryMiB: 81_920 } });
   A.gpu = gpu.id;
+  A.node = node.id;
+  await db.event.create({
+    data: { tenantId: tA.id, bareMetalLeaseId: A.bareMetalLease, nodeId: node.id, type: 'node.bare-metal.provisioning', message: 'node-scope held by a1-metal' },
+  });
   await db.allocation.create({
     data: { tenantId: tA.id, teamId: a1.id, jobId: A.job, replica: 0, nodeId: node.id, gpuId: gpu.id, gpuModel: 'H100-80GB', gpuUnits: 1, startedAt: hourAgo },
   });
@@ -366,6 +373,7 @@ const cases: Record<string, Case> = {
     expect(await repos.bareMetal.request(o, A.bareMetalLease, { from: ['pending'], to: 'releasing', reason: 'x', nodeTo: 'deprovisioning' })).toBe(false);
     expect((await db.bareMetalLease.findUniqueOrThrow({ where: { id: A.bareMetalLease } })).state).toBe('pending');
   },
+  'TimelineRepository.nodeEvents': async (o) => expect((await repos.timeline.nodeEvents(o, A.node)).map((e) => e.message)).not.toContain('node-scope held by a1-metal'),
   'ReservationsRepository.create': async (o) => {
     const hold = { ...(await db.reservation.findUniqueOrThrow({ where: { id: A.reservation } })) };
     const data = { ...hold, id: undefined, tenantId: undefined, createdAt: undefined };
@@ -431,6 +439,7 @@ describe('tenant scope, tenant A against outsiders', () => {
       expect(await repos.jobs.find(scope, A.job)).not.toBeNull();
       expect((await repos.jobs.lastRuns(scope, [A.job])).get(A.job)?.map((a) => a.node.name)).toEqual(['node-scope']);
       expect(await repos.endpoints.find(scope, A.endpoint)).not.toBeNull();
+      expect((await repos.timeline.nodeEvents(scope, A.node)).map((e) => e.message)).toContain('node-scope held by a1-metal');
       expect(await repos.quotas.findTeam(scope, A.team1)).not.toBeNull();
       expect((await repos.quotas.bounds(scope, A.team1, 'H100-80GB')).rows).toHaveLength(1);
       expect((await repos.quotas.inUseByModel(scope, A.team1)).get('H100-80GB')).toBe(1);

@@ -39,6 +39,26 @@ export const ZBareMetalLeaseNode = z.object({
   since: z.string().nullable(),
 });
 
+/** An entry of a lease's or a node's timeline (the Event log, as jobs' events are). */
+export const ZTimelineEvent = z.object({
+  id: z.string(),
+  type: z.string(),
+  message: z.string(),
+  /** The node the event is about (null: the lease itself). */
+  nodeId: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type TimelineEvent = z.infer<typeof ZTimelineEvent>;
+
+/** A node held by a bare-metal lease, as the Cluster page shows it: the lease's team only to those who may see it. */
+export const ZNodeBareMetal = z.object({
+  state: ZBareMetalNodeState,
+  leaseId: z.string().optional(),
+  leaseName: z.string().optional(),
+  teamId: z.string().optional(),
+});
+export type NodeBareMetal = z.infer<typeof ZNodeBareMetal>;
+
 export const ZBareMetalLease = z.object({
   id: z.string(),
   teamId: z.string(),
@@ -52,6 +72,8 @@ export const ZBareMetalLease = z.object({
   /** GPUs counted against the team's quota now (every GPU of every node held). */
   gpusHeld: z.number(),
   nodes: z.array(ZBareMetalLeaseNode),
+  /** The lease's latest events, oldest first: each lease state and node step (docs/bare-metal.md, "Events"). */
+  events: z.array(ZTimelineEvent),
   createdAt: z.string(),
   deployedAt: z.string().nullable(),
   releasedAt: z.string().nullable(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PERSONAS } from './gpu-catalog';
+import { ZNodeBareMetal, ZTimelineEvent } from './bare-metal';
 
 export const ZGpuModel = z.string().min(1).max(64);
 
@@ -85,10 +86,16 @@ export const ZNode = z.object({
   personaTarget: ZPersona.nullable(),
   /** Drain, persona switch or remediation in progress, with progress and ETA. */
   transition: ZNodeTransition.nullable(),
+  /** Held by a bare-metal lease (docs/bare-metal.md): its node step; the lease and team only for callers who may see them. */
+  bareMetal: ZNodeBareMetal.nullable(),
 });
 export type Node = z.infer<typeof ZNode>;
 
-export const ZNodeDetail = ZNode.extend({ gpus: z.array(ZGpu) });
+export const ZNodeDetail = ZNode.extend({
+  gpus: z.array(ZGpu),
+  /** The node's latest events the caller may see (its own tenant's and cluster-wide ones), oldest first. */
+  events: z.array(ZTimelineEvent),
+});
 export type NodeDetail = z.infer<typeof ZNodeDetail>;
 
 export const ZNodeListQuery = z

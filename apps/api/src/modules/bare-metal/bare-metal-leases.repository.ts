@@ -2,24 +2,38 @@ import { Injectable } from '@nestjs/common';
 import type { BareMetalLeaseState } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
 import { assertCovers, scopeWhere, type TenantScope } from '../../common/tenant-scope';
+import { EventsRepository } from '../events/events.repository';
 import type { DbNodeStep } from './lease-states';
+import { leaseEvent, nodeStepEvent } from './bare-metal-events';
+
+/** How many of a lease's latest events it is served with. */
+export const LEASE_EVENTS = 30;
 
 export const leaseWithNodes = {
   nodes: { select: { id: true, name: true, bareMetalState: true, bareMetalSince: true, leaf: { select: { name: true } }, _count: { select: { gpus: true } } } },
   allocations: { where: { endedAt: null }, select: { gpuUnits: true } },
+  /** The lease's latest events (its timeline; the console shows them on the lease's row). */
+  events: { select: { id: true, type: true, message: true, nodeId: true, createdAt: true }, orderBy: { createdAt: 'desc' }, take: LEASE_EVENTS },
 } as const;
 
 /** Bare-metal leases as tenants see and change them: every read and write through the caller's scope. */
 @Injectable()
 export class BareMetalLeasesRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: EventsRepository,
+  ) {}
 
   async create(
     scope: TenantScope & { kind: 'tenant' },
     data: { teamId: string; name: string; gpuModel: string; count: number; image: string; sameLeaf: boolean },
   ) {
     assertCovers(scope, { tenantId: scope.tenantId, teamId: data.teamId }, `team ${data.teamId}`);
-    return this.prisma.client.bareMetalLease.create({ data: { tenantId: scope.tenantId, ...data }, include: leaseWithNodes });
+    return this.prisma.client.$transaction(async (tx) => {
+      const row = await tx.bareMetalLease.create({ data: { tenantId: scope.tenantId, ...data }, include: leaseWithNodes });
+      await this.events.append(tx, leaseEvent(row, 'pending', `${data.count} ${data.gpuModel} node(s), image ${data.image}`));
+      return row;
+    });
   }
 
   list(scope: TenantScope, filter: { teamId?: string }) {
@@ -51,10 +65,13 @@ export class BareMetalLeasesRepository {
         data: { state: change.to, stateReason: change.reason },
       });
       if (moved.count !== 1) return false;
-      await tx.node.updateMany({
+      const lease = await tx.bareMetalLease.findUniqueOrThrow({ where: { id }, select: { id: true, tenantId: true, name: true } });
+      const nodes = await tx.node.findMany({
         where: { bareMetalLeaseId: id, ...(change.nodeFrom ? { bareMetalState: { in: change.nodeFrom } } : {}) },
-        data: { bareMetalState: change.nodeTo, bareMetalSince: new Date() },
+        select: { id: true, name: true },
       });
+      await tx.node.updateMany({ where: { id: { in: nodes.map((n) => n.id) } }, data: { bareMetalState: change.nodeTo, bareMetalSince: new Date() } });
+      await this.events.append(tx, [leaseEvent(lease, change.to), ...nodes.map((n) => nodeStepEvent(lease, n, change.nodeTo))]);
       return true;
     });
   }

@@ -3,13 +3,16 @@ import type { BareMetalLeaseState } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
 import { withinQuota, type QuotaGuard } from '../quotas/quota-guard';
 import { coveringRows } from '../quotas/quota-coverage';
+import { EventsRepository, type NewEvent } from '../events/events.repository';
 import { STEPS_IN_FLIGHT, type DbNodeStep } from './lease-states';
+import { leaseEvent, nodeStepEvent, type EventLease } from './bare-metal-events';
 
 /** A lease as the provisioner works on it. */
 export interface LeaseWork {
   id: string;
   tenantId: string;
   teamId: string;
+  name: string;
   gpuModel: string;
   count: number;
   image: string;
@@ -27,7 +30,10 @@ export type ClaimOutcome = 'claimed' | 'quota' | 'gone';
  */
 @Injectable()
 export class BareMetalNodesRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: EventsRepository,
+  ) {}
 
   /** Leases still to be filled or moving between states, oldest first. */
   leasesAtWork(): Promise<LeaseWork[]> {
@@ -115,12 +121,13 @@ export class BareMetalNodesRepository {
         })),
       });
       await tx.node.update({ where: { id: nodeId }, data: { bareMetalLeaseId: lease.id, bareMetalState: 'provisioning', bareMetalSince: new Date() } });
+      await this.events.append(tx, nodeStepEvent(lease, node, 'provisioning', `writing image ${lease.image}`));
       return 'claimed';
     });
   }
 
   lease(leaseId: string) {
-    return this.prisma.client.bareMetalLease.findUnique({ where: { id: leaseId }, select: { state: true, count: true } });
+    return this.prisma.client.bareMetalLease.findUnique({ where: { id: leaseId }, select: { id: true, tenantId: true, name: true, state: true, count: true } });
   }
 
   /** Nodes with a step to run through the driver. */
@@ -131,30 +138,40 @@ export class BareMetalNodesRepository {
   node(nodeId: string) {
     return this.prisma.client.node.findUnique({
       where: { id: nodeId },
-      select: { id: true, name: true, bareMetalState: true, bareMetalLease: { select: { id: true, image: true } } },
+      select: { id: true, name: true, bareMetalState: true, bareMetalLease: { select: { id: true, tenantId: true, name: true, image: true } } },
     });
   }
 
-  /** Records a finished step, only if the node is still in it (a release meanwhile wins). */
-  async finishStep(nodeId: string, from: DbNodeStep, to: DbNodeStep): Promise<boolean> {
-    const r = await this.prisma.client.node.updateMany({
-      where: { id: nodeId, bareMetalState: from },
-      data: { bareMetalState: to, bareMetalSince: new Date() },
+  /** Records a finished step (and its event), only if the node is still in it (a release meanwhile wins). */
+  async finishStep(node: { id: string; name: string }, lease: EventLease, from: DbNodeStep, to: DbNodeStep): Promise<boolean> {
+    return this.prisma.client.$transaction(async (tx) => {
+      const r = await tx.node.updateMany({
+        where: { id: node.id, bareMetalLeaseId: lease.id, bareMetalState: from },
+        data: { bareMetalState: to, bareMetalSince: new Date() },
+      });
+      if (r.count !== 1) return false;
+      await this.events.append(tx, nodeStepEvent(lease, node, to));
+      return true;
     });
-    return r.count === 1;
   }
 
   /** After the wipe: the node's GPUs are released and the node is back in the pool. */
-  async returnToPool(nodeId: string, leaseId: string): Promise<boolean> {
+  async returnToPool(node: { id: string; name: string }, lease: EventLease): Promise<boolean> {
     return this.prisma.client.$transaction(async (tx) => {
       const r = await tx.node.updateMany({
-        where: { id: nodeId, bareMetalLeaseId: leaseId, bareMetalState: 'deprovisioning' },
+        where: { id: node.id, bareMetalLeaseId: lease.id, bareMetalState: 'deprovisioning' },
         data: { bareMetalLeaseId: null, bareMetalState: null, bareMetalSince: null },
       });
       if (r.count !== 1) return false;
-      await tx.allocation.updateMany({ where: { nodeId, bareMetalLeaseId: leaseId, endedAt: null }, data: { endedAt: new Date(), activeSlot: null } });
+      await tx.allocation.updateMany({ where: { nodeId: node.id, bareMetalLeaseId: lease.id, endedAt: null }, data: { endedAt: new Date(), activeSlot: null } });
+      await this.events.append(tx, nodeStepEvent(lease, node, null));
       return true;
     });
+  }
+
+  /** An event on a lease (and its node) written outside a state change: a failed step. */
+  async record(event: NewEvent): Promise<void> {
+    await this.prisma.client.$transaction((tx) => this.events.append(tx, event));
   }
 
   /** The steps of the lease's nodes now. */
@@ -166,16 +183,21 @@ export class BareMetalNodesRepository {
   /** Moves a lease on, guarded by the state it was read in. */
   async setLeaseState(leaseId: string, from: BareMetalLeaseState, to: BareMetalLeaseState, reason: string | null): Promise<boolean> {
     const now = new Date();
-    const r = await this.prisma.client.bareMetalLease.updateMany({
-      where: { id: leaseId, state: from },
-      data: {
-        state: to,
-        stateReason: reason,
-        ...(to === 'deployed' && from !== 'resuming' ? { deployedAt: now } : {}),
-        ...(to === 'released' ? { releasedAt: now } : {}),
-      },
+    return this.prisma.client.$transaction(async (tx) => {
+      const r = await tx.bareMetalLease.updateMany({
+        where: { id: leaseId, state: from },
+        data: {
+          state: to,
+          stateReason: reason,
+          ...(to === 'deployed' && from !== 'resuming' ? { deployedAt: now } : {}),
+          ...(to === 'released' ? { releasedAt: now } : {}),
+        },
+      });
+      if (r.count !== 1) return false;
+      const lease = await tx.bareMetalLease.findUniqueOrThrow({ where: { id: leaseId }, select: { id: true, tenantId: true, name: true } });
+      await this.events.append(tx, leaseEvent(lease, to));
+      return true;
     });
-    return r.count === 1;
   }
 
   /** Why a queued lease still waits (shown on the lease). */

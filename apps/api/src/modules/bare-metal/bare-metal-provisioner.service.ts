@@ -3,6 +3,7 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider
 import { QueuesService } from '../../queues/queues.service';
 import type { BareMetalOperation } from '@gantry/driver';
 import { BareMetalNodesRepository, type LeaseWork } from './bare-metal-nodes.repository';
+import { nodeStepFailedEvent } from './bare-metal-events';
 import { pickIdleNodes, settledLeaseState, STEPS_IN_FLIGHT, type DbNodeStep } from './lease-states';
 
 /** Each step the driver runs: its operation and the node's step once it is done (null: back in the pool). */
@@ -93,9 +94,15 @@ export class BareMetalProvisioner {
     if (!this.driver.bareMetal) throw new Error(`the ${this.driver.name} driver cannot provision bare metal`);
     const op: BareMetalOperation =
       step.action === 'provision' ? { action: 'provision', leaseId: lease.id, image: lease.image } : { action: step.action, leaseId: lease.id };
-    await this.driver.bareMetal(node.name, op);
+    try {
+      await this.driver.bareMetal(node.name, op);
+    } catch (e) {
+      // The queue retries the step; the lease and the node show each failure meanwhile.
+      await this.nodes.record(nodeStepFailedEvent(lease, node, node.bareMetalState, e instanceof Error ? e.message : String(e)));
+      throw e;
+    }
     const recorded =
-      step.then === null ? await this.nodes.returnToPool(node.id, lease.id) : await this.nodes.finishStep(node.id, node.bareMetalState, step.then);
+      step.then === null ? await this.nodes.returnToPool(node, lease) : await this.nodes.finishStep(node, lease, node.bareMetalState, step.then);
     if (recorded) this.logger.log(`node ${node.name}: ${step.action} done (lease ${lease.id})`);
     if (recorded && step.then === null) await this.queues.requestSchedule(`node ${node.name} back from bare metal`);
     await this.settle(lease.id);

@@ -1,6 +1,7 @@
 import type { BareMetalLease } from '@gantry/contracts';
 import type { BareMetalLeasesRepository } from './bare-metal-leases.repository';
 import { nodeStepToApi } from './lease-states';
+import { presentTimelineEvent } from '../events/timeline.presenter';
 
 type LeaseRow = NonNullable<Awaited<ReturnType<BareMetalLeasesRepository['find']>>>;
 
@@ -27,6 +28,7 @@ export function presentLease(row: LeaseRow): BareMetalLease {
         since: n.bareMetalSince?.toISOString() ?? null,
       }))
       .sort((a, b) => a.name.localeCompare(b.name)),
+    events: row.events.map(presentTimelineEvent).reverse(),
     createdAt: row.createdAt.toISOString(),
     deployedAt: row.deployedAt?.toISOString() ?? null,
     releasedAt: row.releasedAt?.toISOString() ?? null,

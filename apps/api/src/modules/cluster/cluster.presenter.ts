@@ -1,5 +1,6 @@
-import type { Gpu, Node, NodeDetail, NodePowerState, NodeTransition, Persona } from '@gantry/contracts';
-import type { TenantScope } from '../../common/tenant-scope';
+import type { Gpu, Node, NodeBareMetal, NodeDetail, NodePowerState, NodeTransition, Persona, TimelineEvent } from '@gantry/contracts';
+import { covers, type TenantScope } from '../../common/tenant-scope';
+import { nodeStepToApi } from '../bare-metal/lease-states';
 import type { GpuRow, NodeRow } from './cluster.repository';
 
 type GpuLike = Omit<GpuRow, 'node'>;
@@ -69,7 +70,19 @@ const gpuUnitsInUse = (g: GpuLike) => g.allocations.reduce((s, a) => s + Number(
 /** Power state as the API spells it (`powering-down`, `powering-up`). */
 export const powerToApi = (p: 'on' | 'powering_down' | 'off' | 'powering_up'): NodePowerState => p.replace('_', '-') as NodePowerState;
 
-export function presentNode(n: NodeRow): Node {
+/**
+ * A node held by a bare-metal lease: its step for everyone; the lease and its team only for a
+ * caller whose scope covers the lease (another tenant sees only that the node is bare metal).
+ */
+export function presentBareMetal(scope: TenantScope, n: Pick<NodeRow, 'bareMetalState' | 'bareMetalLease'>): NodeBareMetal | null {
+  if (!n.bareMetalState) return null;
+  const lease = n.bareMetalLease;
+  const state = nodeStepToApi(n.bareMetalState);
+  if (!lease || !covers(scope, lease)) return { state };
+  return { state, leaseId: lease.id, leaseName: lease.name, teamId: lease.teamId };
+}
+
+export function presentNode(scope: TenantScope, n: NodeRow): Node {
   const models = [...new Set(n.gpus.map((g) => g.model))];
   return {
     id: n.id,
@@ -89,9 +102,10 @@ export function presentNode(n: NodeRow): Node {
     stateReason: n.stateReason ?? null,
     personaTarget: n.personaTarget ? personaToApi(n.personaTarget) : null,
     transition: presentTransition(n),
+    bareMetal: presentBareMetal(scope, n),
   };
 }
 
-export function presentNodeDetail(scope: TenantScope, n: NodeRow): NodeDetail {
-  return { ...presentNode(n), gpus: n.gpus.map((g) => presentGpu(scope, g)) };
+export function presentNodeDetail(scope: TenantScope, n: NodeRow, events: TimelineEvent[]): NodeDetail {
+  return { ...presentNode(scope, n), gpus: n.gpus.map((g) => presentGpu(scope, g)), events };
 }

@@ -10,6 +10,7 @@ const ACTIVE = { endedAt: null } as const;
 
 export const nodeWithGpus = {
   leaf: { include: { spine: true } },
+  bareMetalLease: { select: { id: true, name: true, tenantId: true, teamId: true } },
   gpus: {
     orderBy: { index: 'asc' },
     include: {

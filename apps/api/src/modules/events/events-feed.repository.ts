@@ -10,6 +10,7 @@ export interface FeedEvent {
   message: string;
   createdAt: Date;
   job: { teamId: string } | null;
+  bareMetalLease: { teamId: string } | null;
 }
 
 /** Reads the event log in creation order for the live feed (the publisher is the platform: no tenant filter). */
@@ -29,7 +30,7 @@ export class EventsFeedRepository {
       where,
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: limit,
-      select: { id: true, tenantId: true, jobId: true, nodeId: true, type: true, message: true, createdAt: true, job: { select: { teamId: true } } },
+      select: { id: true, tenantId: true, jobId: true, nodeId: true, type: true, message: true, createdAt: true, job: { select: { teamId: true } }, bareMetalLease: { select: { teamId: true } } },
     });
   }
 }

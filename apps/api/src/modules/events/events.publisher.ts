@@ -94,7 +94,7 @@ export function toLive(e: FeedEvent): LiveEvent {
     topic: topicOf(e.type),
     type: e.type,
     tenantId: e.tenantId,
-    teamId: e.job?.teamId ?? null,
+    teamId: e.job?.teamId ?? e.bareMetalLease?.teamId ?? null,
     jobId: e.jobId,
     nodeId: e.nodeId,
     message: e.message,

@@ -5,6 +5,7 @@ export interface NewEvent {
   tenantId: string | null;
   jobId?: string;
   nodeId?: string;
+  bareMetalLeaseId?: string;
   type: string;
   message: string;
   data?: Record<string, unknown>;
