@@ -45,7 +45,7 @@ test.describe('console: audit tasks', () => {
     await page.getByTestId('audit-export').click();
     const file = await (await download).path();
     const lines = readFileSync(file, 'utf8').trim().split(/\r?\n/);
-    expect(lines[0]).toBe('created_at,actor,via,api_key_id,user_id,source,action,outcome,target,target_name,data');
+    expect(lines[0]).toBe('created_at,actor,via,api_key_id,user_id,source,action,outcome,target,target_name,changes,data');
     expect(lines.length - 1).toBe(shown);
     expect(lines.slice(1).every((l) => /endpoint/.test(l))).toBe(true);
 
@@ -58,5 +58,26 @@ test.describe('console: audit tasks', () => {
     );
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { details: { field: string }[] } }).error.details[0]!.field).toBe('from');
+  });
+
+  test('an edit shows each changed field before → after, in the table and in the CSV export', async ({ page }) => {
+    const key = demoKey('tenant admin, Acme AI');
+    const member = client(demoKey('Max (member)'));
+    const me = await member.me();
+    const name = `audit-diff-${Date.now().toString(36)}`;
+    const ep = await member.endpoints.create({ teamId: me.teamId!, name, model: 'm', resources: { gpus: 1, gpuModel: 'A100-80GB' }, maxReplicas: 2 });
+    await member.endpoints.update(ep.id, { maxReplicas: 5, targetConcurrency: 40 });
+    await member.endpoints.remove(ep.id);
+
+    await signIn(page, key);
+    await page.getByTestId('nav-audit').click();
+    await page.getByTestId('audit-filter').fill('PATCH /v1/endpoints');
+    const row = page.getByTestId('audit-row').filter({ hasText: `endpoint ${name}` });
+    await expect(row.getByTestId('audit-change')).toHaveText(['maxReplicas 2 → 5', 'targetConcurrency 100 → 40']);
+
+    const download = page.waitForEvent('download');
+    await page.getByTestId('audit-export').click();
+    const csv = readFileSync(await (await download).path(), 'utf8');
+    expect(csv.split(/\r?\n/).find((l) => l.includes(ep.id))).toContain('maxReplicas 2 → 5; targetConcurrency 100 → 40');
   });
 });

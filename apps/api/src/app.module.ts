@@ -82,6 +82,7 @@ import { UsersRepository } from './modules/users/users.repository';
 import { AuditController } from './modules/audit/audit.controller';
 import { AuditRepository } from './modules/audit/audit.repository';
 import { AuditInterceptor } from './modules/audit/audit.interceptor';
+import { AuditSubjectsRepository } from './modules/audit/audit-subjects.repository';
 import { EndpointsController, SimTrafficController } from './modules/endpoints/endpoints.controller';
 import { EndpointsService } from './modules/endpoints/endpoints.service';
 import { EndpointsRepository } from './modules/endpoints/endpoints.repository';
@@ -215,6 +216,7 @@ export class HttpModule {
         UsersService,
         UsersRepository,
         AuditRepository,
+        AuditSubjectsRepository,
         ApiKeysRepository,
         ApiKeysService,
         HealthService,

@@ -36,6 +36,8 @@ const SYSTEM_ACCESS: Record<string, string> = {
   'ApiKeysRepository.touch': 'authentication: last-used time of the caller’s own key',
   'AuditRepository.append': 'the audit interceptor writes the caller’s own tenant from its principal',
   'AuditRepository.flush': 'writes the batch of entries queued by append (each with the tenant of its own principal)',
+  AuditSubjectsRepository:
+    'reads the subject of a change around its handler (which checks the caller’s scope); kept only in the entry of a change that succeeded',
   'AuditRepository.beforeApplicationShutdown': 'flushes the queued entries before the process stops',
   'SchedulesRepository.all': 'the worker’s schedule tick reads every schedule',
   'SchedulesRepository.claim': 'the worker’s schedule tick claims one fire',

@@ -7931,6 +7931,12 @@ export interface operations {
                             data: {
                                 [key: string]: unknown;
                             };
+                            changes: {
+                                [key: string]: {
+                                    from: unknown;
+                                    to: unknown;
+                                };
+                            } | null;
                             createdAt: string;
                         }[];
                         nextCursor: string | null;

@@ -1,7 +1,7 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiTags } from '@nestjs/swagger';
-import { page, ZAuditEntry, ZAuditQuery, ZPageQuery, type AuditEntry, type Page } from '@gantry/contracts';
+import { describeChange, page, ZAuditEntry, ZAuditQuery, ZPageQuery, type AuditEntry, type Page } from '@gantry/contracts';
 import type { z } from 'zod';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
@@ -50,7 +50,7 @@ export class AuditController {
       return rows.map((r) => ({ ...r, targetName: r.target ? (names.get(r.target) ?? null) : null }));
     };
     if (q.format !== 'csv') return toPage(await named(await this.audit.list(scope, q, q)), q, present);
-    const rows: CsvValue[][] = [['created_at', 'actor', 'via', 'api_key_id', 'user_id', 'source', 'action', 'outcome', 'target', 'target_name', 'data']];
+    const rows: CsvValue[][] = [['created_at', 'actor', 'via', 'api_key_id', 'user_id', 'source', 'action', 'outcome', 'target', 'target_name', 'changes', 'data']];
     let cursor: string | undefined;
     while (rows.length - 1 < AUDIT_EXPORT_MAX) {
       const pageQuery = { limit: EXPORT_PAGE, cursor };
@@ -58,7 +58,8 @@ export class AuditController {
       for (const e of found.items) {
         if (rows.length - 1 >= AUDIT_EXPORT_MAX) break;
         const via = typeof e.data.via === 'string' ? e.data.via : e.apiKeyId ? 'api-key' : 'session';
-        rows.push([e.createdAt, e.actor, via, e.apiKeyId, e.userId, e.source, e.action, e.outcome, e.target, e.targetName, JSON.stringify(e.data)]);
+        const changes = Object.entries(e.changes ?? {}).map(([field, c]) => describeChange(field, c));
+        rows.push([e.createdAt, e.actor, via, e.apiKeyId, e.userId, e.source, e.action, e.outcome, e.target, e.targetName, changes.join('; '), JSON.stringify(e.data)]);
       }
       if (!found.nextCursor) break;
       cursor = found.nextCursor;
@@ -84,6 +85,7 @@ function present(r: Awaited<ReturnType<AuditRepository['list']>>[number] & { tar
     targetName: r.targetName,
     outcome: data.outcome === 'refused' ? 'refused' : 'done',
     data,
+    changes: (r.changes ?? null) as AuditEntry['changes'],
     createdAt: r.createdAt.toISOString(),
   };
 }

@@ -1,37 +1,18 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Observable, tap } from 'rxjs';
+import { from, mergeMap, Observable, tap } from 'rxjs';
 import { HttpException } from '@nestjs/common';
 import { DomainError, HTTP_STATUS } from '../../common/errors';
 import type { Principal } from '../../common/principal';
 import { toStorableString } from '../../common/json-shape';
+import { redact } from './redact';
 import { AuditRepository } from './audit.repository';
+import { AuditSubjectsRepository, subjectOfRoute, type Snapshot } from './audit-subjects.repository';
+import { changesBetween } from './audit-changes';
+
+export { redact };
 
 const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Never written to the audit log. */
-const SECRET_FIELDS = new Set(['password', 'key', 'token', 'secret', 'csrfToken']);
-
-const MAX_DEPTH = 6;
-const MAX_STRING = 2000;
-
-/**
- * Removes secrets (passwords, keys, tokens) from what is logged, at any depth; what is deeper
- * than MAX_DEPTH is cut (never passed on whole: it could be nested past what the database
- * driver serialises), long strings are shortened and made storable (no NUL, no lone surrogate).
- */
-export function redact(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return storable(value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…` : value);
-  if (value === null || typeof value !== 'object') return value;
-  if (depth > MAX_DEPTH) return '[truncated]';
-  if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>)
-      .slice(0, 100)
-      .map(([k, v]) => [storable(k), isSecretField(k) ? '[redacted]' : redact(v, depth + 1)]),
-  );
-}
-
-const isSecretField = (k: string) => SECRET_FIELDS.has(k) || /password|secret|token/i.test(k);
 const storable = toStorableString;
 
 /** Refusals of a change that are audited (a caller trying what its role or the state does not allow). */
@@ -62,16 +43,31 @@ export function teamOfAction(route: string, params: Record<string, string>, body
 export class AuditInterceptor implements NestInterceptor {
   private readonly logger = new Logger('audit');
 
-  constructor(private readonly audit: AuditRepository) {}
+  constructor(
+    private readonly audit: AuditRepository,
+    private readonly subjects: AuditSubjectsRepository,
+  ) {}
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = ctx.switchToHttp().getRequest<Request & { principal?: Principal }>();
     if (!CHANGES.has(req.method)) return next.handle();
-    const write = (result: unknown, status: number, refusal?: { code: string; message: string }) => {
+    const route = (req.route as { path?: string } | undefined)?.path ?? req.path;
+    const params = (req.params ?? {}) as Record<string, string>;
+    // An update's subject is read before and after the handler: the entry records what moved.
+    const subject = req.principal && params.id ? subjectOfRoute(route) : undefined;
+    const read = async (): Promise<Snapshot | null> => {
+      if (!subject) return null;
+      try {
+        return await this.subjects.snapshot(subject, params.id!);
+      } catch (e) {
+        this.logger.warn(`could not read ${subject} ${params.id} for the audit log: ${String(e)}`);
+        return null;
+      }
+    };
+    let before: Snapshot | null = null;
+    const write = (result: unknown, status: number, refusal?: { code: string; message: string }, changes: ReturnType<typeof changesBetween> = null) => {
       const p = req.principal;
       if (!p) return;
-      const route = (req.route as { path?: string } | undefined)?.path ?? req.path;
-      const params = (req.params ?? {}) as Record<string, string>;
       const created = result && typeof result === 'object' && 'id' in result ? String((result as { id: unknown }).id) : undefined;
       const target = params.id ?? params.tenantId ?? created ?? null;
       const tenantId =
@@ -87,6 +83,7 @@ export class AuditInterceptor implements NestInterceptor {
           source: p.source ?? null,
           action: `${req.method} ${route}`,
           target,
+          changes,
           data: {
             via: p.via ?? 'api-key',
             ...(p.via === 'session' && p.keyId.startsWith('session:') ? { sessionId: p.keyId.slice(8) } : {}),
@@ -99,9 +96,16 @@ export class AuditInterceptor implements NestInterceptor {
         })
         .catch((e: unknown) => this.logger.error(`could not write the audit log: ${String(e)}`));
     };
-    return next.handle().pipe(
+    return from(read()).pipe(
+      tap((snapshot) => (before = snapshot)),
+      mergeMap(() => next.handle()),
+      // the entry is queued before the response goes out: a read of the log right after sees it
+      mergeMap(async (result: unknown) => {
+        const changes = subject ? changesBetween(before, await read()) : null;
+        write(result, ctx.switchToHttp().getResponse<Response>().statusCode, undefined, changes);
+        return result;
+      }),
       tap({
-        next: (result) => write(result, ctx.switchToHttp().getResponse<Response>().statusCode),
         error: (err: unknown) => {
           const status = statusOf(err);
           if (status === undefined || !REFUSED_STATUSES.has(status)) return;

@@ -15,6 +15,8 @@ export interface NewAuditEntry {
   source: string | null;
   action: string;
   target: string | null;
+  /** What an update moved: `{ field: { from, to } }` (secrets never); null or absent when nothing. */
+  changes?: Record<string, unknown> | null;
   data: Record<string, unknown>;
 }
 
@@ -60,10 +62,10 @@ export class AuditRepository implements BeforeApplicationShutdown {
     const cols = (f: (e: NewAuditEntry) => unknown) => batch.map((b) => f(b.entry));
     try {
       await this.prisma.sql.query(
-        `INSERT INTO "AuditLog" ("id", "tenantId", "teamId", "actor", "apiKeyId", "userId", "source", "action", "target", "data", "createdAt")
-         SELECT id, "tenantId", "teamId", actor, "apiKeyId", "userId", source, action, target, data::jsonb, at::timestamp(3)
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-           AS t(id, "tenantId", actor, "apiKeyId", "userId", source, action, target, data, at, "teamId")`,
+        `INSERT INTO "AuditLog" ("id", "tenantId", "teamId", "actor", "apiKeyId", "userId", "source", "action", "target", "data", "changes", "createdAt")
+         SELECT id, "tenantId", "teamId", actor, "apiKeyId", "userId", source, action, target, data::jsonb, changes::jsonb, at::timestamp(3)
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+           AS t(id, "tenantId", actor, "apiKeyId", "userId", source, action, target, data, at, "teamId", changes)`,
         [
           batch.map((b) => newId(b.at.getTime())),
           cols((e) => e.tenantId),
@@ -76,6 +78,7 @@ export class AuditRepository implements BeforeApplicationShutdown {
           cols((e) => JSON.stringify(e.data)),
           batch.map((b) => b.at.toISOString()),
           cols((e) => e.teamId ?? null),
+          cols((e) => (e.changes ? JSON.stringify(e.changes) : null)),
         ],
       );
       for (const b of batch) b.done();

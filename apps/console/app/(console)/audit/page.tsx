@@ -2,7 +2,7 @@
 
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import type { AuditEntry } from '@gantry/contracts';
+import { describeChange, type AuditEntry } from '@gantry/contracts';
 import { PageHeader } from '@/components/page-header';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { auditQuery, type AuditRange } from '@/lib/queries/admin';
@@ -39,7 +39,7 @@ export default function AuditPage() {
     <>
       <PageHeader
         title="Audit log"
-        subtitle="Every change made through the API, and every refused attempt: actor, key or session, source address, what was changed (by name) and the request (secrets redacted). A team admin sees the changes of their team."
+        subtitle="Every change made through the API, and every refused attempt: actor, key or session, source address, what was changed (by name), each changed field's value before → after, and the request (secrets redacted). A team admin sees the changes of their team."
         actions={
           <>
             <input
@@ -124,6 +124,15 @@ function Row({ e, open, onToggle }: { e: AuditEntry; open: boolean; onToggle: ()
             <span className="badge badge-bad" data-testid="audit-refused" title={refusalOf(e)}>
               refused {String(e.data.status ?? '')}
             </span>
+          )}
+          {e.changes && (
+            <ul className="audit-changes small" data-testid="audit-changes">
+              {Object.entries(e.changes).map(([field, c]) => (
+                <li key={field} data-testid="audit-change">
+                  {describeChange(field, c)}
+                </li>
+              ))}
+            </ul>
           )}
         </td>
         <td data-testid="audit-target" title={e.target ?? undefined}>
