@@ -119,6 +119,9 @@ import { FailoverProcessor } from './worker/failover.processor';
 import { CLUSTER_DRIVER, type ClusterDriver } from './driver/driver.provider';
 import { TelemetryRepository } from './modules/telemetry/telemetry.repository';
 import { TelemetryService } from './modules/telemetry/telemetry.service';
+import { DemoHistoryRepository } from './modules/demo-history/demo-history.repository';
+import { DemoHistoryService } from './modules/demo-history/demo-history.service';
+import { DemoHistoryRunner } from './modules/demo-history/demo-history.runner';
 import { TelemetryProcessor } from './worker/telemetry.processor';
 import { LogsProcessor } from './worker/logs.processor';
 import { LogsScheduler } from './worker/logs.scheduler';
@@ -316,6 +319,9 @@ export class WorkerModule {
         TelemetryRepository,
         TelemetryService,
         TelemetryProcessor,
+        DemoHistoryRepository,
+        DemoHistoryService,
+        DemoHistoryRunner,
         TelemetryScheduler,
         JobLogsRepository,
         JobLogCollector,

@@ -7,6 +7,9 @@ export { createDriver, type DriverConfig } from './create-driver';
 export { SimulatedDriver, DEFAULT_SIMULATED_DELAYS, type SimulatedDelays, type SimulatedDriverOptions } from './simulated/simulated-driver';
 export { SimulatedDriverClosedError } from './simulated/sim-timers';
 export { SIM_EXIT_CODES } from './simulated/workloads';
+// The simulated cluster's telemetry model (what a GPU reports under a load), for replays of simulated time
+export { gpuLoads, gpuSamples, type GpuLoad, type SampledNode } from './simulated/telemetry';
+export type { GpuClaim } from './simulated/gpu-claims';
 export { acceleratorsDemoTopology, demoTopology, generateTopology, type GenerateTopologyOptions } from './simulated/generate-topology';
 export {
   parseTopology,

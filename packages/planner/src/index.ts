@@ -7,6 +7,7 @@ export { Replay, PlanCancelled } from './replay';
 export type { ReplayHooks, ReplayOutcome, Bucket, Integrals } from './replay';
 export * from './plan';
 export * from './openb-data';
+export { mulberry32 } from './rng';
 export { resolveSpec } from './run-spec';
 export type { SuppliedInput } from './run-spec';
 export { runPlanInThread } from './thread';

@@ -28,6 +28,12 @@ export interface ReplayHooks {
   onProgress?: (fraction: number) => void;
   /** Return true to stop the replay (it throws PlanCancelled). */
   shouldStop?: () => boolean;
+  /** Admission before placement (quotas): false keeps the job queued, as a job over its team's limit waits. */
+  admit?: (job: PlannerJob) => boolean;
+  /** A job was placed at `t` (seconds) on `replicas`. */
+  onStart?: (job: PlannerJob, replicas: readonly ReplicaPlacement[], t: number) => void;
+  /** A job's run ended at `t` and its GPUs were released. */
+  onEnd?: (job: PlannerJob, replicas: readonly ReplicaPlacement[], t: number) => void;
 }
 
 /** Integrals of the observables over [0, horizon], and per time bucket. */
@@ -176,6 +182,18 @@ export class Replay {
     return this.t;
   }
 
+  /**
+   * Adds a job to the workload while the replay runs (from a hook: a job a fault took away,
+   * submitted again). It arrives at its `arrival`, no earlier than now.
+   */
+  submit(job: PlannerJob): void {
+    const arrival = Math.max(job.arrival, this.t);
+    const jobs = this.jobs;
+    let i = this.arrivalPos;
+    while (i < jobs.length && jobs[i]!.arrival <= arrival) i++;
+    jobs.splice(i, 0, { ...job, arrival });
+  }
+
   /** Plays the workload until nothing is left to arrive, finish or boot. */
   run(): this {
     const jobs = this.jobs;
@@ -275,7 +293,7 @@ export class Replay {
     for (const j of this.queue) {
       const req = this.policy.request(j);
       const key = requestKey(req, j.replicas);
-      if (failed.has(key)) {
+      if (failed.has(key) || (this.hooks.admit && !this.hooks.admit(j))) {
         left.push(j);
         continue;
       }
@@ -320,6 +338,7 @@ export class Replay {
     this.freeWhole -= allocPer * replicas.length;
     const run: Running = { job: j, request: req, replicas, nodes, sm: smPer };
     this.departures.push(t + j.duration, run);
+    this.hooks.onStart?.(j, replicas, t);
   }
 
   private depart(r: Running): void {
@@ -346,6 +365,7 @@ export class Replay {
     });
     this.freeWhole += allocPer * r.replicas.length;
     this.dirty = true;
+    this.hooks.onEnd?.(r.job, r.replicas, this.t);
   }
 
   /**

@@ -120,6 +120,13 @@ const ZEnv = z.object({
     .default(86_400),
   GANTRY_FAIR_SHARE_HISTORY_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
   /**
+   * Demo history (docs/demo.md): `true` makes the worker replay a synthetic week of work on the
+   * simulated cluster at its first start, so that the 24 h and 7 d charts have a past. Off unless
+   * asked (`npm run dev` asks); `GANTRY_DEMO_HISTORY_DAYS` is the length of that past.
+   */
+  GANTRY_DEMO_HISTORY: z.enum(['true', 'false']).default('false'),
+  GANTRY_DEMO_HISTORY_DAYS: z.coerce.number().int().min(1).max(14).default(7),
+  /**
    * Power management (docs/power.md): `true` lets the node manager power empty nodes down and
    * boot them for queued demand. The idle time is in simulated seconds (wall-clock seconds on a
    * real cluster); the headroom is the share of all GPUs kept free on powered nodes.
@@ -209,6 +216,8 @@ export interface AppConfig {
   reconcileSeconds: number;
   /** Fair share over time: half-life (simulated seconds) and weight of decayed past usage. */
   fairShare: { halfLifeSeconds: number; historyWeight: number };
+  /** Demo history: replay a synthetic past of `days` days at the worker's first start (simulated cluster only). */
+  demoHistory: { enabled: boolean; days: number };
   /** Reservations: look-ahead before a window and the worker's tick (seconds). */
   reservations: { lookaheadSeconds: number; tickSeconds: number };
   integrityCheckSeconds: number;
@@ -310,6 +319,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,
     reconcileSeconds: e.GANTRY_RECONCILE_SECONDS,
     fairShare: { halfLifeSeconds: e.GANTRY_FAIR_SHARE_HALF_LIFE_SECONDS, historyWeight: e.GANTRY_FAIR_SHARE_HISTORY_WEIGHT },
+    demoHistory: { enabled: e.GANTRY_DEMO_HISTORY === 'true', days: e.GANTRY_DEMO_HISTORY_DAYS },
     reservations: { lookaheadSeconds: e.GANTRY_RESERVATION_LOOKAHEAD_SECONDS, tickSeconds: e.GANTRY_RESERVATION_TICK_SECONDS },
     integrityCheckSeconds: e.GANTRY_INTEGRITY_CHECK_SECONDS,
     shutdownGraceSeconds: e.GANTRY_SHUTDOWN_GRACE_SECONDS,

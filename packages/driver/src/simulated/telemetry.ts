@@ -34,7 +34,10 @@ export function gpuLoads(claims: readonly GpuClaim[], modelOf: (claim: GpuClaim)
   return loads;
 }
 
-export function gpuSamples(nodes: readonly SimNode[], loads: ReadonlyMap<string, GpuLoad>, at: number): GpuMetricSample[] {
+/** What the samples read of a node: its name, whether it is down, its GPUs. */
+export type SampledNode = Pick<SimNode, 'name' | 'down'> & { gpus: readonly Pick<SimNode['gpus'][number], 'index' | 'model' | 'memoryMiB'>[] };
+
+export function gpuSamples(nodes: readonly SampledNode[], loads: ReadonlyMap<string, GpuLoad>, at: number): GpuMetricSample[] {
   return nodes
     .filter((node) => !node.down)
     .flatMap((node) =>

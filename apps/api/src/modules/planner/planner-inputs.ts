@@ -54,7 +54,8 @@ export function historyJobs(rows: HistoryRow[], now: Date): PlannerJob[] {
   return jobs.sort((a, b) => a.arrival - b.arrival || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-function replicaRequest(r: JobResources): ReplicaRequest {
+/** The engine's request of one replica of a job's resources (JobResources of @gantry/contracts). */
+export function replicaRequest(r: JobResources): ReplicaRequest {
   const models = (Array.isArray(r.gpuModel) ? (r.gpuModel as string[]) : r.gpuModel ? [r.gpuModel] : []).filter(Boolean);
   return {
     ...(r.gpus !== undefined ? { gpus: r.gpus } : {}),

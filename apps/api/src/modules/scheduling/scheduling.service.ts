@@ -348,7 +348,7 @@ export class SchedulingService {
 }
 
 /** Allocation rows of a placement: the replica's CPU and memory ride on its first GPU row. */
-function toAllocations(job: PendingRow, replicas: ReplicaPlacement[], nodes: Map<string, NodeState>): NewAllocation[] {
+export function toAllocations(job: Pick<PendingRow, 'resources'>, replicas: ReplicaPlacement[], nodes: Map<string, NodeState>): NewAllocation[] {
   const r = job.resources as JobResources;
   const out: NewAllocation[] = [];
   for (const rep of replicas) {

@@ -45,6 +45,12 @@ export interface RollupDelta {
   energyJoules: number;
 }
 
+/** A rollup row: the sums of one bucket of `stepSeconds` (60, 3600 or 86400). */
+export interface RollupRow extends RollupDelta {
+  stepSeconds: number;
+  bucket: Date;
+}
+
 export interface LatestGpuState {
   gpuId: string;
   nodeId: string;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../common/prisma.service';
-import type { LatestGpuState, RollupDelta, TickAllocation, TickGpu, TickSample } from './telemetry-tick';
+import type { Tx } from '@gantry/db';
+import type { LatestGpuState, RollupDelta, RollupRow, TickAllocation, TickGpu, TickSample } from './telemetry-tick';
 
 /**
  * Telemetry storage: raw per-GPU samples (short retention), the latest state of each GPU and
@@ -63,23 +64,10 @@ export class TelemetryRepository {
             "memoryUsedMiB" = excluded."memoryUsedMiB", "powerW" = excluded."powerW", "idleSince" = excluded."idleSince"`;
       }
 
-      for (const b of t.buckets) {
-        if (!t.deltas.length) continue;
-        const col = <K extends keyof RollupDelta>(k: K) => t.deltas.map((d) => d[k]);
-        await tx.$executeRaw`
-          INSERT INTO "UsageRollup" ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId",
-            "capacitySeconds", "allocatedSeconds", "busySeconds", "memoryMiBSeconds", "energyJoules")
-          SELECT ${b.stepSeconds}::int, ${b.bucket}::timestamp(3), u.* FROM unnest(
-            ${col('nodeId')}::text[], ${col('gpuModel')}::text[], ${col('tenantId')}::text[], ${col('teamId')}::text[],
-            ${col('capacitySeconds')}::float8[], ${col('allocatedSeconds')}::float8[], ${col('busySeconds')}::float8[],
-            ${col('memoryMiBSeconds')}::float8[], ${col('energyJoules')}::float8[]) AS u
-          ON CONFLICT ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId") DO UPDATE SET
-            "capacitySeconds" = "UsageRollup"."capacitySeconds" + excluded."capacitySeconds",
-            "allocatedSeconds" = "UsageRollup"."allocatedSeconds" + excluded."allocatedSeconds",
-            "busySeconds" = "UsageRollup"."busySeconds" + excluded."busySeconds",
-            "memoryMiBSeconds" = "UsageRollup"."memoryMiBSeconds" + excluded."memoryMiBSeconds",
-            "energyJoules" = "UsageRollup"."energyJoules" + excluded."energyJoules"`;
-      }
+      await addToRollups(
+        tx,
+        t.buckets.flatMap((b) => t.deltas.map((d) => ({ ...d, stepSeconds: b.stepSeconds, bucket: b.bucket }))),
+      );
       return true;
     });
   }
@@ -93,5 +81,33 @@ export class TelemetryRepository {
       db.usageRollup.deleteMany({ where: { AND: [{ stepSeconds: { in: [3600, 86400] } }, { bucket: { lt: cutoffs.hour } }] } }),
     ]);
     return raw.count + minute.count + hour.count;
+  }
+}
+
+/** Rows per statement of addToRollups (each row is 11 array elements). */
+const ROLLUP_CHUNK = 10_000;
+
+/**
+ * Adds rollup rows into the usage rollups inside the caller's transaction: a row whose bucket,
+ * node, model and holder exist is summed into it (a bucket is filled by many ticks). The rows
+ * of one call must have distinct keys.
+ */
+export async function addToRollups(tx: Tx, rows: readonly RollupRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROLLUP_CHUNK) {
+    const chunk = rows.slice(i, i + ROLLUP_CHUNK);
+    const col = <K extends keyof RollupRow>(k: K) => chunk.map((d) => d[k]);
+    await tx.$executeRaw`
+      INSERT INTO "UsageRollup" ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId",
+        "capacitySeconds", "allocatedSeconds", "busySeconds", "memoryMiBSeconds", "energyJoules")
+      SELECT * FROM unnest(${col('stepSeconds')}::int[], ${chunk.map((d) => d.bucket.toISOString())}::timestamp(3)[],
+        ${col('nodeId')}::text[], ${col('gpuModel')}::text[], ${col('tenantId')}::text[], ${col('teamId')}::text[],
+        ${col('capacitySeconds')}::float8[], ${col('allocatedSeconds')}::float8[], ${col('busySeconds')}::float8[],
+        ${col('memoryMiBSeconds')}::float8[], ${col('energyJoules')}::float8[]) AS u
+      ON CONFLICT ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId") DO UPDATE SET
+        "capacitySeconds" = "UsageRollup"."capacitySeconds" + excluded."capacitySeconds",
+        "allocatedSeconds" = "UsageRollup"."allocatedSeconds" + excluded."allocatedSeconds",
+        "busySeconds" = "UsageRollup"."busySeconds" + excluded."busySeconds",
+        "memoryMiBSeconds" = "UsageRollup"."memoryMiBSeconds" + excluded."memoryMiBSeconds",
+        "energyJoules" = "UsageRollup"."energyJoules" + excluded."energyJoules"`;
   }
 }

@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma } from '@gantry/db';
+import { PrismaService } from '../../common/prisma.service';
+import { EventsRepository, type NewEvent } from '../events/events.repository';
+import { addToRollups } from '../telemetry/telemetry.repository';
+import type { RollupRow } from '../telemetry/telemetry-tick';
+import type { UsageRecord } from '../fair-share/usage-decay';
+
+/** The one row of the replayed past (a second start finds it). */
+const HISTORY_ID = 'demo';
+/** The same lock the scheduling cycle takes to roll decayed usage (FairShareRepository.roll). */
+const FAIR_SHARE_LOCK = 'gantry:fair-share-roll';
+const HISTORY_LOCK = 'gantry:demo-history';
+/** A week of rows goes in one transaction: longer than the interactive default of 5 s. */
+const WRITE_TIMEOUT_MS = 300_000;
+
+export interface PastRows {
+  fromAt: Date;
+  toAt: Date;
+  jobs: Prisma.JobCreateManyInput[];
+  allocations: Prisma.AllocationCreateManyInput[];
+  events: NewEvent[];
+  incidents: Prisma.IncidentCreateManyInput[];
+  rollups: RollupRow[];
+  /** Each team's decayed usage with the past added, given its stored record (if any). */
+  usage: (teamId: string, record: UsageRecord | undefined) => UsageRecord;
+  usageTeams: { teamId: string; tenantId: string }[];
+}
+
+/**
+ * The demo's replayed past (docs/demo.md): reads the inventory and the teams, writes the past's
+ * rows in one transaction with its marker. System access: the demo's past spans every demo
+ * tenant, each row carrying its own team's tenant.
+ */
+@Injectable()
+export class DemoHistoryRepository {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly events: EventsRepository,
+  ) {}
+
+  async written(): Promise<boolean> {
+    return (await this.prisma.client.demoHistory.count({ where: { id: HISTORY_ID } })) > 0;
+  }
+
+  inventory() {
+    return this.prisma.client.node.findMany({
+      select: {
+        id: true,
+        name: true,
+        cpuMilli: true,
+        memoryMiB: true,
+        leaf: { select: { name: true, spine: { select: { name: true } } } },
+        gpus: { select: { id: true, index: true, model: true, memoryMiB: true }, orderBy: { index: 'asc' } },
+      },
+      orderBy: { name: 'asc' },
+    });
+  }
+
+  /** Teams with their `*` quota limit and their tenant's GPU total. */
+  teams() {
+    return this.prisma.client.team.findMany({
+      select: {
+        id: true,
+        tenantId: true,
+        slug: true,
+        quotas: { where: { gpuModel: '*' }, select: { limit: true } },
+        tenant: { select: { gpuTotal: true } },
+      },
+      orderBy: [{ tenantId: 'asc' }, { slug: 'asc' }],
+    });
+  }
+
+  /** The earliest minute the live telemetry has written, if any: the past must end before it. */
+  async firstLiveMinute(): Promise<Date | null> {
+    const r = await this.prisma.client.usageRollup.aggregate({ where: { stepSeconds: 60 }, _min: { bucket: true } });
+    return r._min.bucket;
+  }
+
+  /**
+   * Writes the past in one transaction, or nothing when it is already written (false). The
+   * decayed usage of the teams is updated under the scheduling cycle's lock, so the cycle never
+   * rolls it forward at the same time.
+   */
+  async write(p: PastRows): Promise<boolean> {
+    return this.prisma.client.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${HISTORY_LOCK}))`;
+        const marker = await tx.demoHistory.createMany({
+          data: [{ id: HISTORY_ID, fromAt: p.fromAt, toAt: p.toAt, jobs: p.jobs.length, allocations: p.allocations.length }],
+          skipDuplicates: true,
+        });
+        if (marker.count === 0) return false;
+        await tx.job.createMany({ data: p.jobs });
+        await tx.allocation.createMany({ data: p.allocations });
+        await tx.incident.createMany({ data: p.incidents });
+        await this.events.append(tx, p.events);
+        await addToRollups(tx, p.rollups);
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${FAIR_SHARE_LOCK}))`;
+        const stored = await tx.teamUsageHistory.findMany({ where: { teamId: { in: p.usageTeams.map((t) => t.teamId) } } });
+        const byTeam = new Map(stored.map((r) => [r.teamId, { gpuSeconds: r.decayedGpuSeconds, asOfMs: r.asOf.getTime() }]));
+        for (const t of p.usageTeams) {
+          const next = p.usage(t.teamId, byTeam.get(t.teamId));
+          await tx.teamUsageHistory.upsert({
+            where: { teamId: t.teamId },
+            create: { teamId: t.teamId, tenantId: t.tenantId, decayedGpuSeconds: next.gpuSeconds, asOf: new Date(next.asOfMs) },
+            update: { decayedGpuSeconds: next.gpuSeconds, asOf: new Date(next.asOfMs) },
+          });
+        }
+        return true;
+      },
+      { timeout: WRITE_TIMEOUT_MS, maxWait: 30_000 },
+    );
+  }
+}
