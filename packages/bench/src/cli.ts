@@ -58,7 +58,7 @@ function pathArg(p: string): string {
 }
 
 /** The grid kept in docs/benchmarks.md. */
-const GRID_VARIANTS = 'gpuspec20,gpuspec25,gpuspec33,multigpu30,multigpu40,gpushare60,cpu200,gpuspec25+multigpu30';
+const GRID_VARIANTS = 'gpuspec10,gpuspec20,gpuspec25,gpuspec33,multigpu30,multigpu40,gpushare60,cpu200,gpuspec20+multigpu40,gpuspec25+multigpu30';
 
 function main(): number {
   const { cmd, opts } = args(process.argv.slice(2));
