@@ -1,6 +1,9 @@
 import type { SimulatedDriver } from '@gantry/driver';
 import { CLUSTER_DRIVER } from './driver/driver.provider';
-import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
+import { EventsFeedRepository } from './modules/events/events-feed.repository';
+import { toLive } from './modules/events/events.publisher';
+import { visibleTo } from './modules/events/events-stream.service';
+import { BOOTSTRAP_ADMIN_KEY, eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
 
 /**
  * Bare-metal leases on the simulated cluster (docs/bare-metal.md): whole nodes provisioned with an
@@ -114,6 +117,75 @@ describe('bare-metal leases (real Postgres and Redis, simulated cluster)', () =>
     expect((await post(`/v1/bare-metal/leases/${id}/release`)).status).toBe(409);
   }, 180_000);
 
+  it('writes each lease state and node step as an event on the lease and on the node; the node shows a bare-metal badge', async () => {
+    const id = (await post('/v1/bare-metal/leases', lease({ name: 'audited' }))).body.id as string;
+    const deployed = await inState(id, 'deployed');
+    const nodeName = deployed.nodes[0].name as string;
+    const nodeAs = async (auth: string) => (await http().get(`/v1/nodes/${nodeName}`).set('Authorization', auth)).body;
+
+    // The Cluster page's badge: the holder sees the lease and its team, another tenant only "bare metal".
+    expect((await nodeAs(t.auth)).bareMetal).toEqual({ state: 'deployed', leaseId: id, leaseName: 'audited', teamId: t.team.id });
+    expect((await nodeAs(other.auth)).bareMetal).toEqual({ state: 'deployed' });
+    const listed = (await http().get('/v1/nodes?limit=500').set('Authorization', other.auth)).body.items.find((n: { name: string }) => n.name === nodeName);
+    expect(listed.bareMetal).toEqual({ state: 'deployed' });
+
+    await post(`/v1/bare-metal/leases/${id}/suspend`);
+    await inState(id, 'suspended');
+    await post(`/v1/bare-metal/leases/${id}/resume`);
+    await inState(id, 'deployed');
+    await post(`/v1/bare-metal/leases/${id}/release`);
+    const released = await inState(id, 'released');
+    expect((await nodeAs(t.auth)).bareMetal).toBeNull();
+
+    const nodeEvent = (step: string) => ({ type: `node.bare-metal.${step}`, nodeId: deployed.nodes[0].id });
+    expect(released.events.map((e: { type: string; nodeId: string | null }) => ({ type: e.type, nodeId: e.nodeId }))).toEqual([
+      { type: 'bare-metal.requested', nodeId: null },
+      nodeEvent('provisioning'),
+      { type: 'bare-metal.provisioning', nodeId: null },
+      nodeEvent('deployed'),
+      { type: 'bare-metal.deployed', nodeId: null },
+      { type: 'bare-metal.suspending', nodeId: null },
+      nodeEvent('powering-off'),
+      nodeEvent('powered-off'),
+      { type: 'bare-metal.suspended', nodeId: null },
+      { type: 'bare-metal.resuming', nodeId: null },
+      nodeEvent('powering-on'),
+      nodeEvent('deployed'),
+      { type: 'bare-metal.deployed', nodeId: null },
+      { type: 'bare-metal.releasing', nodeId: null },
+      nodeEvent('deprovisioning'),
+      nodeEvent('returned'),
+      { type: 'bare-metal.released', nodeId: null },
+    ]);
+    expect(released.events[1].message).toBe(`node ${nodeName} held by bare-metal lease "audited": writing image ubuntu-22.04-cuda-12.4`);
+
+    // On the node's timeline too, for the holder only.
+    // (this lease's: the node may have been leased before in this file)
+    const mine = (await nodeAs(t.auth)).events.filter(
+      (e: { type: string; createdAt: string }) => e.type.startsWith('node.bare-metal.') && e.createdAt >= released.createdAt,
+    );
+    expect(mine.map((e: { type: string }) => e.type)).toEqual([
+      'node.bare-metal.provisioning',
+      'node.bare-metal.deployed',
+      'node.bare-metal.powering-off',
+      'node.bare-metal.powered-off',
+      'node.bare-metal.powering-on',
+      'node.bare-metal.deployed',
+      'node.bare-metal.deprovisioning',
+      'node.bare-metal.returned',
+    ]);
+    expect((await nodeAs(other.auth)).events.filter((e: { type: string }) => e.type.startsWith('node.bare-metal.'))).toEqual([]);
+
+    // The live feed carries the lease's team, so a team-bound stream sees them and another team's does not.
+    const feed = await sys.worker.get(EventsFeedRepository).since({ createdAt: new Date(Date.parse(released.createdAt) - 1) }, 500);
+    const live = feed.filter((e) => released.events.some((x: { id: string }) => x.id === e.id)).map(toLive);
+    expect(live).toHaveLength(17);
+    const teamA = { kind: 'tenant' as const, tenantId: t.tenant.id, teamId: t.team.id };
+    expect(live.every((e) => e.teamId === t.team.id && visibleTo(teamA, e))).toBe(true);
+    expect(live.some((e) => visibleTo({ kind: 'tenant', tenantId: t.tenant.id, teamId: 'another-team' }, e))).toBe(false);
+    expect(live.some((e) => visibleTo({ kind: 'tenant', tenantId: other.tenant.id, teamId: null }, e))).toBe(false);
+  }, 180_000);
+
   it('another tenant sees none of it: 404 on read, suspend, resume and release; its list is empty', async () => {
     const created = await post('/v1/bare-metal/leases', lease({ name: 'private', gpuModel: 'A100-80GB' }));
     expect(created.status).toBe(201);
@@ -176,6 +248,56 @@ describe('bare-metal leases (real Postgres and Redis, simulated cluster)', () =>
     const full = await inState(id, 'deployed');
     expect(full.nodes).toHaveLength(2);
     expect(full.gpusHeld).toBe(16);
+    await post(`/v1/bare-metal/leases/${id}/release`);
+    await inState(id, 'released');
+  }, 180_000);
+
+  it('takes a node with a MIG layout when no work holds it, and clears the layout (whole GPUs) before writing the image', async () => {
+    const admin = `Bearer ${BOOTSTRAP_ADMIN_KEY}`;
+    const [busy, idle] = await sys.db.node.findMany({
+      where: { bareMetalLeaseId: null, gpus: { some: { model: 'A100-80GB' }, every: { model: 'A100-80GB' } } },
+      include: { gpus: { orderBy: { index: 'asc' } } },
+      orderBy: { name: 'asc' },
+      take: 2,
+    });
+    const migOn = async (gpuId: string) => {
+      expect((await http().put(`/v1/gpus/${gpuId}/mig`).set('Authorization', admin).send({ layout: [{ profile: '1g.10gb', start: 0 }] })).status).toBe(202);
+      await eventually(async () => {
+        const g = await sys.db.gpu.findUniqueOrThrow({ where: { id: gpuId } });
+        return g.mode === 'mig' && g.schedulable;
+      });
+    };
+    // The first node's slice runs another tenant's job: that node is not idle and keeps its layout.
+    await migOn(busy!.gpus[0]!.id);
+    const job = (
+      await post(
+        '/v1/jobs',
+        {
+          teamId: other.team.id,
+          name: 'slice',
+          kind: 'training',
+          resources: { migProfile: '1g.10gb', gpuModel: 'A100-80GB' },
+          simulation: { durationSeconds: 50000 },
+        },
+        other.auth,
+      )
+    ).body;
+    await eventually(async () => (await sys.db.allocation.count({ where: { jobId: job.id, gpuId: busy!.gpus[0]!.id, endedAt: null } })) === 1);
+    await migOn(idle!.gpus[0]!.id);
+    expect((await simulated().discover()).nodes.find((n) => n.name === idle!.name)!.gpus[0]!.migLayout).toHaveLength(1);
+
+    const id = (await post('/v1/bare-metal/leases', lease({ name: 'mig-host', gpuModel: 'A100-80GB' }))).body.id as string;
+    const deployed = await inState(id, 'deployed');
+    expect(deployed.nodes.map((n: { name: string }) => n.name)).toEqual([idle!.name]);
+    expect(deployed.events[1].message).toMatch(/MIG layout cleared on 1 GPU\(s\)/);
+    const gpu = await sys.db.gpu.findUniqueOrThrow({ where: { id: idle!.gpus[0]!.id }, include: { instances: true } });
+    expect(gpu).toMatchObject({ mode: 'whole', instances: [] });
+    expect((await simulated().discover()).nodes.find((n) => n.name === idle!.name)!.gpus[0]!.migLayout ?? []).toEqual([]);
+    // The busy node keeps its slice and its job.
+    expect((await sys.db.gpu.findUniqueOrThrow({ where: { id: busy!.gpus[0]!.id } })).mode).toBe('mig');
+    expect(await sys.db.allocation.count({ where: { jobId: job.id, endedAt: null } })).toBe(1);
+
+    expect((await post(`/v1/jobs/${job.id}/cancel`, {}, other.auth)).status).toBe(200);
     await post(`/v1/bare-metal/leases/${id}/release`);
     await inState(id, 'released');
   }, 180_000);

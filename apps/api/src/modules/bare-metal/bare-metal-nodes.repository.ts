@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { BareMetalLeaseState } from '@gantry/db';
+import type { BareMetalLeaseState, GpuMode } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
 import { withinQuota, type QuotaGuard } from '../quotas/quota-guard';
 import { coveringRows } from '../quotas/quota-coverage';
@@ -20,6 +20,9 @@ export interface LeaseWork {
   state: BareMetalLeaseState;
   nodes: { id: string; leaf: { name: string } }[];
 }
+
+/** GPU modes a node may be taken in: a MIG layout is cleared on the way (whole GPUs go to bare metal). */
+const LEASABLE_MODES: GpuMode[] = ['whole', 'mig'];
 
 export type ClaimOutcome = 'claimed' | 'quota' | 'gone';
 
@@ -46,7 +49,8 @@ export class BareMetalNodesRepository {
 
   /**
    * Nodes a lease of `gpuModel` may take now: in the container pool (ready, powered on, container persona,
-   * no lease), every GPU of the model, whole, healthy and schedulable, and nothing running.
+   * no lease), every GPU of the model, healthy and schedulable (whole or MIG-partitioned with no MIG
+   * change in flight: a MIG layout is cleared when the node is taken), and nothing running.
    */
   async idleNodes(gpuModel: string) {
     const rows = await this.prisma.client.node.findMany({
@@ -55,7 +59,7 @@ export class BareMetalNodesRepository {
         powerState: 'on',
         persona: 'container',
         bareMetalLeaseId: null,
-        gpus: { some: { model: gpuModel }, every: { model: gpuModel, mode: 'whole', health: 'healthy', schedulable: true } },
+        gpus: { some: { model: gpuModel }, every: { model: gpuModel, mode: { in: LEASABLE_MODES }, health: 'healthy', schedulable: true } },
         allocations: { none: { endedAt: null } },
       },
       select: { id: true, name: true, leaf: { select: { name: true } } },
@@ -102,8 +106,15 @@ export class BareMetalNodesRepository {
         now.bareMetalLeaseId === null &&
         now._count.allocations === 0 &&
         now.gpus.length > 0 &&
-        now.gpus.every((g) => g.model === lease.gpuModel && g.mode === 'whole' && g.health === 'healthy' && g.schedulable);
+        now.gpus.every((g) => g.model === lease.gpuModel && LEASABLE_MODES.includes(g.mode) && g.health === 'healthy' && g.schedulable);
       if (!idle) return 'gone';
+      // A MIG layout goes: bare metal takes whole GPUs (the slices are idle; the provisioning step
+      // clears the driver's layout before the image is written, as a persona switch to VMs does).
+      const mig = now.gpus.filter((g) => g.mode === 'mig');
+      if (mig.length) {
+        await tx.gpuInstance.deleteMany({ where: { gpuId: { in: mig.map((g) => g.id) } } });
+        await tx.gpu.updateMany({ where: { id: { in: mig.map((g) => g.id) } }, data: { mode: 'whole', migChangedAt: new Date(), version: { increment: 1 } } });
+      }
       await tx.allocation.createMany({
         data: allocs.map((a) => ({
           tenantId: lease.tenantId,
@@ -121,7 +132,8 @@ export class BareMetalNodesRepository {
         })),
       });
       await tx.node.update({ where: { id: nodeId }, data: { bareMetalLeaseId: lease.id, bareMetalState: 'provisioning', bareMetalSince: new Date() } });
-      await this.events.append(tx, nodeStepEvent(lease, node, 'provisioning', `writing image ${lease.image}`));
+      const cleared = mig.length ? `; MIG layout cleared on ${mig.length} GPU(s)` : '';
+      await this.events.append(tx, nodeStepEvent(lease, node, 'provisioning', `writing image ${lease.image}${cleared}`));
       return 'claimed';
     });
   }

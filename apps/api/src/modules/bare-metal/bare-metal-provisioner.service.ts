@@ -95,6 +95,7 @@ export class BareMetalProvisioner {
     const op: BareMetalOperation =
       step.action === 'provision' ? { action: 'provision', leaseId: lease.id, image: lease.image } : { action: step.action, leaseId: lease.id };
     try {
+      if (op.action === 'provision') await this.wholeGpus(node.name);
       await this.driver.bareMetal(node.name, op);
     } catch (e) {
       // The queue retries the step; the lease and the node show each failure meanwhile.
@@ -106,6 +107,15 @@ export class BareMetalProvisioner {
     if (recorded) this.logger.log(`node ${node.name}: ${step.action} done (lease ${lease.id})`);
     if (recorded && step.then === null) await this.queues.requestSchedule(`node ${node.name} back from bare metal`);
     await this.settle(lease.id);
+  }
+
+  /**
+   * Before the image is written: MIG off on the node's GPUs on the cluster (the database already
+   * says whole since the node was taken). The driver's layout counts, as in a persona switch.
+   */
+  private async wholeGpus(nodeName: string): Promise<void> {
+    const seen = (await this.driver.discover()).nodes.find((n) => n.name === nodeName);
+    for (const gpu of seen?.gpus ?? []) if (gpu.migLayout?.length) await this.driver.applyMigLayout(nodeName, gpu.index, []);
   }
 
   /** Moves the lease on once its nodes' steps say so. */
