@@ -14,6 +14,9 @@ export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/gantry
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
 export GANTRY_DRIVER="${GANTRY_DRIVER:-simulated}"
 export GANTRY_SIM_SPEED="${GANTRY_SIM_SPEED:-1}"
+# At the first start, the worker replays a synthetic week of the demo teams' work on the simulated
+# cluster so that the 24 h and 7 d charts have a past (docs/demo.md); GANTRY_DEMO_HISTORY=false: none.
+export GANTRY_DEMO_HISTORY="${GANTRY_DEMO_HISTORY:-true}"
 # the demo cluster plus an AMD MI300X leaf and a B200 leaf (packages/driver/topologies/demo-accelerators.json)
 export GANTRY_SIM_CLUSTER="${GANTRY_SIM_CLUSTER:-$ROOT/packages/driver/topologies/demo-accelerators.json}"
 export PORT="${PORT:-4000}"

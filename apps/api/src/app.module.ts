@@ -121,7 +121,7 @@ import { TelemetryRepository } from './modules/telemetry/telemetry.repository';
 import { TelemetryService } from './modules/telemetry/telemetry.service';
 import { DemoHistoryRepository } from './modules/demo-history/demo-history.repository';
 import { DemoHistoryService } from './modules/demo-history/demo-history.service';
-import { DemoHistoryRunner } from './modules/demo-history/demo-history.runner';
+import { DemoHistoryScheduler } from './modules/demo-history/demo-history.scheduler';
 import { TelemetryProcessor } from './worker/telemetry.processor';
 import { LogsProcessor } from './worker/logs.processor';
 import { LogsScheduler } from './worker/logs.scheduler';
@@ -321,7 +321,7 @@ export class WorkerModule {
         TelemetryProcessor,
         DemoHistoryRepository,
         DemoHistoryService,
-        DemoHistoryRunner,
+        DemoHistoryScheduler,
         TelemetryScheduler,
         JobLogsRepository,
         JobLogCollector,

@@ -15,6 +15,7 @@ const SYSTEM_ACCESS: Record<string, string> = {
   LifecycleRepository: 'the worker moves every tenant’s jobs through starting, running, exit and suspend',
   EndpointReplicasRepository: 'the worker’s autoscaler starts and stops every tenant’s replicas',
   TelemetryRepository: 'the worker samples every GPU, whoever holds it',
+  DemoHistoryRepository: 'the demo’s replayed past spans the demo tenants; each row carries its own team’s tenant',
   NodesRepository: 'cluster hardware (nodes and GPUs) belongs to no tenant',
   NodeJobsRepository: 'failover and drain requeue every tenant’s jobs on a node',
   MigChangesRepository: 'MIG re-partitioning acts on hardware',

@@ -194,12 +194,12 @@ export class Replay {
     jobs.splice(i, 0, { ...job, arrival });
   }
 
-  /** Plays the workload until nothing is left to arrive, finish or boot. */
-  run(): this {
+  /** Plays the workload until nothing is left to arrive, finish or boot, or up to `until` (events at `until` included). */
+  run(until = Infinity): this {
     const jobs = this.jobs;
     for (;;) {
       const work = Math.min(this.arrivalPos < jobs.length ? jobs[this.arrivalPos]!.arrival : Infinity, this.departures.peekTime(), this.transitions.peekTime());
-      if (work === Infinity) break;
+      if (work === Infinity || work > until) break;
       // power management acts between events too (a node's idle time running out)
       const next = Math.min(work, this.pm ? this.idleTimers.peekTime() : Infinity);
       this.step(Math.max(next, this.t));

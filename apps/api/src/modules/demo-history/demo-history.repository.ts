@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '@gantry/db';
+import { Prisma, type Tx } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
-import { EventsRepository, type NewEvent } from '../events/events.repository';
+import type { NewEvent } from '../events/events.repository';
 import { addToRollups } from '../telemetry/telemetry.repository';
 import type { RollupRow } from '../telemetry/telemetry-tick';
 import type { UsageRecord } from '../fair-share/usage-decay';
@@ -14,12 +14,34 @@ const HISTORY_LOCK = 'gantry:demo-history';
 /** A week of rows goes in one transaction: longer than the interactive default of 5 s. */
 const WRITE_TIMEOUT_MS = 300_000;
 
+/** A finished job of the past. */
+export interface PastJob {
+  id: string;
+  tenantId: string;
+  teamId: string;
+  name: string;
+  kind: string;
+  state: 'succeeded' | 'failed' | 'cancelled';
+  priority: string;
+  replicas: number;
+  resources: object;
+  durationSeconds: number;
+  progressSeconds: number;
+  reasons: { code: string; message: string }[];
+  createdAt: Date;
+  startedAt: Date;
+  finishedAt: Date;
+}
+
+export type PastEvent = NewEvent & { id: string; createdAt: Date };
+
 export interface PastRows {
   fromAt: Date;
   toAt: Date;
-  jobs: Prisma.JobCreateManyInput[];
-  allocations: Prisma.AllocationCreateManyInput[];
-  events: NewEvent[];
+  jobs: PastJob[];
+  /** Released allocations (allocationRow's rows with their times). */
+  allocations: (Prisma.AllocationCreateManyInput & { id: string; startedAt: Date; endedAt: Date })[];
+  events: PastEvent[];
   incidents: Prisma.IncidentCreateManyInput[];
   rollups: RollupRow[];
   /** Each team's decayed usage with the past added, given its stored record (if any). */
@@ -34,10 +56,7 @@ export interface PastRows {
  */
 @Injectable()
 export class DemoHistoryRepository {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly events: EventsRepository,
-  ) {}
+  constructor(private readonly prisma: PrismaService) {}
 
   async written(): Promise<boolean> {
     return (await this.prisma.client.demoHistory.count({ where: { id: HISTORY_ID } })) > 0;
@@ -91,10 +110,10 @@ export class DemoHistoryRepository {
           skipDuplicates: true,
         });
         if (marker.count === 0) return false;
-        await tx.job.createMany({ data: p.jobs });
-        await tx.allocation.createMany({ data: p.allocations });
+        await insertAll(tx, 'Job', JOB_COLUMNS, p.jobs);
+        await insertAll(tx, 'Allocation', ALLOCATION_COLUMNS, p.allocations);
+        await insertAll(tx, 'Event', EVENT_COLUMNS, p.events);
         await tx.incident.createMany({ data: p.incidents });
-        await this.events.append(tx, p.events);
         await addToRollups(tx, p.rollups);
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${FAIR_SHARE_LOCK}))`;
         const stored = await tx.teamUsageHistory.findMany({ where: { teamId: { in: p.usageTeams.map((t) => t.teamId) } } });
@@ -113,3 +132,78 @@ export class DemoHistoryRepository {
     );
   }
 }
+
+/** A column of a bulk insert: its name, the SQL type of its array, a cast of the element, and its value. */
+interface Column<R> {
+  name: string;
+  type: 'text' | 'int' | 'float8' | 'numeric' | 'timestamp(3)';
+  cast?: string;
+  value: (r: R) => unknown;
+}
+
+const INSERT_CHUNK = 5_000;
+const time = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+/**
+ * Inserts rows with one `INSERT ... SELECT FROM unnest(arrays)` per chunk: the past's thousands
+ * of rows in a few statements (createMany through the client engine took seconds per thousand).
+ */
+async function insertAll<R>(tx: Tx, table: string, columns: readonly Column<R>[], rows: readonly R[]): Promise<void> {
+  const names = Prisma.raw(columns.map((c) => `"${c.name}"`).join(', '));
+  const selects = Prisma.raw(columns.map((c, k) => `u.c${k}${c.cast ? `::${c.cast}` : ''}`).join(', '));
+  const alias = Prisma.raw(columns.map((_, k) => `c${k}`).join(', '));
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const chunk = rows.slice(i, i + INSERT_CHUNK);
+    const arrays = columns.map((c) => Prisma.sql`${chunk.map(c.value)}::${Prisma.raw(c.type)}[]`);
+    await tx.$executeRaw`INSERT INTO ${Prisma.raw(`"${table}"`)} (${names}) SELECT ${selects} FROM unnest(${Prisma.join(arrays)}) AS u(${alias})`;
+  }
+}
+
+const JOB_COLUMNS: Column<PastJob>[] = [
+  { name: 'id', type: 'text', value: (j) => j.id },
+  { name: 'tenantId', type: 'text', value: (j) => j.tenantId },
+  { name: 'teamId', type: 'text', value: (j) => j.teamId },
+  { name: 'name', type: 'text', value: (j) => j.name },
+  { name: 'kind', type: 'text', cast: '"JobKind"', value: (j) => j.kind },
+  { name: 'state', type: 'text', cast: '"JobState"', value: (j) => j.state },
+  { name: 'priority', type: 'text', cast: '"Priority"', value: (j) => j.priority },
+  { name: 'replicas', type: 'int', value: (j) => j.replicas },
+  { name: 'resources', type: 'text', cast: 'jsonb', value: (j) => JSON.stringify(j.resources) },
+  { name: 'durationSeconds', type: 'float8', value: (j) => j.durationSeconds },
+  { name: 'progressSeconds', type: 'float8', value: (j) => j.progressSeconds },
+  { name: 'reasons', type: 'text', cast: 'jsonb', value: (j) => JSON.stringify(j.reasons) },
+  { name: 'createdAt', type: 'timestamp(3)', value: (j) => time(j.createdAt) },
+  { name: 'startedAt', type: 'timestamp(3)', value: (j) => time(j.startedAt) },
+  { name: 'finishedAt', type: 'timestamp(3)', value: (j) => time(j.finishedAt) },
+];
+
+type PastAllocationRow = PastRows['allocations'][number];
+const ALLOCATION_COLUMNS: Column<PastAllocationRow>[] = [
+  { name: 'id', type: 'text', value: (a) => a.id },
+  { name: 'tenantId', type: 'text', value: (a) => a.tenantId },
+  { name: 'teamId', type: 'text', value: (a) => a.teamId },
+  { name: 'jobId', type: 'text', value: (a) => a.jobId ?? null },
+  { name: 'replica', type: 'int', value: (a) => a.replica },
+  { name: 'nodeId', type: 'text', value: (a) => a.nodeId },
+  { name: 'gpuId', type: 'text', value: (a) => a.gpuId },
+  { name: 'gpuModel', type: 'text', value: (a) => a.gpuModel },
+  { name: 'migProfile', type: 'text', value: (a) => a.migProfile ?? null },
+  { name: 'migStart', type: 'int', value: (a) => a.migStart ?? null },
+  { name: 'milli', type: 'int', value: (a) => a.milli },
+  { name: 'gpuUnits', type: 'numeric', value: (a) => String(a.gpuUnits) },
+  { name: 'cpuMilli', type: 'int', value: (a) => a.cpuMilli },
+  { name: 'memoryMiB', type: 'int', value: (a) => a.memoryMiB },
+  { name: 'startedAt', type: 'timestamp(3)', value: (a) => time(a.startedAt) },
+  { name: 'endedAt', type: 'timestamp(3)', value: (a) => time(a.endedAt) },
+];
+
+const EVENT_COLUMNS: Column<PastEvent>[] = [
+  { name: 'id', type: 'text', value: (e) => e.id },
+  { name: 'tenantId', type: 'text', value: (e) => e.tenantId },
+  { name: 'jobId', type: 'text', value: (e) => e.jobId ?? null },
+  { name: 'nodeId', type: 'text', value: (e) => e.nodeId ?? null },
+  { name: 'type', type: 'text', value: (e) => e.type },
+  { name: 'message', type: 'text', value: (e) => e.message },
+  { name: 'data', type: 'text', cast: 'jsonb', value: (e) => JSON.stringify(e.data ?? {}) },
+  { name: 'createdAt', type: 'timestamp(3)', value: (e) => time(e.createdAt) },
+];

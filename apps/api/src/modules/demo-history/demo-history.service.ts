@@ -7,18 +7,17 @@ import { validateMigLayout, type NodeState, type ReplicaPlacement } from '@gantr
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { newId } from '../../common/ids';
 import { allocationRow, type NewAllocation } from '../allocations/gpu-slots';
-import type { NewEvent } from '../events/events.repository';
 import { classifyXid } from '../failover/fault-classification';
 import { holdingContribution, type Holding } from '../fair-share/usage-decay';
 import { toAllocations } from '../scheduling/scheduling.service';
 import { bucketOf } from '../telemetry/telemetry-tick';
-import { DemoHistoryRepository } from './demo-history.repository';
+import { DemoHistoryRepository, type PastEvent, type PastJob, type PastRows } from './demo-history.repository';
 import { replayDemo, type DemoRun, type ReplayNode } from './demo-replay';
 import { pastRollups, type PastAllocation } from './demo-telemetry';
 import { demoWeek, type DemoJob, type DemoTeam } from './demo-week';
 
 export type DemoHistoryReport =
-  | { written: true; from: string; to: string; jobs: number; runs: number; allocations: number; faults: number; rollupRows: number; ms: number }
+  | { written: true; from: string; to: string; jobs: number; runs: number; allocations: number; faults: number; rollupRows: number; ms: number; writeMs: number }
   | { written: false; reason: string };
 
 const DAY_MS = 86_400_000;
@@ -76,7 +75,7 @@ export class DemoHistoryService {
     const mig = migNode ? { gpuModel: migNode.gpus[0]!.model, profile: migNode.migLayout![0]!.profile } : undefined;
     const jobs = demoWeek({ teams, startMs: fromMs, seconds, mig, faults: FAULTS, seed: SEED });
     this.logger.log(`replaying ${jobs.length} jobs of ${teams.length} teams over ${this.config.demoHistory.days} days on ${nodes.length} nodes`);
-    const runs = replayDemo(
+    const runs = await replayDemo(
       nodes,
       jobs,
       {
@@ -86,7 +85,7 @@ export class DemoHistoryService {
       seconds,
     );
     const rows = this.pastRows(nodes, runs, fromMs);
-    const rollups = pastRollups({
+    const rollups = await pastRollups({
       nodes: nodes.map((n) => ({ name: n.name, down: false, gpus: inventory.find((x) => x.id === n.id)!.gpus })),
       gpus: nodes.flatMap((n) => n.gpus.map((g) => ({ id: g.id, nodeId: n.id, nodeName: n.name, index: g.index, model: g.model }))),
       allocations: rows.past,
@@ -98,6 +97,7 @@ export class DemoHistoryService {
     this.logger.log(`${runs.length} runs placed, ${rows.allocations.length} allocations, ${rollups.length} rollup rows: writing`);
     const holdings: Holding[] = rows.past.map((a) => ({ teamId: a.teamId, gpus: a.gpuUnits, startMs: a.startedAt.getTime(), endMs: a.endedAt.getTime() }));
     const decay = { ...this.config.fairShare, simSpeed: this.config.driver.simSpeed };
+    const tWrite = performance.now();
     const written = await this.repo.write({
       fromAt: new Date(fromMs),
       toAt: new Date(toMs),
@@ -125,6 +125,7 @@ export class DemoHistoryService {
       faults: rows.incidents.length,
       rollupRows: rollups.length,
       ms: Math.round(performance.now() - t0),
+      writeMs: Math.round(performance.now() - tWrite),
     };
   }
 
@@ -136,10 +137,11 @@ export class DemoHistoryService {
     const at = (s: number) => new Date(fromMs + s * 1000);
     const byJob = new Map<DemoJob, DemoRun[]>();
     for (const r of runs) byJob.set(r.job, [...(byJob.get(r.job) ?? []), r]);
-    const jobs: Prisma.JobCreateManyInput[] = [];
-    const allocations: Prisma.AllocationCreateManyInput[] = [];
+    const jobs: PastJob[] = [];
+    const allocations: PastRows['allocations'] = [];
     const past: PastAllocation[] = [];
-    const events: NewEvent[] = [];
+    const events: PastEvent[] = [];
+    const event = (e: Omit<PastEvent, 'id'>) => events.push({ ...e, id: newId(e.createdAt.getTime()) });
     const incidents: Prisma.IncidentCreateManyInput[] = [];
     const speed = this.config.driver.simSpeed;
     for (const [job, jobRuns] of byJob) {
@@ -157,23 +159,23 @@ export class DemoHistoryService {
         state: ending.state,
         priority: job.priorityName,
         replicas: job.replicas,
-        resources: job.resources as Prisma.InputJsonValue,
+        resources: job.resources,
         durationSeconds: job.duration * speed,
         progressSeconds: Math.min(job.duration, ran) * speed,
-        reasons: ending.reasons as Prisma.InputJsonValue,
+        reasons: ending.reasons,
         createdAt: at(job.arrival),
         startedAt: at(jobRuns[0]!.start),
         finishedAt: at(last.end),
       });
-      events.push({ tenantId: job.tenantId, jobId: id, type: 'job.submitted', message: `submitted: ${job.name}`, createdAt: at(job.arrival) });
+      event({ tenantId: job.tenantId, jobId: id, type: 'job.submitted', message: `submitted: ${job.name}`, createdAt: at(job.arrival) });
       for (const run of jobRuns) {
         const allocs = toAllocations({ resources: job.resources }, run.replicas, states);
         for (const a of allocs) {
           const { makeShared: _shared, ...slot } = a;
-          allocations.push({ ...allocationRow(owner, slot), activeSlot: null, startedAt: at(run.start), endedAt: at(run.end) });
+          allocations.push({ ...allocationRow(owner, slot), id: newId(fromMs + run.start * 1000), activeSlot: null, startedAt: at(run.start), endedAt: at(run.end) });
           past.push({ ...pastAllocation(owner, slot, { nodeName: nodeName.get(a.nodeId)!, gpuIndex: gpuIndex.get(a.gpuId)! }), startedAt: at(run.start), endedAt: at(run.end) });
         }
-        events.push({ tenantId: job.tenantId, jobId: id, type: 'job.placed', message: describePlacement(run.replicas, nodeName), createdAt: at(run.start) });
+        event({ tenantId: job.tenantId, jobId: id, type: 'job.placed', message: describePlacement(run.replicas, nodeName), createdAt: at(run.start) });
         if (run.ending === 'fault') {
           const gpu = run.replicas[0]!.gpus[0]!;
           const fault = classifyXid(FAULT_XID);
@@ -201,7 +203,7 @@ export class DemoHistoryService {
               { at: resolved.toISOString(), step: 'resolved', message: 'GPU reset; back in service' },
             ] as Prisma.InputJsonValue,
           });
-          events.push({
+          event({
             tenantId: job.tenantId,
             jobId: id,
             type: 'job.rescheduled',
@@ -211,7 +213,7 @@ export class DemoHistoryService {
         }
       }
       if (last.ending !== 'fault' || ending.state === 'failed')
-        events.push({ tenantId: job.tenantId, jobId: id, type: ending.event, message: ending.message, createdAt: at(last.end) });
+        event({ tenantId: job.tenantId, jobId: id, type: ending.event, message: ending.message, createdAt: at(last.end) });
     }
     return { jobs, allocations, past, events, incidents };
   }

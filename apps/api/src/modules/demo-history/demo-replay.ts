@@ -55,11 +55,17 @@ function unitsOf(job: PlannerJob, model: string | undefined): number {
   return 0;
 }
 
+/** Simulated seconds replayed between two yields to the event loop (the worker's other work goes on). */
+const SLICE_SECONDS = 1800;
+
+/** Lets the event loop run (timers, I/O, lock renewals) between slices of CPU work. */
+export const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
+
 /**
- * Replays `jobs` on `nodes` and returns the runs that began before `horizon`; a run still going
- * at the horizon ends there (`ending: 'horizon'`).
+ * Replays `jobs` on `nodes` up to `horizon` and returns the runs that began before it; a run
+ * still going at the horizon ends there (`ending: 'horizon'`).
  */
-export function replayDemo(nodes: readonly ReplayNode[], jobs: readonly DemoJob[], limits: QuotaLimits, horizon: number): DemoRun[] {
+export async function replayDemo(nodes: readonly ReplayNode[], jobs: readonly DemoJob[], limits: QuotaLimits, horizon: number): Promise<DemoRun[]> {
   const plannerNodes: PlannerNode[] = nodes.map((n) => ({
     id: n.id,
     model: n.gpus[0]?.model ?? '',
@@ -118,9 +124,11 @@ export function replayDemo(nodes: readonly ReplayNode[], jobs: readonly DemoJob[
       }
     },
   });
-  replay.run();
-  return runs
-    .filter((r) => r.start < horizon)
-    .map((r) => (r.end > horizon ? { ...r, end: horizon, ending: 'horizon' as const } : r))
-    .sort((a, b) => a.start - b.start || (a.job.id < b.job.id ? -1 : 1));
+  for (let t = 0; t < horizon; ) {
+    t = Math.min(horizon, t + SLICE_SECONDS);
+    replay.run(t);
+    await yieldToEventLoop();
+  }
+  for (const [j, o] of open) if (o.start < horizon) runs.push({ job: byId.get(j.id)!, start: o.start, end: horizon, replicas: o.replicas, ending: 'horizon' });
+  return runs.filter((r) => r.start < horizon).sort((a, b) => a.start - b.start || (a.job.id < b.job.id ? -1 : 1));
 }

@@ -1,10 +1,12 @@
 /**
- * The telemetry the demo's past would have left: once a minute, what each GPU reports under the
+ * The telemetry the demo's past would have left: once a minute (its last day; every 5 minutes
+ * before), what each GPU reports under the
  * load it carried (the simulated driver's own telemetry model, gpuLoads/gpuSamples) and the
  * allocations of the window, through the live tick's arithmetic (computeTick) into the same
  * usage rollups the worker writes (minute, hour and day buckets). Pure.
  */
 import { gpuLoads, gpuSamples, type GpuClaim, type SampledNode } from '@gantry/driver';
+import { yieldToEventLoop } from './demo-replay';
 import { bucketOf, computeTick, withClusterRows, type RollupDelta, type RollupRow, type TickAllocation, type TickGpu } from '../telemetry/telemetry-tick';
 
 /** An allocation of the past with the claim the simulated cluster would have held for it. */
@@ -26,6 +28,19 @@ export interface PastTelemetryInput {
 }
 
 const MINUTE = 60;
+/** Before the minute rollups, one sample per 5 minutes: the hour and day buckets sum them the same way. */
+const COARSE = 300;
+
+/**
+ * End of the window that starts at `ms`: a minute where minute rollups are written; else up to
+ * 5 minutes, never across an hour boundary (each window adds into one hour bucket) or into the
+ * minute rollups' span.
+ */
+function windowEnd(ms: number, input: PastTelemetryInput): number {
+  if (ms >= input.minuteRollupsFromMs) return ms + MINUTE * 1000;
+  const nextHour = (Math.floor(ms / 3_600_000) + 1) * 3_600_000;
+  return Math.min(ms + COARSE * 1000, nextHour, input.minuteRollupsFromMs, input.toMs);
+}
 
 /** Adds `d` into the row of its key in `rows`. */
 function addInto(rows: Map<string, RollupRow>, stepSeconds: number, bucket: Date, d: RollupDelta): void {
@@ -46,7 +61,7 @@ function addInto(rows: Map<string, RollupRow>, stepSeconds: number, bucket: Date
  * The rollup rows of the past, minute by minute. Rows of a bucket that the past covers only in
  * part (the last hour and day) hold only the past's part: the live ticks add the rest.
  */
-export function pastRollups(input: PastTelemetryInput): RollupRow[] {
+export async function pastRollups(input: PastTelemetryInput): Promise<RollupRow[]> {
   const byStart = [...input.allocations].sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
   const minutes: RollupRow[] = [];
   const hours = new Map<string, RollupRow>();
@@ -54,8 +69,9 @@ export function pastRollups(input: PastTelemetryInput): RollupRow[] {
   let next = 0;
   let live: PastAllocation[] = [];
   const noIdle = new Map<string, Date | null>();
-  for (let windowStart = input.fromMs; windowStart < input.toMs; windowStart += MINUTE * 1000) {
-    const atMs = windowStart + MINUTE * 1000;
+  for (let windowStart = input.fromMs; windowStart < input.toMs; ) {
+    const atMs = windowEnd(windowStart, input);
+    const windowSeconds = (atMs - windowStart) / 1000;
     while (next < byStart.length && byStart[next]!.startedAt.getTime() <= atMs) live.push(byStart[next++]!);
     live = live.filter((a) => a.endedAt.getTime() > windowStart);
     // What runs at the tick's instant is what the GPUs report (as the live tick samples the driver).
@@ -66,7 +82,7 @@ export function pastRollups(input: PastTelemetryInput): RollupRow[] {
     const samples = gpuSamples(input.nodes, loads, atMs);
     const { deltas } = computeTick({
       at,
-      windowSeconds: MINUTE,
+      windowSeconds,
       gpus: input.gpus,
       samples,
       allocations: live,
@@ -79,6 +95,8 @@ export function pastRollups(input: PastTelemetryInput): RollupRow[] {
       addInto(hours, 3600, bucketOf(bucket, 3600), d);
       addInto(days, 86400, bucketOf(bucket, 86400), d);
     }
+    windowStart = atMs;
+    if (windowStart % 3_600_000 === 0) await yieldToEventLoop();
   }
   return [...minutes, ...hours.values(), ...days.values()];
 }

@@ -9,8 +9,6 @@ export interface NewEvent {
   type: string;
   message: string;
   data?: Record<string, unknown>;
-  /** When it happened, if not now (a replayed past). */
-  createdAt?: Date;
 }
 
 /** Appends events inside the caller's transaction, so a fact and its event land together. */

@@ -11,7 +11,7 @@ const INVENTORY_WAIT_MS = 120_000;
  * the background after boot (the API and console answer meanwhile); progress goes to the log.
  */
 @Injectable()
-export class DemoHistoryRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class DemoHistoryScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('demo-history');
   private stopping = false;
   private running?: Promise<void>;
@@ -47,7 +47,7 @@ export class DemoHistoryRunner implements OnApplicationBootstrap, BeforeApplicat
       const r = await this.history.run();
       if (r.written)
         this.logger.log(
-          `wrote ${r.jobs} jobs (${r.runs} runs, ${r.allocations} allocations, ${r.faults} GPU faults) and ${r.rollupRows} rollup rows for ${r.from} .. ${r.to} in ${(r.ms / 1000).toFixed(1)} s`,
+          `wrote ${r.jobs} jobs (${r.runs} runs, ${r.allocations} allocations, ${r.faults} GPU faults) and ${r.rollupRows} rollup rows for ${r.from} .. ${r.to} in ${(r.ms / 1000).toFixed(1)} s (writing ${(r.writeMs / 1000).toFixed(1)} s)`,
         );
       else this.logger.log(`nothing written: ${r.reason}`);
     } catch (e) {
