@@ -68,17 +68,18 @@ export class TelemetryRepository {
         const col = <K extends keyof RollupDelta>(k: K) => t.deltas.map((d) => d[k]);
         await tx.$executeRaw`
           INSERT INTO "UsageRollup" ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId",
-            "capacitySeconds", "allocatedSeconds", "busySeconds", "memoryMiBSeconds", "energyJoules")
+            "capacitySeconds", "allocatedSeconds", "busySeconds", "memoryMiBSeconds", "energyJoules", "idleSeconds")
           SELECT ${b.stepSeconds}::int, ${b.bucket}::timestamp(3), u.* FROM unnest(
             ${col('nodeId')}::text[], ${col('gpuModel')}::text[], ${col('tenantId')}::text[], ${col('teamId')}::text[],
             ${col('capacitySeconds')}::float8[], ${col('allocatedSeconds')}::float8[], ${col('busySeconds')}::float8[],
-            ${col('memoryMiBSeconds')}::float8[], ${col('energyJoules')}::float8[]) AS u
+            ${col('memoryMiBSeconds')}::float8[], ${col('energyJoules')}::float8[], ${col('idleSeconds')}::float8[]) AS u
           ON CONFLICT ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId") DO UPDATE SET
             "capacitySeconds" = "UsageRollup"."capacitySeconds" + excluded."capacitySeconds",
             "allocatedSeconds" = "UsageRollup"."allocatedSeconds" + excluded."allocatedSeconds",
             "busySeconds" = "UsageRollup"."busySeconds" + excluded."busySeconds",
             "memoryMiBSeconds" = "UsageRollup"."memoryMiBSeconds" + excluded."memoryMiBSeconds",
-            "energyJoules" = "UsageRollup"."energyJoules" + excluded."energyJoules"`;
+            "energyJoules" = "UsageRollup"."energyJoules" + excluded."energyJoules",
+            "idleSeconds" = "UsageRollup"."idleSeconds" + excluded."idleSeconds"`;
       }
       return true;
     });
