@@ -126,6 +126,31 @@ describe('utilization (real Postgres and Redis)', () => {
     expect(busy).not.toContain(runningJobId);
   });
 
+  it('counts the idle GPU-hours of the held-but-idle H100 for its team and model, not the busy A100s; from/to validated by field', async () => {
+    type Totals = { allocatedGpuHours: number; idleGpuHours: number };
+    const models = await eventually(async () => {
+      const r = (await report(acme.auth, 'gpuModel')) as unknown as { series: { key: string; totals: Totals }[] };
+      return (r.series.find((s) => s.key === 'H100-80GB')?.totals.idleGpuHours ?? 0) > 0 ? r : undefined;
+    });
+    const h100 = models.series.find((s) => s.key === 'H100-80GB')!.totals;
+    // nothing runs on the H100: (nearly) all its held hours are idle, never more than it held
+    expect(h100.idleGpuHours).toBeLessThanOrEqual(h100.allocatedGpuHours);
+    expect(h100.idleGpuHours).toBeGreaterThan(h100.allocatedGpuHours / 2);
+    // the training job keeps its A100s busy (idle at most while it starts)
+    const a100 = models.series.find((s) => s.key === 'A100-80GB')!.totals;
+    expect(a100.idleGpuHours).toBeLessThan(a100.allocatedGpuHours / 2);
+    const team = (await report(acme.auth, 'team')) as unknown as { series: { key: string; totals: Totals }[] };
+    expect(team.series[0]!.totals.idleGpuHours).toBeGreaterThan(0);
+
+    const field = async (q: string) => {
+      const r = await get(`/v1/utilization?groupBy=team&${q}`, acme.auth);
+      expect(r.status).toBe(400);
+      return (r.body.error.details as { field: string }[])[0]!.field;
+    };
+    expect(await field('from=2026-11-30T12:00:00Z&to=2026-11-30T11:00:00Z')).toBe('from');
+    expect(await field('from=2026-07-01T00:00:00Z&to=2026-11-30T00:00:00Z&step=1d')).toBe('from');
+  });
+
   it('answers the heatmap with every GPU and its live sample', async () => {
     const r = await get('/v1/utilization/gpus', acme.auth);
     expect(r.status).toBe(200);
@@ -140,7 +165,7 @@ describe('utilization (real Postgres and Redis)', () => {
   it.each([
     { name: 'an unknown groupBy', query: 'groupBy=user', wantField: 'groupBy' },
     { name: 'from after to', query: 'groupBy=team&from=2026-11-30T12:00:00Z&to=2026-11-30T11:00:00Z', wantMessage: /before/ },
-    { name: 'too many points', query: 'groupBy=team&from=2026-01-01T00:00:00Z&to=2026-11-30T00:00:00Z&step=1m', wantMessage: /limit is 2000 points/ },
+    { name: 'too many points', query: 'groupBy=team&from=2026-09-15T00:00:00Z&to=2026-11-30T00:00:00Z&step=1m', wantMessage: /limit is 2000 points/ },
     { name: 'a malformed step', query: 'groupBy=team&step=fast', wantField: 'step' },
     { name: 'a malformed date', query: 'groupBy=team&from=yesterday', wantField: 'from' },
   ])('answers 400 for $name', async ({ query, wantField, wantMessage }) => {

@@ -9,6 +9,9 @@ export type UtilizationGroupBy = z.infer<typeof ZUtilizationGroupBy>;
 /** The most points one answer may hold (buckets per series); more is a 400 naming this limit. */
 export const MAX_UTILIZATION_POINTS = 2000;
 
+/** The longest window one report may span, in days; longer is a 400 naming `from`. */
+export const MAX_UTILIZATION_RANGE_DAYS = 90;
+
 /** `90`, `60s`, `5m`, `1h`, `1d` -> seconds. */
 export const ZStep = z
   .string()
@@ -44,6 +47,8 @@ export const ZUtilizationPoint = z.object({
   energyKWh: z.number(),
   /** Allocated GPU-hours x price. */
   cost: z.number(),
+  /** Allocated but idle: GPU-hours held on GPUs whose SM use was under the idle threshold (the Overview's rule). */
+  idleGpuHours: z.number(),
 });
 export type UtilizationPoint = z.infer<typeof ZUtilizationPoint>;
 
@@ -59,6 +64,8 @@ export const ZUtilizationTotals = z.object({
   energyEstimateKWh: z.number(),
   /** Allocated GPU-hours x the model's GPU-hour price (chargeback). */
   cost: z.number(),
+  /** Allocated but idle: GPU-hours held on GPUs whose SM use was under the idle threshold (the Overview's rule). */
+  idleGpuHours: z.number(),
 });
 export type UtilizationTotals = z.infer<typeof ZUtilizationTotals>;
 

@@ -83,7 +83,7 @@ function modelRows(c: Capacity, used: Map<string, number>) {
 /** 24 h trend: average GPUs allocated and busy per bucket (and capacity for the operator). */
 export function TrendChart() {
   const client = useClient();
-  const report = useQuery(utilizationReportQuery(client, 'gpuModel', '24h'));
+  const report = useQuery(utilizationReportQuery(client, 'gpuModel', { range: '24h' }));
   if (report.isError) return <ErrorPanel error={report.error} onRetry={() => void report.refetch()} title="Cannot load the 24 h trend" />;
   if (!report.data) return <Loading />;
   const data = trendRows(report.data);

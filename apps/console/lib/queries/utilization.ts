@@ -26,20 +26,23 @@ export const REPORT_RANGES = {
 } as const;
 export type ReportRange = keyof typeof REPORT_RANGES;
 
-/** GPU-hours, measured use, energy and cost by group over a range ending now. */
-export const utilizationReportQuery = (client: GantryClient, groupBy: UtilizationGroupBy, range: ReportRange) =>
+/** What a report covers: a preset range ending now, or a window a person picked (ISO instants). */
+export type ReportWindow = { range: ReportRange } | { from: string; to: string };
+
+/** The from/to/step a report window asks for (a picked window leaves the bucket width to the API). */
+export function windowQuery(w: ReportWindow, now = new Date()): { from: string; to: string; step?: string } {
+  if ('from' in w) return { from: w.from, to: w.to };
+  const r = REPORT_RANGES[w.range];
+  return { from: new Date(now.getTime() - r.ms).toISOString(), to: now.toISOString(), step: r.step };
+}
+
+/** GPU-hours, measured use, energy and cost by group over a preset range ending now, or a picked window. */
+export const utilizationReportQuery = (client: GantryClient, groupBy: UtilizationGroupBy, w: ReportWindow) =>
   queryOptions({
-    queryKey: utilizationKeys.report(groupBy, range, REPORT_RANGES[range].step),
-    queryFn: () => {
-      const to = new Date();
-      return client.utilization.report({
-        groupBy,
-        from: new Date(to.getTime() - REPORT_RANGES[range].ms).toISOString(),
-        to: to.toISOString(),
-        step: REPORT_RANGES[range].step,
-      });
-    },
-    refetchInterval: 30_000,
+    queryKey: utilizationKeys.report(groupBy, 'from' in w ? `${w.from}/${w.to}` : w.range, 'from' in w ? 'auto' : REPORT_RANGES[w.range].step),
+    queryFn: () => client.utilization.report({ groupBy, ...windowQuery(w) }),
+    // a picked window is fixed in time; a preset one moves with now
+    refetchInterval: 'from' in w ? false : 30_000,
   });
 
 /** Allocated but idle GPUs, largest first. */

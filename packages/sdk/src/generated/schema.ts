@@ -5440,6 +5440,7 @@ export interface operations {
                                 energyKWh: number;
                                 energyEstimateKWh: number;
                                 cost: number;
+                                idleGpuHours: number;
                             };
                             points: {
                                 t: string;
@@ -5451,6 +5452,7 @@ export interface operations {
                                 memoryUsedMiB: number;
                                 energyKWh: number;
                                 cost: number;
+                                idleGpuHours: number;
                             }[];
                         }[];
                         totals: {
@@ -5462,6 +5464,7 @@ export interface operations {
                             energyKWh: number;
                             energyEstimateKWh: number;
                             cost: number;
+                            idleGpuHours: number;
                         };
                         prices: {
                             gpuModel: string;

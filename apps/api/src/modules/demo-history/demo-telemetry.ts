@@ -55,6 +55,7 @@ function addInto(rows: Map<string, RollupRow>, stepSeconds: number, bucket: Date
   r.busySeconds += d.busySeconds;
   r.memoryMiBSeconds += d.memoryMiBSeconds;
   r.energyJoules += d.energyJoules;
+  r.idleSeconds += d.idleSeconds;
 }
 
 /**

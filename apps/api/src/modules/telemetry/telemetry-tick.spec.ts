@@ -71,6 +71,15 @@ describe('computeTick', () => {
     expect(out.latest.find((l) => l.gpuId === 'g0')!.idleSince).toEqual(wantIdleSince);
   });
 
+  it('counts the held GPU-seconds of an idle allocated GPU as idle for its holder, by share and held time; a busy one not', () => {
+    const idle = run([alloc({ gpuUnits: 3 / 7, teamId: 'a' }), alloc({ teamId: 'b', gpuUnits: 1 / 7, startedAt: new Date('2026-11-30T10:00:10Z') })], [sample(0, 2)]);
+    expect(row(idle, 'a')!.idleSeconds).toBeCloseTo((15 * 3) / 7, 6);
+    expect(row(idle, 'b')!.idleSeconds).toBeCloseTo(5 / 7, 6);
+    expect(row(idle, '')!.idleSeconds).toBe(0);
+    expect(withClusterRows(idle.deltas).find((d) => d.nodeId === '' && d.teamId === 'a')!.idleSeconds).toBeCloseTo((15 * 3) / 7, 6);
+    expect(row(run([alloc({})], [sample(0, 50)]), 'ml')!.idleSeconds).toBe(0);
+  });
+
   it('charges a holder that arrived mid-window only for the part of the window it held', () => {
     const out = run([alloc({ startedAt: new Date('2026-11-30T10:00:10Z') })], [sample(0, 90)]);
     expect(row(out, 'ml')!.busySeconds).toBeCloseTo(4.5, 6);

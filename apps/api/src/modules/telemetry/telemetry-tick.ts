@@ -43,6 +43,16 @@ export interface RollupDelta {
   busySeconds: number;
   memoryMiBSeconds: number;
   energyJoules: number;
+  /** GPU-seconds held while the GPU was idle (isIdleAllocated): allocated but idle. */
+  idleSeconds: number;
+}
+
+/**
+ * The idle rule the Overview, the idle list and the Utilization page share: a GPU is allocated
+ * but idle while someone holds part of it and its SM use is under the threshold (GANTRY_IDLE_SM_PCT).
+ */
+export function isIdleAllocated(heldUnits: number, smPct: number, idleSmPct: number): boolean {
+  return heldUnits > 0 && smPct < idleSmPct;
 }
 
 /** A rollup row: the sums of one bucket of `stepSeconds` (60, 3600 or 86400). */
@@ -88,7 +98,7 @@ export function computeTick(input: TickInput): TickOutput {
     const key = `${nodeId}\u0000${gpuModel}\u0000${tenantId}\u0000${teamId}`;
     let d = deltas.get(key);
     if (!d) {
-      d = { nodeId, gpuModel, tenantId, teamId, capacitySeconds: 0, allocatedSeconds: 0, busySeconds: 0, memoryMiBSeconds: 0, energyJoules: 0 };
+      d = { nodeId, gpuModel, tenantId, teamId, capacitySeconds: 0, allocatedSeconds: 0, busySeconds: 0, memoryMiBSeconds: 0, energyJoules: 0, idleSeconds: 0 };
       deltas.set(key, d);
     }
     return d;
@@ -121,6 +131,7 @@ export function computeTick(input: TickInput): TickOutput {
       1,
       holders.reduce((n, a) => n + a.gpuUnits, 0),
     );
+    const idle = isIdleAllocated(held, s.smPct, input.idleSmPct);
     const busy = (s.smPct / 100) * dt;
     const mem = s.memoryUsedMiB * dt;
     const energy = s.powerW * dt;
@@ -131,11 +142,14 @@ export function computeTick(input: TickInput): TickOutput {
     if (held > 0) {
       const total = holders.reduce((n, a) => n + a.gpuUnits, 0);
       for (const a of holders) {
-        const share = (a.gpuUnits / total) * Math.min(1, (at.getTime() - Math.max(windowStart, a.startedAt.getTime())) / (dt * 1000));
+        const heldPart = Math.min(1, (at.getTime() - Math.max(windowStart, a.startedAt.getTime())) / (dt * 1000));
+        const share = (a.gpuUnits / total) * heldPart;
         const d = delta(g.nodeId, g.model, a.tenantId, a.teamId);
         d.busySeconds += busy * share;
         d.memoryMiBSeconds += mem * share;
         d.energyJoules += energy * held * share;
+        // held units x the part of the window it held them, while the GPU idled
+        if (idle) d.idleSeconds += a.gpuUnits * dt * heldPart;
         busyLeft -= busy * share;
         memLeft -= mem * share;
         energyLeft -= energy * held * share;
@@ -146,7 +160,6 @@ export function computeTick(input: TickInput): TickOutput {
     free.memoryMiBSeconds += Math.max(0, memLeft);
     free.energyJoules += Math.max(0, energyLeft);
 
-    const idle = held > 0 && s.smPct < input.idleSmPct;
     latest.push({
       gpuId: g.id,
       nodeId: g.nodeId,
@@ -167,12 +180,13 @@ export function withClusterRows(deltas: readonly RollupDelta[]): RollupDelta[] {
   const sums = new Map<string, RollupDelta>();
   for (const d of deltas) {
     const key = `${d.gpuModel}\u0000${d.tenantId}\u0000${d.teamId}`;
-    const s = sums.get(key) ?? { ...d, nodeId: ALL_NODES, capacitySeconds: 0, allocatedSeconds: 0, busySeconds: 0, memoryMiBSeconds: 0, energyJoules: 0 };
+    const s = sums.get(key) ?? { ...d, nodeId: ALL_NODES, capacitySeconds: 0, allocatedSeconds: 0, busySeconds: 0, memoryMiBSeconds: 0, energyJoules: 0, idleSeconds: 0 };
     s.capacitySeconds += d.capacitySeconds;
     s.allocatedSeconds += d.allocatedSeconds;
     s.busySeconds += d.busySeconds;
     s.memoryMiBSeconds += d.memoryMiBSeconds;
     s.energyJoules += d.energyJoules;
+    s.idleSeconds += d.idleSeconds;
     sums.set(key, s);
   }
   return [...deltas, ...sums.values()];

@@ -84,7 +84,7 @@ export class TelemetryRepository {
   }
 }
 
-/** Rows per statement of addToRollups (each row is 11 array elements). */
+/** Rows per statement of addToRollups (each row is 12 array elements). */
 const ROLLUP_CHUNK = 10_000;
 
 /**
@@ -98,16 +98,17 @@ export async function addToRollups(tx: Tx, rows: readonly RollupRow[]): Promise<
     const col = <K extends keyof RollupRow>(k: K) => chunk.map((d) => d[k]);
     await tx.$executeRaw`
       INSERT INTO "UsageRollup" ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId",
-        "capacitySeconds", "allocatedSeconds", "busySeconds", "memoryMiBSeconds", "energyJoules")
+        "capacitySeconds", "allocatedSeconds", "busySeconds", "memoryMiBSeconds", "energyJoules", "idleSeconds")
       SELECT * FROM unnest(${col('stepSeconds')}::int[], ${chunk.map((d) => d.bucket.toISOString())}::timestamp(3)[],
         ${col('nodeId')}::text[], ${col('gpuModel')}::text[], ${col('tenantId')}::text[], ${col('teamId')}::text[],
         ${col('capacitySeconds')}::float8[], ${col('allocatedSeconds')}::float8[], ${col('busySeconds')}::float8[],
-        ${col('memoryMiBSeconds')}::float8[], ${col('energyJoules')}::float8[]) AS u
+        ${col('memoryMiBSeconds')}::float8[], ${col('energyJoules')}::float8[], ${col('idleSeconds')}::float8[]) AS u
       ON CONFLICT ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId") DO UPDATE SET
         "capacitySeconds" = "UsageRollup"."capacitySeconds" + excluded."capacitySeconds",
         "allocatedSeconds" = "UsageRollup"."allocatedSeconds" + excluded."allocatedSeconds",
         "busySeconds" = "UsageRollup"."busySeconds" + excluded."busySeconds",
         "memoryMiBSeconds" = "UsageRollup"."memoryMiBSeconds" + excluded."memoryMiBSeconds",
-        "energyJoules" = "UsageRollup"."energyJoules" + excluded."energyJoules"`;
+        "energyJoules" = "UsageRollup"."energyJoules" + excluded."energyJoules",
+        "idleSeconds" = "UsageRollup"."idleSeconds" + excluded."idleSeconds"`;
   }
 }

@@ -6,7 +6,8 @@ import { scopeSql, scopeWhere, type TenantScope } from '../../common/tenant-scop
 
 /**
  * Aggregated rollups of one group and GPU model: for each answer bucket `k[i]`, the sums of
- * capacity (c), allocated (a), busy (b) GPU-seconds, memory MiB-seconds (m) and joules (e).
+ * capacity (c), allocated (a), busy (b) GPU-seconds, memory MiB-seconds (m), joules (e) and
+ * allocated-but-idle GPU-seconds (i).
  */
 export interface UsageRows {
   key: string;
@@ -17,10 +18,11 @@ export interface UsageRows {
   b: number[];
   m: number[];
   e: number[];
+  i: number[];
 }
 
 /** UsageRows as the SQL answers them: each array as its Postgres text form. */
-type TextRows = { key: string; gpuModel: string } & Record<'k' | 'c' | 'a' | 'b' | 'm' | 'e', string>;
+type TextRows = { key: string; gpuModel: string } & Record<'k' | 'c' | 'a' | 'b' | 'm' | 'e' | 'i', string>;
 
 const GROUP_COLUMN: Record<UtilizationGroupBy, string> = {
   team: '"teamId"',
@@ -65,17 +67,18 @@ export class UtilizationRepository {
           // aggregate the rows straight into arrays, no per-bucket re-aggregation.
           Prisma.sql`
       SELECT ${group} AS key, "gpuModel", array_agg(${k})::text AS k, array_agg("capacitySeconds"::float8)::text AS c, array_agg("allocatedSeconds"::float8)::text AS a,
-        array_agg("busySeconds"::float8)::text AS b, array_agg("memoryMiBSeconds"::float8)::text AS m, array_agg("energyJoules"::float8)::text AS e
+        array_agg("busySeconds"::float8)::text AS b, array_agg("memoryMiBSeconds"::float8)::text AS m, array_agg("energyJoules"::float8)::text AS e,
+        array_agg("idleSeconds"::float8)::text AS i
       FROM "UsageRollup"
       WHERE ${Prisma.join(conditions, ' AND ')}
       GROUP BY 1, 2`
         : Prisma.sql`
       SELECT key, "gpuModel", array_agg(k)::text AS k, array_agg(c)::text AS c, array_agg(a)::text AS a, array_agg(b)::text AS b,
-        array_agg(m)::text AS m, array_agg(e)::text AS e
+        array_agg(m)::text AS m, array_agg(e)::text AS e, array_agg(i)::text AS i
       FROM (
         SELECT ${group} AS key, "gpuModel", ${k} AS k,
           sum("capacitySeconds")::float8 AS c, sum("allocatedSeconds")::float8 AS a, sum("busySeconds")::float8 AS b,
-          sum("memoryMiBSeconds")::float8 AS m, sum("energyJoules")::float8 AS e
+          sum("memoryMiBSeconds")::float8 AS m, sum("energyJoules")::float8 AS e, sum("idleSeconds")::float8 AS i
         FROM "UsageRollup"
         WHERE ${Prisma.join(conditions, ' AND ')}
         GROUP BY 1, 2, 3
@@ -89,7 +92,7 @@ export class UtilizationRepository {
       db.$queryRaw<TextRows[]>(query),
     ]);
     const num = (xs: string) => (xs.length > 2 ? xs.slice(1, -1).split(',').map(Number) : []);
-    return rows.map((r) => ({ key: r.key, gpuModel: r.gpuModel, k: num(r.k), c: num(r.c), a: num(r.a), b: num(r.b), m: num(r.m), e: num(r.e) }));
+    return rows.map((r) => ({ key: r.key, gpuModel: r.gpuModel, k: num(r.k), c: num(r.c), a: num(r.a), b: num(r.b), m: num(r.m), e: num(r.e), i: num(r.i) }));
   }
 
   /** Display names of the groups (teams and tenants of the caller's scope, nodes). */
@@ -121,18 +124,28 @@ export class UtilizationRepository {
     }
   }
 
-  /** Hardware only: each node's GPU count and model(s) (the capacity columns of a per-node export). */
-  async nodeCapacity(nodeIds: string[]): Promise<Map<string, { gpuCount: number; gpuModel: string }>> {
+  /**
+   * Hardware only: each node's GPU count, model(s) and MIG layout (the capacity columns of a
+   * per-node export): `gpu 0: 3g.40gb+4g.40gb` per partitioned GPU, none when no GPU is.
+   */
+  async nodeCapacity(nodeIds: string[]): Promise<Map<string, { gpuCount: number; gpuModel: string; migLayout: string | null }>> {
     if (!nodeIds.length) return new Map();
-    const gpus = await this.prisma.client.gpu.findMany({ where: { nodeId: { in: nodeIds } }, select: { nodeId: true, model: true } });
-    const out = new Map<string, { gpuCount: number; models: Set<string> }>();
+    const gpus = await this.prisma.client.gpu.findMany({
+      where: { nodeId: { in: nodeIds } },
+      select: { nodeId: true, model: true, index: true, instances: { select: { profile: true, start: true }, orderBy: { start: 'asc' } } },
+      orderBy: { index: 'asc' },
+    });
+    const out = new Map<string, { gpuCount: number; models: Set<string>; mig: string[] }>();
     for (const g of gpus) {
-      const n = out.get(g.nodeId) ?? { gpuCount: 0, models: new Set<string>() };
+      const n = out.get(g.nodeId) ?? { gpuCount: 0, models: new Set<string>(), mig: [] };
       n.gpuCount++;
       n.models.add(g.model);
+      if (g.instances.length) n.mig.push(`gpu ${g.index}: ${g.instances.map((i) => i.profile).join('+')}`);
       out.set(g.nodeId, n);
     }
-    return new Map([...out].map(([id, n]) => [id, { gpuCount: n.gpuCount, gpuModel: [...n.models].sort().join(' + ') }]));
+    return new Map(
+      [...out].map(([id, n]) => [id, { gpuCount: n.gpuCount, gpuModel: [...n.models].sort().join(' + '), migLayout: n.mig.length ? n.mig.join('; ') : null }]),
+    );
   }
 
   /** Per team of the caller's scope: GPU units held now and the quota (summed over flavours). */

@@ -1,4 +1,4 @@
-import { MAX_UTILIZATION_POINTS } from '@gantry/contracts';
+import { MAX_UTILIZATION_POINTS, MAX_UTILIZATION_RANGE_DAYS } from '@gantry/contracts';
 import { parseConfig } from '../../config/config';
 import { DomainError } from '../../common/errors';
 import type { Principal } from '../../common/principal';
@@ -17,6 +17,11 @@ describe('resolveWindow', () => {
       name: 'too many points',
       q: { from: '2026-10-01T00:00:00Z', to: '2026-11-30T00:00:00Z', step: 60 },
       wantMessage: new RegExp(`limit is ${MAX_UTILIZATION_POINTS} points`),
+    },
+    {
+      name: 'a range longer than the most days a report spans',
+      q: { from: '2026-08-01T00:00:00Z', to: '2026-11-30T00:00:00Z', step: 86400 },
+      wantMessage: new RegExp(`at most ${MAX_UTILIZATION_RANGE_DAYS} days`),
     },
   ])('refuses $name with a 400 naming the rule', ({ q, wantMessage }) => {
     let err: unknown;
@@ -72,13 +77,14 @@ describe('UtilizationService.report', () => {
     b: [1800],
     m: [0],
     e: [3.6e6],
+    i: [900],
   });
   const service = (cells: UsageRows[]) => {
     const repo = {
       usage: jest.fn().mockResolvedValue(cells),
       labels: jest.fn().mockResolvedValue(new Map([['team-a', 'Team A']])),
       teamsNow: jest.fn().mockResolvedValue(new Map([['team-a', { allocatedGpus: 2, quotaGuaranteed: 8, quotaLimit: 16 }]])),
-      nodeCapacity: jest.fn().mockResolvedValue(new Map([['node-1', { gpuCount: 8, gpuModel: 'H100-80GB' }]])),
+      nodeCapacity: jest.fn().mockResolvedValue(new Map([['node-1', { gpuCount: 8, gpuModel: 'H100-80GB', migLayout: 'gpu 0: 3g.40gb+4g.40gb' }]])),
       savedWattSeconds: jest.fn().mockResolvedValue(0),
     } as unknown as UtilizationRepository;
     return { repo, svc: new UtilizationService(repo, parseConfig({})) };
@@ -98,7 +104,8 @@ describe('UtilizationService.report', () => {
     expect(s.now).toEqual({ allocatedGpus: 2, quotaGuaranteed: 8, quotaLimit: 16 });
     expect(s.points.map((p) => p.allocatedGpuHours)).toEqual([1, 1]);
     // 1 h of H100 at 2.49 + 1 h of A100 at 1.79
-    expect(s.totals).toMatchObject({ allocatedGpuHours: 2, busyGpuHours: 1, smRatio: 0.5, energyKWh: 2, cost: 4.28, capacityGpuHours: null });
+    expect(s.totals).toMatchObject({ allocatedGpuHours: 2, busyGpuHours: 1, smRatio: 0.5, energyKWh: 2, cost: 4.28, capacityGpuHours: null, idleGpuHours: 0.5 });
+    expect(s.points.map((p) => p.idleGpuHours)).toEqual([0.25, 0.25]);
     // H100: 0.5 h at 700 W + 0.5 h at 70 W; A100: 0.5 h at 400 W + 0.5 h at 55 W
     expect(s.totals.energyEstimateKWh).toBeCloseTo((0.5 * 700 + 0.5 * 70 + 0.5 * 400 + 0.5 * 55) / 1000, 4);
   });
@@ -107,18 +114,18 @@ describe('UtilizationService.report', () => {
     const { svc } = service([cell({})]);
     const csv = await svc.reportCsv(member, { groupBy: 'team', from: '2026-11-30T11:00:00Z', to: '2026-11-30T12:00:00Z', step: 3600 }, now);
     expect(csv.split('\n')[0]).toBe(
-      'team,label,bucket_start,capacity_gpu_hours,allocated_gpu_hours,busy_gpu_hours,allocation_ratio,sm_ratio,memory_used_mib,energy_kwh,cost_usd',
+      'team,label,bucket_start,capacity_gpu_hours,allocated_gpu_hours,busy_gpu_hours,idle_gpu_hours,allocation_ratio,sm_ratio,memory_used_mib,energy_kwh,cost_usd',
     );
-    expect(csv.split('\n')[1]).toBe('team-a,Team A,2026-11-30T11:00:00.000Z,,1,0.5,,0.5,0,1,2.49');
+    expect(csv.split('\n')[1]).toBe('team-a,Team A,2026-11-30T11:00:00.000Z,,1,0.5,0.25,,0.5,0,1,2.49');
   });
 
-  it("gives each node row of the per-node CSV the node's capacity: GPU count and model", async () => {
+  it("gives each node row of the per-node CSV the node's capacity: GPU count, model and MIG layout", async () => {
     const { svc, repo } = service([{ ...cell({}), key: 'node-1' }]);
     (repo.labels as jest.Mock).mockResolvedValue(new Map([['node-1', 'h100-s0-l0-n0']]));
     const admin: Principal = { keyId: 'k', name: 'a', role: 'platform-admin', scopes: ['cluster:read'], tenantId: null, teamId: null };
     const csv = await svc.reportCsv(admin, { groupBy: 'node', from: '2026-11-30T11:00:00Z', to: '2026-11-30T12:00:00Z', step: 3600 }, now);
     const [head, first] = csv.split('\n');
-    expect(head).toMatch(/^node,label,gpu_count,gpu_model,bucket_start,/);
-    expect(first).toMatch(/^node-1,h100-s0-l0-n0,8,H100-80GB,2026-11-30T11:00:00.000Z,/);
+    expect(head).toMatch(/^node,label,gpu_count,gpu_model,mig_layout,bucket_start,/);
+    expect(first).toMatch(/^node-1,h100-s0-l0-n0,8,H100-80GB,gpu 0: 3g.40gb\+4g.40gb,2026-11-30T11:00:00.000Z,/);
   });
 });

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   MAX_UTILIZATION_POINTS,
+  MAX_UTILIZATION_RANGE_DAYS,
   type GpuHeatmap,
   type IdleAllocations,
   type UtilizationGroupBy,
@@ -36,6 +37,11 @@ export function resolveWindow(q: Omit<ReportRequest, 'groupBy'>, now: Date): { f
     ]);
   }
   const rangeSeconds = (to.getTime() - from.getTime()) / 1000;
+  if (rangeSeconds > MAX_UTILIZATION_RANGE_DAYS * 86400) {
+    throw new DomainError('validation_failed', `from: the range is at most ${MAX_UTILIZATION_RANGE_DAYS} days (MAX_UTILIZATION_RANGE_DAYS)`, [
+      { field: 'from', problem: `${Math.ceil(rangeSeconds / 86400)} days before \`to\`: at most ${MAX_UTILIZATION_RANGE_DAYS}` },
+    ]);
+  }
   const step = q.step ?? DEFAULT_STEPS.find((s) => rangeSeconds / s <= DEFAULT_POINTS) ?? 86400;
   if (step < 60 || step % 60 !== 0) {
     throw new DomainError('validation_failed', 'step must be a whole number of minutes (at least 60 s)', [
@@ -55,7 +61,7 @@ export function resolveWindow(q: Omit<ReportRequest, 'groupBy'>, now: Date): { f
   return { from: alignedFrom, to, stepSeconds: step, rollupSeconds: step % 86400 === 0 ? 86400 : step % 3600 === 0 ? 3600 : 60 };
 }
 
-type Sums = { c: number; a: number; b: number; m: number; e: number; cost: number; est: number };
+type Sums = { c: number; a: number; b: number; m: number; e: number; cost: number; est: number; idle: number };
 /** Per answer bucket of one series: the sums of Sums, column-wise. */
 type Acc = Record<keyof Sums, Float64Array>;
 const newAcc = (n: number): Acc => ({
@@ -66,8 +72,9 @@ const newAcc = (n: number): Acc => ({
   e: new Float64Array(n),
   cost: new Float64Array(n),
   est: new Float64Array(n),
+  idle: new Float64Array(n),
 });
-const zero = (): Sums => ({ c: 0, a: 0, b: 0, m: 0, e: 0, cost: 0, est: 0 });
+const zero = (): Sums => ({ c: 0, a: 0, b: 0, m: 0, e: 0, cost: 0, est: 0, idle: 0 });
 const r4 = (n: number) => Math.round(n * 10_000) / 10_000;
 
 /**
@@ -110,6 +117,7 @@ export class UtilizationService {
         acc.b[k]! += r.b[i]!;
         acc.m[k]! += r.m[i]!;
         acc.e[k]! += r.e[i]!;
+        acc.idle[k]! += r.i[i]!;
         acc.cost[k]! += (r.a[i]! / 3600) * price.pricePerGpuHour;
         // Watt-seconds: busy GPU-seconds at busy watts, the rest of the base at idle watts.
         acc.est[k]! += busy * price.busyW + Math.max(0, base - busy) * price.idleW;
@@ -133,7 +141,8 @@ export class UtilizationService {
           b = acc.b[k]!,
           m = acc.m[k]!,
           e = acc.e[k]!,
-          cost = acc.cost[k]!;
+          cost = acc.cost[k]!,
+          idle = acc.idle[k]!;
         tot.c += c;
         tot.a += a;
         tot.b += b;
@@ -141,7 +150,8 @@ export class UtilizationService {
         tot.e += e;
         tot.cost += cost;
         tot.est += acc.est[k]!;
-        points[k] = point(c, a, b, m, e, cost, times[k]!, w.stepSeconds, seesCapacity);
+        tot.idle += idle;
+        points[k] = point({ c, a, b, m, e, cost, idle, est: 0 }, times[k]!, w.stepSeconds, seesCapacity);
       }
       add(all, tot);
       return {
@@ -171,15 +181,16 @@ export class UtilizationService {
   async reportCsv(p: Principal, q: ReportRequest, now = new Date()): Promise<string> {
     const r = await this.report(p, q, now);
     const perNode = q.groupBy === 'node';
-    const capacity = perNode ? await this.repo.nodeCapacity(r.series.map((s) => s.key)) : new Map<string, { gpuCount: number; gpuModel: string }>();
+    const capacity = perNode ? await this.repo.nodeCapacity(r.series.map((s) => s.key)) : new Map<string, { gpuCount: number; gpuModel: string; migLayout: string | null }>();
     const head = [
       q.groupBy,
       'label',
-      ...(perNode ? ['gpu_count', 'gpu_model'] : []),
+      ...(perNode ? ['gpu_count', 'gpu_model', 'mig_layout'] : []),
       'bucket_start',
       'capacity_gpu_hours',
       'allocated_gpu_hours',
       'busy_gpu_hours',
+      'idle_gpu_hours',
       'allocation_ratio',
       'sm_ratio',
       'memory_used_mib',
@@ -194,11 +205,12 @@ export class UtilizationService {
         rows.push([
           s.key,
           s.label,
-          ...(perNode ? [node?.gpuCount ?? null, node?.gpuModel ?? null] : []),
+          ...(perNode ? [node?.gpuCount ?? null, node?.gpuModel ?? null, node?.migLayout ?? null] : []),
           pt.t,
           pt.capacityGpuHours,
           pt.allocatedGpuHours,
           pt.busyGpuHours,
+          pt.idleGpuHours,
           pt.allocationRatio,
           pt.smRatio,
           pt.memoryUsedMiB,
@@ -266,22 +278,13 @@ export class UtilizationService {
       energyKWh: r4(s.e / 3.6e6),
       energyEstimateKWh: r4(s.est / 3.6e6),
       cost: Math.round(s.cost * 100) / 100,
+      idleGpuHours: r4(s.idle / 3600),
     };
   }
 }
 
 /** One answer point from its sums; the same figures as `totals` gives for them. */
-export function point(
-  c: number,
-  a: number,
-  b: number,
-  m: number,
-  e: number,
-  cost: number,
-  t: string,
-  stepSeconds: number,
-  seesCapacity: boolean,
-): UtilizationPoint {
+export function point({ c, a, b, m, e, cost, idle }: Sums, t: string, stepSeconds: number, seesCapacity: boolean): UtilizationPoint {
   const base = seesCapacity ? c : a;
   return {
     t,
@@ -293,6 +296,7 @@ export function point(
     memoryUsedMiB: Math.round(m / stepSeconds),
     energyKWh: r4(e / 3.6e6),
     cost: Math.round(cost * 100) / 100,
+    idleGpuHours: r4(idle / 3600),
   };
 }
 
@@ -304,4 +308,5 @@ function add(into: Sums, s: Sums): void {
   into.e += s.e;
   into.cost += s.cost;
   into.est += s.est;
+  into.idle += s.idle;
 }
