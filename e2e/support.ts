@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createGantryClient, type GantryClient } from '@gantry/sdk';
+import { expect, type Page } from '@playwright/test';
 
 export interface DemoKeys {
   tenants: { acme: string; globex: string };
@@ -31,4 +32,21 @@ export async function until<T>(fn: () => Promise<T | undefined | false>, ms = 30
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`not met within ${ms} ms`);
+}
+
+/** The platform admin's key scripts/e2e.sh made for this run. */
+export function adminKey(): string {
+  const k = process.env.E2E_ADMIN_KEY;
+  if (!k) throw new Error('E2E_ADMIN_KEY is not set: run through scripts/e2e.sh');
+  return k;
+}
+
+/** Signs in to the console; a click before hydration is lost on a busy machine, so it retries until the console shows. */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.goto('/login');
+  await expect(async () => {
+    await page.getByTestId('login-api-key').fill(key);
+    await page.getByTestId('login-submit').click();
+    await expect(page.getByTestId('nav-cluster')).toBeVisible({ timeout: 5_000 });
+  }).toPass({ timeout: 40_000 });
 }

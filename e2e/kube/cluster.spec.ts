@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { client, demoKey, until } from '../support';
-import { emulatorFault, kubeGet, kubeGpuNodes, nodeEvents, podsOfJob, type Pod } from './kube';
+import { emulatorFault, kubeGpuNodes, nodeEvents, podsOfJob } from './kube';
 
 const admin = () => client(process.env.E2E_ADMIN_KEY!);
 const research = () => client(demoKey('Max (member)'));
@@ -49,18 +49,12 @@ test.describe('the cluster on Kubernetes', () => {
         return page.items.find((i) => i.kind === 'xid' && Date.parse(i.detectedAt) >= at && i.state === 'needs-attention');
       }, 100_000);
       expect(incident.gpuIndex).toBe(1);
-      expect(incident.burnInFailures).toBe(2);
+      // two failures make it needs-attention (at least: once, a third burn-in was seen to start as the incident turned needs-attention)
+      expect(incident.burnInFailures).toBeGreaterThanOrEqual(2);
       const failed = incident.timeline.filter((s) => s.step === 'burn-in-failed');
-      expect(failed).toHaveLength(2);
-      expect(failed[0]!.findings).toEqual([{ gpuIndex: 1, result: 'fail', detail: expect.stringMatching(/targeted_stress/) }]);
-      // on the cluster: the burn-in pods failed, each with its finding in the termination message, and the diagnostic's Events
-      const pods = await kubeGet<{
-        items: (Pod & { status?: { containerStatuses?: { state?: { terminated?: { exitCode: number; message?: string } } }[] } })[];
-      }>(`/api/v1/namespaces/gantry/pods?labelSelector=${encodeURIComponent('gantry.io/job-id')}`);
-      const burnIns = pods.items.filter((p) => p.metadata.annotations?.['gantry.io/job-kind'] === 'burn-in' && p.spec.nodeName === nodeName);
-      expect(burnIns.length).toBeGreaterThanOrEqual(1);
-      for (const p of burnIns)
-        expect(p.status?.containerStatuses?.[0]?.state?.terminated).toMatchObject({ exitCode: 1, message: expect.stringMatching(/^gpu 1 fail /) });
+      expect(failed.length).toBeGreaterThanOrEqual(2);
+      for (const f of failed) expect(f.findings).toEqual([{ gpuIndex: 1, result: 'fail', detail: expect.stringMatching(/targeted_stress/) }]);
+      // on the cluster: the diagnostic's Warning Events about the node (the burn-in pods are deleted once their end is recorded)
       const events = await nodeEvents(nodeName, 'GpuDiagnosticFailed');
       expect(events.length).toBeGreaterThanOrEqual(2);
       expect(events[0]).toMatchObject({ type: 'Warning', source: { component: 'dcgm-diag' } });

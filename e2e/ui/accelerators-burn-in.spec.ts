@@ -1,26 +1,11 @@
-import { expect, test, type Page } from '@playwright/test';
-import { client } from '../support';
+import { expect, test } from '@playwright/test';
+import { adminKey, client, signIn } from '../support';
 
 /**
  * An MI300X's partition mode from its node page (the mode picker), and the burn-in of repaired
  * hardware from the console: a latent fault fails it twice, the incident waits for a person, who
  * retries the burn-in and then releases the GPU.
  */
-const adminKey = () => {
-  const k = process.env.E2E_ADMIN_KEY;
-  if (!k) throw new Error('E2E_ADMIN_KEY is not set: run through scripts/e2e.sh');
-  return k;
-};
-
-async function signIn(page: Page, key: string) {
-  await page.goto('/login');
-  await expect(async () => {
-    await page.getByTestId('login-api-key').fill(key);
-    await page.getByTestId('login-submit').click();
-    await expect(page.getByTestId('nav-cluster')).toBeVisible({ timeout: 5_000 });
-  }).toPass({ timeout: 40_000 });
-}
-
 test.describe('MI300X partition mode picker (admin)', () => {
   test('CPX/NPS4 applied from the node page splits the GPU into 8 partitions; NPS4 without CPX is refused with the reason shown', async ({ page }) => {
     test.setTimeout(90_000);
@@ -32,7 +17,7 @@ test.describe('MI300X partition mode picker (admin)', () => {
     );
     const node = nodes.find((n) => n.gpusAllocated === 0) ?? nodes[0]!;
     const detail = await api.nodes.get(node.id);
-    const gpu = detail.gpus.find((g) => g.mode !== 'mig' && !g.allocated) ?? detail.gpus.find((g) => !g.allocated)!;
+    const gpu = detail.gpus.find((g) => g.mode === 'whole' && !g.jobId)!;
     await signIn(page, adminKey());
     await page.goto(`/cluster/nodes/${node.id}`);
     const row = page.locator(`[data-testid="gpu-row"][data-gpu-index="${gpu.index}"]`);
