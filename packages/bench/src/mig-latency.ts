@@ -48,7 +48,9 @@ export interface MigLatencyReport {
 
 type Stages = Record<string, number>;
 
-function figures(samples: { ms: number; stages: Stages; offPath?: boolean }[]): LatencyFigures {
+type Sample = { ms: number; stages: Stages; offPath?: boolean };
+
+function figures(samples: Sample[]): LatencyFigures {
   const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
   const names = [...new Set(samples.flatMap((s) => Object.keys(s.stages)))];
   const stagesP50Ms: Record<string, number> = {};
@@ -115,7 +117,7 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
     const settle = () => sleep(500);
 
     // (a) a 1g job on a cluster with no free 1g slice
-    const a: { ms: number; stages: Stages }[] = [];
+    const a: Sample[] = [];
     for (let i = 0; i < o.runs; i++) {
       await settle();
       const t0 = Date.now();
@@ -164,7 +166,7 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
     };
 
     // (b) an endpoint at zero whose 3g slice no GPU has free
-    const b: { ms: number; stages: Stages }[] = [];
+    const b: Sample[] = [];
     for (let i = 0; i < o.runs; i++) {
       await settle();
       const ep = await endpoint(`repartition-${i}`, 3600);
@@ -177,7 +179,7 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
     }
 
     // (c) an endpoint at zero whose slice exists on its GPU
-    const c: { ms: number; stages: Stages }[] = [];
+    const c: Sample[] = [];
     const ep = await endpoint('existing-slice', 1);
     await invoke(ep.id, 'first (creates the slice)');
     for (let i = 0; i < o.runs; i++) {
