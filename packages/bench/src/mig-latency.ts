@@ -13,7 +13,8 @@
  *    free; its first invoke, end to end. Earlier runs' replicas keep their slices.
  *  - coldStartExistingSlice: one endpoint (3g.40gb, scale to zero after 1 s) whose slice stays on
  *    its GPU; every run waits for zero replicas, then times one invoke (no MIG change on the path).
- * Each run also records its stages from the database (MIG requested / applied, placement, ready).
+ * Each run also records its stages from the database (MIG requested / applied, placement, ready)
+ * and whether it took another path (counted as `offPath` and said on stderr).
  */
 import { startBenchApi, startBenchWorker } from '@gantry/api/bench-support';
 import { createApiKey, createTeam, createTenant, type PrismaClient } from '@gantry/db';
@@ -31,6 +32,8 @@ export interface LatencyFigures {
   runs: number[];
   /** Median of each stage (ms since the request), from the database's timestamps. */
   stagesP50Ms: Record<string, number>;
+  /** Runs that took another path than the scenario's (a MIG change too many, or one where none was due). */
+  offPath: number;
 }
 
 export interface MigLatencyReport {
@@ -45,7 +48,9 @@ export interface MigLatencyReport {
 
 type Stages = Record<string, number>;
 
-function figures(samples: { ms: number; stages: Stages }[]): LatencyFigures {
+type Sample = { ms: number; stages: Stages; offPath?: boolean };
+
+function figures(samples: Sample[]): LatencyFigures {
   const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
   const names = [...new Set(samples.flatMap((s) => Object.keys(s.stages)))];
   const stagesP50Ms: Record<string, number> = {};
@@ -62,6 +67,7 @@ function figures(samples: { ms: number; stages: Stages }[]): LatencyFigures {
     maxMs: sorted[sorted.length - 1] ?? -1,
     runs: samples.map((s) => s.ms),
     stagesP50Ms,
+    offPath: samples.filter((s) => s.offPath).length,
   };
 }
 
@@ -111,7 +117,7 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
     const settle = () => sleep(500);
 
     // (a) a 1g job on a cluster with no free 1g slice
-    const a: { ms: number; stages: Stages }[] = [];
+    const a: Sample[] = [];
     for (let i = 0; i < o.runs; i++) {
       await settle();
       const t0 = Date.now();
@@ -125,11 +131,11 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
       const row = await until(() => db.job.findFirst({ where: { id: job.id, runningSince: { not: null } } }), 60_000, 10);
       const ms = row.runningSince!.getTime() - t0;
       const { stages, requested } = await migStages(db, t0);
-      if (requested !== 1) throw new Error(`migJobStart run ${i + 1}: expected one MIG change, saw ${requested}`);
+      if (requested !== 1) log(`migJobStart run ${i + 1}: expected one MIG change, saw ${requested}`);
       const alloc = await db.allocation.findFirst({ where: { jobId: job.id } });
       if (alloc) stages.placed = alloc.startedAt.getTime() - t0;
       stages.running = ms;
-      a.push({ ms, stages });
+      a.push({ ms, stages, offPath: requested !== 1 });
       log(`migJobStart ${i + 1}/${o.runs}: running after ${ms} ms (${fmt(stages)})`);
     }
 
@@ -160,20 +166,20 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
     };
 
     // (b) an endpoint at zero whose 3g slice no GPU has free
-    const b: { ms: number; stages: Stages }[] = [];
+    const b: Sample[] = [];
     for (let i = 0; i < o.runs; i++) {
       await settle();
       const ep = await endpoint(`repartition-${i}`, 3600);
       const r = await invoke(ep.id, `repartition ${i}`);
       const mig = await migStages(db, r.t0);
-      if (mig.requested !== 1) throw new Error(`coldStartRepartition run ${i + 1}: expected one MIG change, saw ${mig.requested}`);
+      if (mig.requested !== 1) log(`coldStartRepartition run ${i + 1}: expected one MIG change, saw ${mig.requested}`);
       const stages = { ...mig.stages, ...r.stages };
-      b.push({ ms: r.ms, stages });
+      b.push({ ms: r.ms, stages, offPath: mig.requested !== 1 });
       log(`coldStartRepartition ${i + 1}/${o.runs}: answered after ${r.ms} ms on ${r.where} (${fmt(stages)})`);
     }
 
     // (c) an endpoint at zero whose slice exists on its GPU
-    const c: { ms: number; stages: Stages }[] = [];
+    const c: Sample[] = [];
     const ep = await endpoint('existing-slice', 1);
     await invoke(ep.id, 'first (creates the slice)');
     for (let i = 0; i < o.runs; i++) {
@@ -188,8 +194,8 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
       await settle();
       const r = await invoke(ep.id, `existing slice ${i}`);
       const mig = await migStages(db, r.t0);
-      if (mig.requested !== 0) throw new Error(`coldStartExistingSlice run ${i + 1}: a MIG change happened on the path`);
-      c.push({ ms: r.ms, stages: r.stages });
+      if (mig.requested !== 0) log(`coldStartExistingSlice run ${i + 1}: a MIG change happened on the path`);
+      c.push({ ms: r.ms, stages: r.stages, offPath: mig.requested !== 0 });
       log(`coldStartExistingSlice ${i + 1}/${o.runs}: answered after ${r.ms} ms on ${r.where} (${fmt(r.stages)})`);
     }
 

@@ -15,6 +15,7 @@ export class ReplicaReadiness implements OnApplicationShutdown {
   private subscriber?: Redis;
   private subscribed?: Promise<void>;
   private readonly waiters = new Map<string, Set<() => void>>();
+  private closed = false;
 
   constructor(
     private readonly redis: RedisService,
@@ -32,7 +33,8 @@ export class ReplicaReadiness implements OnApplicationShutdown {
 
   /**
    * Resolves true at the next announcement for `endpointId` (from any process), false after `ms`.
-   * Registered when called: an announcement made after this call and before the await is not lost.
+   * Registered when called: once subscribed (the first call subscribes), an announcement made
+   * after this call and before the await is not lost.
    */
   next(endpointId: string, ms: number): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
@@ -48,7 +50,8 @@ export class ReplicaReadiness implements OnApplicationShutdown {
       const timer = setTimeout(() => done(false), ms);
       timer.unref?.();
       set.add(wake);
-      this.ensureSubscribed().catch((e: unknown) => this.logger.warn(`readiness feed: ${String(e)}`));
+      // after shutdown: the timeout only (no new connection)
+      if (!this.closed) this.ensureSubscribed().catch((e: unknown) => this.logger.warn(`readiness feed: ${String(e)}`));
     });
   }
 
@@ -74,6 +77,7 @@ export class ReplicaReadiness implements OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
+    this.closed = true;
     for (const set of this.waiters.values()) for (const wake of [...set]) wake();
     this.waiters.clear();
     this.subscriber?.disconnect();

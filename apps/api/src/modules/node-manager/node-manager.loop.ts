@@ -84,10 +84,12 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
     this.running = true;
     try {
       if (o.rederive !== false) await this.rederive(now);
+      // The cluster before the demand: a job placed between the two reads then shows as placed,
+      // never as still pending beside a slice it already took (which would re-partition another GPU).
+      const rows = await this.cluster.allNodes();
       const [pending, replicas] = await Promise.all([this.demand.unplacedPendingJobs(), this.demand.missingReplicas()]);
       const vm = pending.some((p) => p.kind === 'vm');
       const tried = pending.filter((p) => p.tried);
-      const rows = await this.cluster.allNodes();
       // personas: VM demand to serve, or idle VM nodes to give back
       if (vm || rows.some((n) => n.persona === 'vm_passthrough')) await this.planPersonas(rows, pending, now);
       if (tried.length || replicas.length) await this.planMig(rows, [...tried, ...replicas], now);
