@@ -38,8 +38,12 @@ export async function runSnapshotBench(
   const db = ps.client;
   try {
     const leaves = Math.ceil(o.nodes / 32);
+    await db.$executeRawUnsafe(`INSERT INTO "Tenant" (id, name, slug) VALUES ('t0', 'Tenant 0', 'tenant-0')`);
+    await db.$executeRawUnsafe(`INSERT INTO "Team" (id, "tenantId", name, slug) VALUES ('team0', 't0', 'Team 0', 'team-0')`);
     await db.$executeRawUnsafe(`INSERT INTO "Spine" (id, name) VALUES ('s0', 'spine-0'), ('s1', 'spine-1')`);
-    await db.$executeRawUnsafe(`INSERT INTO "Leaf" (id, name, "spineId") SELECT 'l' || i, 'leaf-' || i, 's' || (i % 2) FROM generate_series(0, ${leaves - 1}) i`);
+    await db.$executeRawUnsafe(
+      `INSERT INTO "Leaf" (id, name, "spineId") SELECT 'l' || i, 'leaf-' || i, 's' || (i % 2) FROM generate_series(0, ${leaves - 1}) i`,
+    );
     await db.$executeRawUnsafe(
       `INSERT INTO "Node" (id, name, "leafId", "cpuMilli", "memoryMiB") SELECT 'n' || i, 'node-' || lpad(i::text, 5, '0'), 'l' || (i / 32), 224000, 2097152 FROM generate_series(0, ${o.nodes - 1}) i`,
     );
