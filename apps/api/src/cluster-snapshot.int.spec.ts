@@ -111,7 +111,12 @@ describe('the worker’s incremental cluster snapshot (real Postgres, two worker
       expect(stale.conflicts).toBeGreaterThan(0);
       const report = await checkInvariants(sys.db);
       expect(report.violations).toEqual([]);
-      const twice = await sys.db.allocation.groupBy({ by: ['jobId'], where: { endedAt: null }, _count: { _all: true }, having: { jobId: { _count: { gt: 1 } } } });
+      const twice = await sys.db.allocation.groupBy({
+        by: ['jobId'],
+        where: { endedAt: null },
+        _count: { _all: true },
+        having: { jobId: { _count: { gt: 1 } } },
+      });
       expect(twice).toEqual([]);
       // the conflicting placements' nodes are read again at A's next read, log or no log
       expect((await store().read()).reread).toBeGreaterThan(0);

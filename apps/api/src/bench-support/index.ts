@@ -14,6 +14,6 @@ export { UtilizationRepository } from '../modules/utilization/utilization.reposi
 export { UtilizationService } from '../modules/utilization/utilization.service';
 export { planMigChanges, type MigPlanningInput } from '../modules/node-manager/mig-planning';
 export { PLAN_HOLD_SIM_SECONDS } from '../modules/node-manager/node-manager.loop';
-export { ClusterRepository } from '../modules/cluster/cluster.repository';
+export { ClusterRepository, nodeWithGpus } from '../modules/cluster/cluster.repository';
 export { IncrementalSnapshot } from '../modules/cluster/incremental-snapshot';
 export { buildSnapshot } from '../modules/cluster/snapshot';

@@ -182,7 +182,13 @@ describe('applyNodeRows', () => {
   it('drops a node named but not read back, adds a new one in name order, and indexes the result', () => {
     const out = applyNodeRows(start, index, ['b', 'ab'], [node('ab')]);
     expect(out.sorted.map((n) => n.id)).toEqual(['a', 'ab', 'c']);
-    expect(out.index).toEqual(new Map([['a', 0], ['ab', 1], ['c', 2]]));
+    expect(out.index).toEqual(
+      new Map([
+        ['a', 0],
+        ['ab', 1],
+        ['c', 2],
+      ]),
+    );
   });
 
   it('moves a renamed node to its new place', () => {

@@ -71,8 +71,7 @@ export class SchedulingService {
     const holds = await this.reservations.holds(nodes);
     await this.evictFromHolds(holds, nodes);
     const snapshotRead = { full: read.full, reread: read.reread };
-    if (!pending.length)
-      return { pending: 0, placed: 0, conflicts: 0, preempted: this.preemptedThisCycle, ms: performance.now() - t0, snapshot: snapshotRead };
+    if (!pending.length) return { pending: 0, placed: 0, conflicts: 0, preempted: this.preemptedThisCycle, ms: performance.now() - t0, snapshot: snapshotRead };
     const snapshot = buildSnapshot(nodes, undefined, Date.now(), this.foreign.current());
     // 2. order: priority, then age (the engine orders again, with fair share, among admitted jobs)
     const ordered = [...pending].sort((a, b) => PRIORITY_VALUE[b.priority] - PRIORITY_VALUE[a.priority] || a.createdAt.getTime() - b.createdAt.getTime());
@@ -145,7 +144,15 @@ export class SchedulingService {
     await this.endpoints.explain(reasons);
     if (conflicts) await this.queues.requestSchedule('placement conflicts');
     const migWaiting = decision.pending.filter((u) => (byId.get(u.jobId)?.resources as JobResources | undefined)?.migProfile).length;
-    const report = { pending: pending.length, placed, conflicts, preempted: this.preemptedThisCycle, ms: Math.round(performance.now() - t0), migWaiting, snapshot: snapshotRead };
+    const report = {
+      pending: pending.length,
+      placed,
+      conflicts,
+      preempted: this.preemptedThisCycle,
+      ms: Math.round(performance.now() - t0),
+      migWaiting,
+      snapshot: snapshotRead,
+    };
     if (placed || conflicts)
       this.logger.log(
         `cycle: ${placed} placed, ${conflicts} conflicts, ${pending.length} pending, ${report.ms} ms (snapshot: ${read.full ? 'full load' : `${read.reread} nodes read again`})`,
