@@ -37,6 +37,24 @@ test.describe('bare metal', () => {
     await expect(row.getByTestId('bm-node')).toHaveCount(1);
     await expect(row.getByTestId('bm-gpus')).toHaveText('8');
 
+    // Its events: the lease's states and the node's steps, on the lease's row...
+    await row.getByTestId('bm-events').locator('summary').click();
+    await expect(row.locator('[data-testid="bm-event"][data-type="bare-metal.requested"]')).toHaveCount(1);
+    await expect(row.locator('[data-testid="bm-event"][data-type="node.bare-metal.provisioning"]')).toContainText('held by bare-metal lease');
+    await expect(row.locator('[data-testid="bm-event"][data-type="bare-metal.deployed"]')).toHaveCount(1);
+    // ...and on the node's page, with the badge naming the step and the team; the Cluster page marks it too.
+    const held = (await client(key).bareMetal.list()).items.find((l) => l.name === name)!.nodes[0]!;
+    await page.goto(`/cluster/nodes/${held.id}`);
+    await expect(page.getByTestId('node-bare-metal')).toHaveText(/bare metal: deployed · Research/);
+    await expect(page.locator('[data-testid="node-event"][data-type="node.bare-metal.deployed"]')).toContainText(name);
+    await page.getByTestId('nav-cluster').click();
+    await expect(page.locator(`[data-testid="node-card"][data-node-id="${held.id}"] [data-testid="node-bare-metal"]`)).toContainText('bare metal: deployed');
+    // Another tenant sees only that the node is bare metal: no lease, no team, none of its events.
+    const theirs = await client(demoKey('Globex')).nodes.get(held.id);
+    expect(theirs.bareMetal).toEqual({ state: 'deployed' });
+    expect(theirs.events.some((e) => e.type.startsWith('node.bare-metal.'))).toBe(false);
+    await page.getByTestId('nav-bare-metal').click();
+
     // Suspend asks first; Keep does nothing.
     await row.getByTestId('bm-suspend').click();
     await expect(row.getByTestId('bm-action-confirm')).toContainText('Power the nodes off');

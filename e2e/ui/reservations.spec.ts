@@ -80,4 +80,86 @@ test.describe('reservations', () => {
     expect([403, 404]).toContain(status);
     await api.reservations.remove(mine.id);
   });
+
+  test('a tenant admin edits a reservation in the form and deletes it; the calendar follows', async ({ page }) => {
+    test.setTimeout(120_000);
+    const key = demoKey('tenant admin, Acme AI');
+    const api = client(key);
+    const me = await api.me();
+    const team = (await api.teams.list(me.tenantId!)).items.find((t) => t.name === 'Research')!;
+    // The Tuesday of the week after next, 13:00-15:00 UTC.
+    const tuesday = new Date();
+    tuesday.setUTCDate(tuesday.getUTCDate() + ((8 - tuesday.getUTCDay()) % 7 || 7) + 8);
+    const day = tuesday.toISOString().slice(0, 10);
+    const stamp = Date.now().toString(36);
+    const made = await api.reservations.create({
+      teamId: team.id,
+      name: `edit me ${stamp}`,
+      gpuModel: 'H100-80GB',
+      gpus: 4,
+      startsAt: `${day}T13:00:00Z`,
+      endsAt: `${day}T15:00:00Z`,
+    });
+
+    await signIn(page, key);
+    await page.getByTestId('nav-reservations').click();
+    await expect(page.getByTestId('res-zone-name')).toHaveText('(UTC)');
+    await page.getByTestId('res-model').selectOption('H100-80GB');
+    await page.getByTestId('res-next').click();
+    await page.getByTestId('res-next').click();
+    const item = page.locator(`[data-testid="res-item"][data-reservation-id="${made.id}"]`);
+    await expect(item).toContainText('4 GPUs');
+    await item.getByTestId('res-edit').click();
+    await expect(page.getByTestId('res-name')).toHaveValue(`edit me ${stamp}`);
+    await page.getByTestId('res-name').fill(`edited ${stamp}`);
+    await page.getByTestId('res-size').selectOption('nodes');
+    await page.getByTestId('res-count').fill('1');
+    await page.getByTestId('res-end').fill(`${day}T17:00`);
+    await page.getByTestId('res-submit').click();
+    await expect(item).toContainText(`edited ${stamp}`);
+    await expect(item).toContainText('1 node (8 GPUs)');
+    await expect(item.getByTestId('res-bar')).toHaveAttribute('aria-label', new RegExp(`8 GPUs from ${day} 13:00 to ${day} 17:00 UTC`));
+    expect(await api.reservations.get(made.id)).toMatchObject({ name: `edited ${stamp}`, nodes: 1, gpus: null, endsAt: `${day}T17:00:00.000Z` });
+
+    await item.getByTestId('res-delete').click();
+    await expect(item).toHaveCount(0);
+    expect(await api.reservations.get(made.id).then(() => 200, (e: { status: number }) => e.status)).toBe(404);
+  });
+});
+
+test.describe('reservations in the viewer’s time zone', () => {
+  test.use({ timezoneId: 'Asia/Tokyo' });
+
+  test('the calendar names the browser’s zone and shows the windows in it', async ({ page }) => {
+    const key = demoKey('tenant admin, Acme AI');
+    const api = client(key);
+    const me = await api.me();
+    const team = (await api.teams.list(me.tenantId!)).items.find((t) => t.name === 'Research')!;
+    // Next week's Wednesday 01:00-03:00 UTC = 10:00-12:00 in Tokyo.
+    const wednesday = new Date();
+    wednesday.setUTCDate(wednesday.getUTCDate() + ((8 - wednesday.getUTCDay()) % 7 || 7) + 2);
+    const day = wednesday.toISOString().slice(0, 10);
+    const made = await api.reservations.create({
+      teamId: team.id,
+      name: `tokyo ${Date.now().toString(36)}`,
+      gpuModel: 'H100-80GB',
+      gpus: 2,
+      startsAt: `${day}T01:00:00Z`,
+      endsAt: `${day}T03:00:00Z`,
+    });
+    try {
+      await signIn(page, key);
+      await page.getByTestId('nav-reservations').click();
+      await expect(page.getByTestId('res-zone-name')).toHaveText('(Asia/Tokyo)');
+      await page.getByTestId('res-model').selectOption('H100-80GB');
+      await page.getByTestId('res-next').click();
+      const bar = page.locator(`[data-testid="res-item"][data-reservation-id="${made.id}"] [data-testid="res-bar"]`);
+      await expect(bar).toHaveAttribute('aria-label', new RegExp(`2 GPUs from ${day} 10:00 to ${day} 12:00 Asia/Tokyo`));
+      // The selector switches the calendar to UTC.
+      await page.getByTestId('res-zone').selectOption('UTC');
+      await expect(page.getByTestId('res-zone-name')).toHaveText('(UTC)');
+    } finally {
+      await api.reservations.remove(made.id);
+    }
+  });
 });

@@ -107,6 +107,7 @@ const VALID_BODIES: Record<string, (ids: Ids) => Record<string, unknown>> = {
   'post /v1/planner/runs': () => PLANNER_RUN,
   'post /v1/bare-metal/leases': (ids) => BARE_METAL_LEASE(ids),
   'post /v1/reservations': (ids) => RESERVATION(ids.team),
+  'patch /v1/reservations/{id}': () => ({ name: 'fuzz edit', gpus: 1 }),
   'post /v1/users': (ids) => ({ email: 'new-user@fuzz.example', name: 'New', password: 'cobalt-meadow-42-herons', role: 'member', teamId: ids.team }),
 };
 

@@ -160,6 +160,72 @@ describe('reservations (real Postgres and Redis, simulated cluster)', () => {
       expect((await sys.http().delete(`/v1/reservations/${id}`).set('Authorization', tenantAdmin)).status).toBe(204);
   });
 
+  it('edits a reservation with the same checks as a create: capacity without itself, 400 naming the field, permissions', async () => {
+    const patch = (id: string, auth: string, body: object) => sys.http().patch(`/v1/reservations/${id}`).set('Authorization', auth).send(body);
+    const day = '2031-04-07';
+    const big = await reserve(holder.auth, { teamId: holder.team.id, name: 'big', gpuModel: 'A100-80GB', gpus: 100, startsAt: `${day}T08:00:00Z`, endsAt: `${day}T16:00:00Z` });
+    const late = await reserve(other.auth, { teamId: other.team.id, name: 'late', gpuModel: 'A100-80GB', gpus: 20, startsAt: `${day}T16:00:00Z`, endsAt: `${day}T18:00:00Z` });
+    expect([big.status, late.status]).toEqual([201, 201]);
+
+    // Growing itself is checked against the others only (100 -> 110 of 128 fits; 100 + 110 would not).
+    const grown = await patch(big.body.id, holder.auth, { gpus: 110, name: 'bigger' });
+    expect(grown.status).toBe(200);
+    expect(grown.body).toMatchObject({ id: big.body.id, name: 'bigger', gpus: 110, heldGpus: 110, startsAt: `${day}T08:00:00.000Z` });
+    // Moving the other one into its window passes the capacity: 409 naming it and the stretch.
+    const clash = await patch(late.body.id, other.auth, { startsAt: `${day}T15:00:00Z` });
+    expect(clash.status).toBe(409);
+    expect(clash.body.error.details).toEqual(
+      expect.arrayContaining([
+        { field: 'window', problem: `${day}T15:00:00.000Z/${day}T16:00:00.000Z` },
+        { field: 'conflictsWith', problem: big.body.id },
+      ]),
+    );
+    // Bad input: 400 naming the field, nothing written.
+    const bad = await patch(big.body.id, holder.auth, { endsAt: `${day}T07:00:00Z` });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.map((d: { field: string }) => d.field)).toContain('endsAt');
+    expect((await patch(big.body.id, holder.auth, { gpus: 8, nodes: 1 })).body.error.details.map((d: { field: string }) => d.field)).toContain('gpus');
+    expect((await patch(big.body.id, holder.auth, { gpuModel: 'H100-80GB' })).status).toBe(400);
+    const kept = await sys.http().get(`/v1/reservations/${big.body.id}`).set('Authorization', holder.auth);
+    expect(kept.body).toMatchObject({ name: 'bigger', gpus: 110, endsAt: `${day}T16:00:00.000Z` });
+    // Recurring, then one-off again; a size in nodes replaces the size in GPUs.
+    const weekly = await patch(late.body.id, other.auth, {
+      startsAt: `${day}T00:00:00Z`,
+      endsAt: '2031-04-12T00:00:00Z',
+      recurrence: { cron: '0 17 * * *', timeZone: 'UTC', durationMinutes: 60 },
+      nodes: 1,
+    });
+    expect(weekly.status).toBe(200);
+    expect(weekly.body).toMatchObject({ gpus: null, nodes: 1, heldGpus: 8, recurrence: { cron: '0 17 * * *', timeZone: 'UTC', durationMinutes: 60 } });
+    const once = await patch(late.body.id, other.auth, { recurrence: null, startsAt: `${day}T16:00:00Z`, endsAt: `${day}T18:00:00Z` });
+    expect(once.body).toMatchObject({ recurrence: null, nodes: 1 });
+    // Same permissions as a delete: another tenant and another team's admin see nothing (404).
+    expect((await patch(big.body.id, outsider.auth, { name: 'mine now' })).status).toBe(404);
+    expect((await patch(big.body.id, other.auth, { name: 'mine now' })).status).toBe(404);
+    for (const id of [big.body.id, late.body.id]) expect((await sys.http().delete(`/v1/reservations/${id}`).set('Authorization', tenantAdmin)).status).toBe(204);
+  });
+
+  it('refuses a reservation (or an edit) larger than the team’s quota limit for the model with 409 naming gpus or nodes and the limit', async () => {
+    const small = await createTeam(sys.db, holder.tenantId, { name: 'small', slug: 'small', quota: { guaranteed: 8, limit: 16 } });
+    const body = { teamId: small.id, name: 'too big', gpuModel: 'A100-80GB', startsAt: '2031-05-05T08:00:00Z', endsAt: '2031-05-05T10:00:00Z' };
+    const gpus = await reserve(tenantAdmin, { ...body, gpus: 24 });
+    expect(gpus.status).toBe(409);
+    expect(gpus.body.error.code).toBe('quota_exceeded');
+    expect(gpus.body.error.details).toEqual([{ field: 'gpus', problem: 'needs 24 GPUs > limit 16' }]);
+    const nodes = await reserve(tenantAdmin, { ...body, nodes: 3 });
+    expect(nodes.status).toBe(409);
+    expect(nodes.body.error.details).toEqual([{ field: 'nodes', problem: 'needs 24 GPUs > limit 16' }]);
+    // Within the limit it is taken (guaranteed or not: a reservation may borrow up to the limit)...
+    const fits = await reserve(tenantAdmin, { ...body, name: 'fits', gpus: 16 });
+    expect(fits.status).toBe(201);
+    // ...and an edit past it is refused, the reservation unchanged.
+    const grow = await sys.http().patch(`/v1/reservations/${fits.body.id}`).set('Authorization', tenantAdmin).send({ nodes: 3 });
+    expect(grow.status).toBe(409);
+    expect(grow.body.error.details).toEqual([{ field: 'nodes', problem: 'needs 24 GPUs > limit 16' }]);
+    expect((await sys.http().get(`/v1/reservations/${fits.body.id}`).set('Authorization', tenantAdmin)).body).toMatchObject({ gpus: 16, nodes: null });
+    expect((await sys.http().delete(`/v1/reservations/${fits.body.id}`).set('Authorization', tenantAdmin)).status).toBe(204);
+  });
+
   it('others use the held GPUs before the window only with work that can leave by its start; at the start the holder gets them within the bound', async () => {
     // The window starts in an hour (inside the look-ahead); once the scene is set, the test
     // moves its start to just ahead (the clock of the window, not of the machine, is the test's).

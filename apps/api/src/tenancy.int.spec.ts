@@ -99,6 +99,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     'post /v1/endpoints/{id}/scale': { replicas: 1 },
     'post /v1/endpoints/{id}/invoke': { input: 'hello' },
     'post /v1/teams/{id}/schedules': { action: 'suspend', cron: '0 18 * * 1-5', timeZone: 'Europe/Berlin' },
+    'patch /v1/reservations/{id}': { name: 'intruder' },
   };
   /** Streams (SSE) are checked by their own specs. */
   const SKIP_LISTS = new Set(['/v1/events/stream']);
@@ -137,6 +138,7 @@ describe("cross-tenant walk of every route (another tenant's key: 404, never the
     expect(await sys.db.suspendSchedule.count({ where: { teamId: ids.team } })).toBe(1);
     expect((await sys.db.bareMetalLease.findUniqueOrThrow({ where: { id: ids.bareMetalLease } })).state).not.toBe('releasing');
     expect(await sys.db.reservation.count({ where: { id: ids.reservation } })).toBe(1);
+    expect((await sys.db.reservation.findUniqueOrThrow({ where: { id: ids.reservation } })).name).not.toBe('intruder');
   });
 
   it('never lists A’s objects on any list route', async () => {

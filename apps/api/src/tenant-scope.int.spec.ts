@@ -379,6 +379,12 @@ const cases: Record<string, Case> = {
     const data = { ...hold, id: undefined, tenantId: undefined, createdAt: undefined };
     await expect(repos.reservations.create(o, A.tenantId, data as never, () => null)).rejects.toThrow(REFUSED);
   },
+  'ReservationsRepository.update': async (o) => {
+    const row = await db.reservation.findUniqueOrThrow({ where: { id: A.reservation } });
+    const data = { ...row, name: 'taken over', id: undefined, tenantId: undefined, createdAt: undefined };
+    expect(await repos.reservations.update(o, A.reservation, data as never, () => null)).toBeNull();
+    expect((await db.reservation.findUniqueOrThrow({ where: { id: A.reservation } })).name).toBe('a1 hold');
+  },
   'ReservationsRepository.list': async (o) =>
     expect(await repos.reservations.list(o, { from: new Date('2030-01-01T00:00:00Z'), to: new Date('2030-02-01T00:00:00Z') })).toEqual([]),
   'ReservationsRepository.find': async (o) => expect(await repos.reservations.find(o, A.reservation)).toBeNull(),

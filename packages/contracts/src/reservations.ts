@@ -38,6 +38,23 @@ export const ZReservationCreate = z
   .strict();
 export type ReservationCreate = z.input<typeof ZReservationCreate>;
 
+/**
+ * An edit (`PATCH /v1/reservations/:id`): the fields given replace the reservation's, checked as
+ * a create is (shape, capacity without the reservation itself, the team's quota). `gpus` replaces
+ * a `nodes` size and the other way round; `recurrence: null` makes it one-off.
+ */
+export const ZReservationUpdate = z
+  .object({
+    name: ZReservationCreate.shape.name.optional(),
+    gpus: ZReservationCreate.shape.gpus,
+    nodes: ZReservationCreate.shape.nodes,
+    startsAt: ZReservationCreate.shape.startsAt.optional(),
+    endsAt: ZReservationCreate.shape.endsAt.optional(),
+    recurrence: ZReservationRecurrence.nullable().optional(),
+  })
+  .strict();
+export type ReservationUpdate = z.input<typeof ZReservationUpdate>;
+
 export const ZReservationWindow = z.object({ start: z.string(), end: z.string() });
 export type ReservationWindow = z.infer<typeof ZReservationWindow>;
 

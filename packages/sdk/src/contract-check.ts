@@ -37,7 +37,7 @@ import type {
 import type { GpuHeatmap, IdleAllocations, UtilizationReport } from '@gantry/contracts';
 import type { Schedule, ScheduleCreate, ScheduleList, TeamResumeResult, TeamSuspendResult } from '@gantry/contracts';
 import type { PlannerRun } from '@gantry/contracts';
-import type { Reservation, ReservationCreate, ReservationList } from '@gantry/contracts';
+import type { Reservation, ReservationCreate, ReservationList, ReservationUpdate } from '@gantry/contracts';
 import type { RequestOf, ResponseOf } from './openapi-types';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -100,3 +100,5 @@ same<Same<ResponseOf<'/v1/reservations', 'get'>, ReservationList>>(true);
 same<Same<ResponseOf<'/v1/reservations', 'post'>, Reservation>>(true);
 same<Same<ResponseOf<'/v1/reservations/{id}', 'get'>, Reservation>>(true);
 same<RequestOf<'/v1/reservations', 'post'> extends object ? (ReservationCreate extends RequestOf<'/v1/reservations', 'post'> ? true : false) : false>(true);
+same<Same<ResponseOf<'/v1/reservations/{id}', 'patch'>, Reservation>>(true);
+same<ReservationUpdate extends RequestOf<'/v1/reservations/{id}', 'patch'> ? true : false>(true);

@@ -1,4 +1,4 @@
-import type { Fairness, Reservation, ReservationCreate, ReservationList } from '@gantry/contracts';
+import type { Fairness, Reservation, ReservationCreate, ReservationList, ReservationUpdate } from '@gantry/contracts';
 import type {
   BareMetalLease,
   BareMetalLeaseCreate,
@@ -154,6 +154,8 @@ export class GantryClient {
       this.request<ReservationList>('GET', '/v1/reservations', { query: q }),
     get: (id: string) => this.request<Reservation>('GET', `/v1/reservations/${enc(id)}`),
     create: (body: ReservationCreate) => this.request<Reservation>('POST', '/v1/reservations', { body }),
+    /** The fields given replace the reservation's; checked as a create is (409 for capacity or quota). */
+    update: (id: string, body: ReservationUpdate) => this.request<Reservation>('PATCH', `/v1/reservations/${enc(id)}`, { body }),
     remove: (id: string) => this.request<void>('DELETE', `/v1/reservations/${enc(id)}`),
   };
 

@@ -1070,7 +1070,8 @@ export interface paths {
         delete: operations["ReservationsController_remove"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change a reservation’s name, size (gpus or nodes) or window and recurrence: checked as a create is (capacity without itself, the team’s quota), same permissions */
+        patch: operations["ReservationsController_update"];
         trace?: never;
     };
 }
@@ -3794,6 +3795,13 @@ export interface operations {
                                 progress: number;
                                 jobsLeft?: number;
                             } | null;
+                            bareMetal: {
+                                /** @enum {string} */
+                                state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                                leaseId?: string;
+                                leaseName?: string;
+                                teamId?: string;
+                            } | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -3901,6 +3909,13 @@ export interface operations {
                             progress: number;
                             jobsLeft?: number;
                         } | null;
+                        bareMetal: {
+                            /** @enum {string} */
+                            state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
+                            leaseId?: string;
+                            leaseName?: string;
+                            teamId?: string;
+                        } | null;
                         gpus: {
                             id: string;
                             nodeId: string;
@@ -3927,6 +3942,13 @@ export interface operations {
                                 profile: string;
                                 start: number;
                             }[];
+                        }[];
+                        events: {
+                            id: string;
+                            type: string;
+                            message: string;
+                            nodeId: string | null;
+                            createdAt: string;
                         }[];
                     };
                 };
@@ -8659,6 +8681,13 @@ export interface operations {
                                 state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
                                 since: string | null;
                             }[];
+                            events: {
+                                id: string;
+                                type: string;
+                                message: string;
+                                nodeId: string | null;
+                                createdAt: string;
+                            }[];
                             createdAt: string;
                             deployedAt: string | null;
                             releasedAt: string | null;
@@ -8765,6 +8794,13 @@ export interface operations {
                             /** @enum {string} */
                             state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
                             since: string | null;
+                        }[];
+                        events: {
+                            id: string;
+                            type: string;
+                            message: string;
+                            nodeId: string | null;
+                            createdAt: string;
                         }[];
                         createdAt: string;
                         deployedAt: string | null;
@@ -8896,6 +8932,13 @@ export interface operations {
                             state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
                             since: string | null;
                         }[];
+                        events: {
+                            id: string;
+                            type: string;
+                            message: string;
+                            nodeId: string | null;
+                            createdAt: string;
+                        }[];
                         createdAt: string;
                         deployedAt: string | null;
                         releasedAt: string | null;
@@ -8991,6 +9034,13 @@ export interface operations {
                             /** @enum {string} */
                             state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
                             since: string | null;
+                        }[];
+                        events: {
+                            id: string;
+                            type: string;
+                            message: string;
+                            nodeId: string | null;
+                            createdAt: string;
                         }[];
                         createdAt: string;
                         deployedAt: string | null;
@@ -9122,6 +9172,13 @@ export interface operations {
                             state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
                             since: string | null;
                         }[];
+                        events: {
+                            id: string;
+                            type: string;
+                            message: string;
+                            nodeId: string | null;
+                            createdAt: string;
+                        }[];
                         createdAt: string;
                         deployedAt: string | null;
                         releasedAt: string | null;
@@ -9251,6 +9308,13 @@ export interface operations {
                             /** @enum {string} */
                             state: "provisioning" | "deployed" | "powering-off" | "powered-off" | "powering-on" | "deprovisioning";
                             since: string | null;
+                        }[];
+                        events: {
+                            id: string;
+                            type: string;
+                            message: string;
+                            nodeId: string | null;
+                            createdAt: string;
                         }[];
                         createdAt: string;
                         deployedAt: string | null;
@@ -9782,6 +9846,157 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ReservationsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    gpus?: number;
+                    nodes?: number;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601: the window (or the first possible recurring window) starts
+                     */
+                    startsAt?: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601: the window ends (recurring: no window starts at or after it)
+                     */
+                    endsAt?: string;
+                    recurrence?: {
+                        cron: string;
+                        timeZone: string;
+                        durationMinutes: number;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        tenantId: string;
+                        teamId: string;
+                        name: string;
+                        gpuModel: string;
+                        gpus: number | null;
+                        nodes: number | null;
+                        heldGpus: number;
+                        startsAt: string;
+                        endsAt: string;
+                        recurrence: {
+                            cron: string;
+                            timeZone: string;
+                            durationMinutes: number;
+                        } | null;
+                        windows: {
+                            start: string;
+                            end: string;
+                        }[];
+                        active: boolean;
+                        createdAt: string;
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

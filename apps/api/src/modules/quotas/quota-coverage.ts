@@ -41,7 +41,7 @@ export function noQuotaMessage(rows: readonly { gpuModel: string }[], gpuModel: 
 export function checkFitsQuota(
   bounds: { rows: readonly QuotaRow[]; tenantTotal: number | null; clusterGpus: number },
   work: { gpuModel: string | undefined; units: number; mayBorrow: boolean; what: string },
-  fields: { size: string; borrow?: string },
+  fields: { size: string; borrow?: string; model?: string },
 ): void {
   const { rows } = bounds;
   // Work larger than the cluster or than the tenant's total can never run, whatever frees up.
@@ -62,7 +62,7 @@ export function checkFitsQuota(
   const covering = coveringRows(rows, work.gpuModel);
   if (!covering.length) {
     throw new DomainError('quota_exceeded', noQuotaMessage(rows, work.gpuModel), [
-      { field: work.gpuModel ? 'resources.gpuModel' : 'resources', problem: 'no quota covers it' },
+      { field: fields.model ?? (work.gpuModel ? 'resources.gpuModel' : 'resources'), problem: 'no quota covers it' },
     ]);
   }
   for (const q of covering) {

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ZReservation, ZReservationCreate, ZReservationList, ZReservationListQuery } from '@gantry/contracts';
+import { ZReservation, ZReservationCreate, ZReservationList, ZReservationListQuery, ZReservationUpdate } from '@gantry/contracts';
 import type { z } from 'zod';
 import { ZodPipe } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
@@ -45,6 +45,19 @@ export class ReservationsController {
   @Route({ summary: 'One reservation, with its windows in the next 7 days', ok: ZReservation, errors: [401, 403, 404] })
   get(@Caller() p: Principal, @Param('id') id: string) {
     return this.reservations.get(p, id);
+  }
+
+  @Patch('reservations/:id')
+  @RequireScopes('quotas:write')
+  @Route({
+    summary:
+      'Change a reservation’s name, size (gpus or nodes) or window and recurrence: checked as a create is (capacity without itself, the team’s quota), same permissions',
+    body: ZReservationUpdate,
+    ok: ZReservation,
+    errors: [400, 401, 403, 404, 409],
+  })
+  update(@Caller() p: Principal, @Param('id') id: string, @Body(new ZodPipe(ZReservationUpdate)) body: z.output<typeof ZReservationUpdate>) {
+    return this.reservations.update(p, id, body);
   }
 
   @Delete('reservations/:id')

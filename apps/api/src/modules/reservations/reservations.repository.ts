@@ -47,6 +47,32 @@ export class ReservationsRepository {
     });
   }
 
+  /**
+   * Rewrites the reservation if `check` finds no conflict with the other reservations of its
+   * model (itself left out), under the same per-model lock as a create. Null when it is not the caller's.
+   */
+  async update<C>(
+    scope: TenantScope,
+    id: string,
+    data: NewReservation,
+    check: (booked: ReservationRow[]) => C | null,
+  ): Promise<{ row: ReservationRow } | { conflict: C } | null> {
+    return this.prisma.client.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${'reservation-model:' + data.gpuModel}))`;
+      const booked = await tx.reservation.findMany({
+        where: { id: { not: id }, gpuModel: data.gpuModel, startsAt: { lt: data.endsAt }, endsAt: { gt: data.startsAt } },
+        orderBy: { startsAt: 'asc' },
+      });
+      const conflict = check(booked);
+      if (conflict !== null) return { conflict };
+      const mine = { AND: [scopeWhere(scope, 'team-rows'), { id, teamId: data.teamId, gpuModel: data.gpuModel }] };
+      const { teamId: _team, gpuModel: _model, ...changes } = data;
+      const r = await tx.reservation.updateMany({ where: mine, data: changes });
+      if (r.count !== 1) return null;
+      return { row: await tx.reservation.findFirstOrThrow({ where: mine }) };
+    });
+  }
+
   list(scope: TenantScope, filter: { gpuModel?: string; teamId?: string; from: Date; to: Date }) {
     const where: Prisma.ReservationWhereInput[] = [scopeWhere(scope, 'team-rows'), { startsAt: { lt: filter.to } }, { endsAt: { gt: filter.from } }];
     if (filter.gpuModel) where.push({ gpuModel: filter.gpuModel });

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { Reservation, ReservationList, ZReservationCreate, ZReservationListQuery } from '@gantry/contracts';
+import type { Reservation, ReservationList, ZReservationCreate, ZReservationListQuery, ZReservationUpdate } from '@gantry/contracts';
 import type { z } from 'zod';
 import { DomainError, notFound, type ErrorDetail } from '../../common/errors';
 import { scopeOf, type Principal } from '../../common/principal';
+import type { TenantScope } from '../../common/tenant-scope';
+import { QuotasRepository } from '../quotas/quotas.repository';
+import { checkFitsQuota } from '../quotas/quota-coverage';
 import { requireRole } from '../../common/roles';
 import { TenantsRepository } from '../tenants/tenants.repository';
 import { ClusterRepository } from '../cluster/cluster.repository';
@@ -28,6 +31,7 @@ export class ReservationsService {
     private readonly repo: ReservationsRepository,
     private readonly teams: TenantsRepository,
     private readonly cluster: ClusterRepository,
+    private readonly quotas: QuotasRepository,
     private readonly queues: QueuesService,
   ) {}
 
@@ -35,20 +39,74 @@ export class ReservationsService {
     const scope = scopeOf(p);
     const team = await this.teams.findTeam(scope, body.teamId);
     if (!team) throw notFound('team', body.teamId);
+    this.mayChange(p, team.id, 'reserves capacity only for its own team');
+    const { data, check, capacity } = await this.prepare(scope, team, body, now);
+    const r = await this.repo.create(scope, team.tenantId, data, check);
+    if ('conflict' in r) throw r.conflict;
+    // The next cycle keeps the new hold's GPUs from work that could not leave them in time.
+    await this.queues.requestSchedule('reservation created');
+    return present(r.row, capacity, now.getTime(), now.getTime() + 7 * DAY);
+  }
+
+  /**
+   * Changes a reservation's name, size or times: the same checks as a create, the capacity swept
+   * against every other reservation of the model (not itself), the same permissions as a delete.
+   */
+  async update(p: Principal, id: string, body: z.output<typeof ZReservationUpdate>, now = new Date()): Promise<Reservation> {
+    const scope = scopeOf(p);
+    const row = await this.repo.find(scope, id);
+    if (!row) throw notFound('reservation', id);
+    this.mayChange(p, row.teamId, 'changes only its own team’s reservations');
+    const resized = body.gpus !== undefined || body.nodes !== undefined;
+    const recurrence = body.recurrence === undefined ? recurrenceOf(row) : body.recurrence;
+    const merged: z.output<typeof ZReservationCreate> = {
+      teamId: row.teamId,
+      name: body.name ?? row.name,
+      gpuModel: row.gpuModel,
+      gpus: resized ? body.gpus : (row.gpus ?? undefined),
+      nodes: resized ? body.nodes : (row.nodes ?? undefined),
+      startsAt: body.startsAt ?? row.startsAt.toISOString(),
+      endsAt: body.endsAt ?? row.endsAt.toISOString(),
+      ...(recurrence ? { recurrence } : {}),
+    };
+    const { data, check, capacity } = await this.prepare(scope, { id: row.teamId, tenantId: row.tenantId }, merged, now);
+    const r = await this.repo.update(scope, id, data, check);
+    if (r === null) throw notFound('reservation', id);
+    if ('conflict' in r) throw r.conflict;
+    await this.queues.requestSchedule('reservation changed');
+    return present(r.row, capacity, now.getTime(), now.getTime() + 7 * DAY);
+  }
+
+  /** Who may create, change or delete a team's reservation: its team admin, its tenant's admin, the platform admin. */
+  private mayChange(p: Principal, teamId: string, teamAdminRule: string): void {
     requireRole(p, 'tenant-admin', 'team-admin');
-    if (p.role === 'team-admin' && p.teamId !== team.id) throw new DomainError('forbidden', 'a team admin reserves capacity only for its own team');
+    if (p.role === 'team-admin' && p.teamId !== teamId) throw new DomainError('forbidden', `a team admin ${teamAdminRule}`);
+  }
+
+  /**
+   * Every check of a reservation to be written (create or edit): its shape (400), the model's
+   * capacity (409 when larger than the cluster), the team's quota (409 `quota_exceeded` when larger
+   * than the covering limit: a team cannot reserve what it could never use), and the capacity
+   * check against the other reservations of the model, run by the repository under its lock.
+   */
+  private async prepare(scope: TenantScope, team: { id: string; tenantId: string }, body: z.output<typeof ZReservationCreate>, now: Date) {
     const times = this.checkShape(body, now);
     const capacity = (await this.capacity([body.gpuModel])).get(body.gpuModel);
     if (!capacity || capacity.gpus === 0) {
       throw new DomainError('validation_failed', `invalid gpuModel`, [{ field: 'gpuModel', problem: `the cluster has no ${body.gpuModel} GPUs` }]);
     }
     const heldGpus = body.gpus ?? (body.nodes ?? 0) * capacity.gpusPerNode;
+    const field = body.gpus !== undefined ? 'gpus' : 'nodes';
     if (heldGpus > capacity.gpus) {
-      const field = body.gpus !== undefined ? 'gpus' : 'nodes';
       throw new DomainError('conflict', `${heldGpus} ${body.gpuModel} GPUs is more than the cluster has (${capacity.gpus})`, [
         { field, problem: `at most ${body.gpus !== undefined ? capacity.gpus : Math.floor(capacity.gpus / capacity.gpusPerNode)}` },
       ]);
     }
+    checkFitsQuota(
+      await this.quotas.bounds(scope, team.id, body.gpuModel),
+      { gpuModel: body.gpuModel, units: heldGpus, mayBorrow: true, what: `a reservation of ${heldGpus} ${body.gpuModel} GPUs` },
+      { size: field, model: 'gpuModel' },
+    );
     const data: NewReservation = {
       teamId: team.id,
       name: body.name,
@@ -61,18 +119,15 @@ export class ReservationsService {
       timeZone: times.timeZone ?? null,
       durationMinutes: times.durationMinutes ?? null,
     };
-    const tenantId = team.tenantId;
-    const r = await this.repo.create(scope, tenantId, data, (booked) =>
-      findConflict(
+    const check = (booked: ReservationRow[]) => {
+      const c = findConflict(
         { heldGpus, times },
-        booked.map((b) => toBooked(b, tenantId, capacity.gpusPerNode)),
+        booked.map((b) => toBooked(b, team.tenantId, capacity.gpusPerNode)),
         capacity.gpus,
-      ),
-    );
-    if ('conflict' in r) throw conflictError(r.conflict, body.gpuModel, heldGpus);
-    // The next cycle keeps the new hold's GPUs from work that could not leave them in time.
-    await this.queues.requestSchedule('reservation created');
-    return present(r.row, capacity, now.getTime(), now.getTime() + 7 * DAY);
+      );
+      return c ? conflictError(c, body.gpuModel, heldGpus) : null;
+    };
+    return { data, check, capacity };
   }
 
   async list(p: Principal, q: z.output<typeof ZReservationListQuery>, now = new Date()): Promise<ReservationList> {
@@ -101,8 +156,7 @@ export class ReservationsService {
     const scope = scopeOf(p);
     const row = await this.repo.find(scope, id);
     if (!row) throw notFound('reservation', id);
-    requireRole(p, 'tenant-admin', 'team-admin');
-    if (p.role === 'team-admin' && p.teamId !== row.teamId) throw new DomainError('forbidden', 'a team admin deletes only its own team’s reservations');
+    this.mayChange(p, row.teamId, 'deletes only its own team’s reservations');
     if (!(await this.repo.remove(scope, id))) throw notFound('reservation', id);
     await this.queues.requestSchedule('reservation deleted');
   }
@@ -152,6 +206,10 @@ export class ReservationsService {
   }
 }
 
+function recurrenceOf(r: ReservationRow) {
+  return r.cron && r.timeZone && r.durationMinutes ? { cron: r.cron, timeZone: r.timeZone, durationMinutes: r.durationMinutes } : null;
+}
+
 function timesOf(r: ReservationRow): ReservationTimes {
   return { startsAt: r.startsAt.getTime(), endsAt: r.endsAt.getTime(), cron: r.cron, timeZone: r.timeZone, durationMinutes: r.durationMinutes };
 }
@@ -194,7 +252,7 @@ function present(r: ReservationRow, cap: ModelCapacity, from: number, to: number
     heldGpus: heldGpusOf(r, cap.gpusPerNode),
     startsAt: r.startsAt.toISOString(),
     endsAt: r.endsAt.toISOString(),
-    recurrence: r.cron && r.timeZone && r.durationMinutes ? { cron: r.cron, timeZone: r.timeZone, durationMinutes: r.durationMinutes } : null,
+    recurrence: recurrenceOf(r),
     windows: windowsOf(t, from, to, 500).map((w) => ({ start: iso(w.start), end: iso(w.end) })),
     active: openWindow(t, now) !== undefined,
     createdAt: r.createdAt.toISOString(),

@@ -8,6 +8,7 @@ import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { Pill } from '@/components/state-badge';
 import { BareMetalRequestForm } from '@/components/bare-metal-request-form';
 import { BareMetalLeaseActions } from '@/components/bare-metal-lease-actions';
+import { Timeline } from '@/components/timeline';
 import { bareMetalListQuery } from '@/lib/queries/bare-metal';
 import { useClient } from '@/lib/session';
 import { useTeam } from '@/lib/team';
@@ -105,6 +106,12 @@ export default function BareMetalPage() {
                       {l.state}
                     </Pill>
                     {l.stateReason && <div className="muted">{l.stateReason}</div>}
+                    {l.events.length > 0 && (
+                      <details className="bm-events" data-testid="bm-events">
+                        <summary>Events ({l.events.length})</summary>
+                        <Timeline events={l.events} testId="bm-event-list" itemTestId="bm-event" />
+                      </details>
+                    )}
                   </td>
                   <td>
                     {l.nodes.length === 0

@@ -8,6 +8,7 @@ import { GpuCell, GpuLegend } from '@/components/gpu-cell';
 import { NodeTransition } from '@/components/node-transition';
 import { PageHeader } from '@/components/page-header';
 import { NODE_STATE_TONE, Pill, PowerPill } from '@/components/state-badge';
+import { BareMetalBadge } from '@/components/bare-metal-badge';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { formatGpus } from '@/lib/format';
 import { gpuStatus } from '@/lib/gpu';
@@ -174,6 +175,7 @@ function NodeCard({ node, gpus }: { node: Node; gpus: Gpu[] | undefined }) {
           {node.state}
         </Pill>
         <PowerPill power={node.powerState} />
+        <BareMetalBadge bareMetal={node.bareMetal} />
       </div>
       <div className="node-meta">
         <span className={`persona persona-${node.persona}`}>{node.persona}</span>

@@ -14,20 +14,39 @@ import { useTeam } from '@/lib/team';
 const DAY = 86_400_000;
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
-/** Monday 00:00 UTC of the week holding `t`. */
-function weekStart(t: number): number {
-  const d = new Date(t);
-  const day = (d.getUTCDay() + 6) % 7;
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - day * DAY;
+/** The browser's time zone (the calendar's default). */
+const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+/** How far `zone`'s wall clock is ahead of UTC at `t` (ms). */
+function zoneOffset(t: number, zone: string): number {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })
+      .formatToParts(new Date(t))
+      .map((p) => [p.type, Number(p.value)]),
+  );
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!) - Math.floor(t / 1000) * 1000;
 }
-const fmtDay = (t: number) => new Date(t).toLocaleDateString('en', { month: 'short', day: 'numeric', timeZone: 'UTC' });
-const fmtTime = (t: number) => new Date(t).toISOString().slice(0, 16).replace('T', ' ');
+
+/** Monday 00:00 in `zone` of the week holding `t`. */
+function weekStart(t: number, zone: string): number {
+  const wall = new Date(t + zoneOffset(t, zone));
+  const day = (wall.getUTCDay() + 6) % 7;
+  const monday = Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth(), wall.getUTCDate()) - day * DAY;
+  return monday - zoneOffset(monday, zone);
+}
+const fmtDay = (t: number, zone: string) => new Date(t).toLocaleDateString('en', { month: 'short', day: 'numeric', timeZone: zone });
+const dayOfMonth = (t: number, zone: string) => new Date(t).toLocaleDateString('en', { day: 'numeric', timeZone: zone });
+const fmtTime = (t: number, zone: string) =>
+  new Date(t).toLocaleString('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).replace(',', '');
 
 /** Reservations: a week calendar per GPU model (a bar per window) and a form to reserve GPUs or whole nodes. */
 export default function ReservationsPage() {
   const client = useClient();
   const me = useQuery(meQuery(client));
-  const [week, setWeek] = useState(() => weekStart(Date.now()));
+  const [zone, setZone] = useState(browserZone);
+  const [week, setWeek] = useState(() => weekStart(Date.now(), browserZone()));
+  const [editing, setEditing] = useState<Reservation | null>(null);
+  const zones = [...new Set([browserZone(), 'UTC'])];
   const from = new Date(week).toISOString();
   const to = new Date(week + 7 * DAY).toISOString();
   const q = useQuery(reservationsQuery(client, from, to));
@@ -56,9 +75,26 @@ export default function ReservationsPage() {
           <section className="section card pad" aria-labelledby="calendar-title">
             <div className="card-head res-head">
               <h2 className="card-title" id="calendar-title">
-                Week of {fmtDay(week)} (UTC)
+                Week of {fmtDay(week, zone)} <span data-testid="res-zone-name">({zone})</span>
               </h2>
               <div className="res-controls">
+                <label className="field res-model">
+                  <span className="field-label">Time zone</span>
+                  <select
+                    data-testid="res-zone"
+                    value={zone}
+                    onChange={(e) => {
+                      setZone(e.target.value);
+                      setWeek(weekStart(week + DAY, e.target.value));
+                    }}
+                  >
+                    {zones.map((z) => (
+                      <option key={z} value={z}>
+                        {z}
+                      </option>
+                    ))}
+                  </select>
+                </label>
                 <label className="field res-model">
                   <span className="field-label">GPU model</span>
                   <select data-testid="res-model" value={shownModel} onChange={(e) => setModel(e.target.value)}>
@@ -72,7 +108,7 @@ export default function ReservationsPage() {
                 <button type="button" className="btn btn-outline btn-sm" onClick={() => setWeek(week - 7 * DAY)} data-testid="res-prev">
                   Previous week
                 </button>
-                <button type="button" className="btn btn-outline btn-sm" onClick={() => setWeek(weekStart(Date.now()))}>
+                <button type="button" className="btn btn-outline btn-sm" onClick={() => setWeek(weekStart(Date.now(), zone))}>
                   This week
                 </button>
                 <button type="button" className="btn btn-outline btn-sm" onClick={() => setWeek(week + 7 * DAY)} data-testid="res-next">
@@ -85,16 +121,40 @@ export default function ReservationsPage() {
               items={q.data.items.filter((r) => r.gpuModel === shownModel)}
               capacity={q.data.capacity.find((c) => c.gpuModel === shownModel)?.gpus ?? 0}
               canEdit={canEdit}
+              zone={zone}
+              onEdit={setEditing}
             />
           </section>
-          {canEdit && <ReserveForm models={q.data.capacity.map((c) => c.gpuModel)} defaultModel={shownModel} />}
+          {canEdit && (
+            <ReserveForm
+              key={editing?.id ?? 'new'}
+              models={q.data.capacity.map((c) => c.gpuModel)}
+              defaultModel={shownModel}
+              editing={editing}
+              onDone={() => setEditing(null)}
+            />
+          )}
         </>
       )}
     </>
   );
 }
 
-function WeekCalendar({ week, items, capacity, canEdit }: { week: number; items: Reservation[]; capacity: number; canEdit: boolean }) {
+function WeekCalendar({
+  week,
+  items,
+  capacity,
+  canEdit,
+  zone,
+  onEdit,
+}: {
+  week: number;
+  items: Reservation[];
+  capacity: number;
+  canEdit: boolean;
+  zone: string;
+  onEdit: (r: Reservation) => void;
+}) {
   const client = useClient();
   const qc = useQueryClient();
   const { teamName } = useTeam();
@@ -113,7 +173,7 @@ function WeekCalendar({ week, items, capacity, canEdit }: { week: number; items:
         <div className="res-track">
           {WEEKDAYS.map((d, i) => (
             <span key={d} className="res-day" style={{ left: `${(i / 7) * 100}%` }}>
-              {d} {new Date(week + i * DAY).getUTCDate()}
+              {d} {dayOfMonth(week + i * DAY + DAY / 2, zone)}
             </span>
           ))}
         </div>
@@ -132,9 +192,15 @@ function WeekCalendar({ week, items, capacity, canEdit }: { week: number; items:
                   {r.active && <span className="pill pill-ok"> open now</span>}
                 </span>
                 {canEdit && (
+                  <button type="button" className="btn btn-link btn-sm" data-testid="res-edit" onClick={() => onEdit(r)} aria-label={`Edit reservation ${r.name}`}>
+                    Edit
+                  </button>
+                )}
+                {canEdit && (
                   <button
                     type="button"
                     className="btn btn-link btn-sm"
+                    data-testid="res-delete"
                     onClick={() => remove.mutate(r.id)}
                     disabled={remove.isPending}
                     aria-label={`Delete reservation ${r.name}`}
@@ -158,8 +224,8 @@ function WeekCalendar({ week, items, capacity, canEdit }: { week: number; items:
                       data-testid="res-bar"
                       className={`res-bar${open ? ' res-bar-open' : ''}`}
                       style={{ left: pct(s), width: `calc(${pct(e)} - ${pct(s)})` }}
-                      aria-label={`${r.name}: ${r.heldGpus} GPUs from ${fmtTime(s)} to ${fmtTime(e)} UTC`}
-                      title={`${fmtTime(s)} – ${fmtTime(e)} UTC`}
+                      aria-label={`${r.name}: ${r.heldGpus} GPUs from ${fmtTime(s, zone)} to ${fmtTime(e, zone)} ${zone}`}
+                      title={`${fmtTime(s, zone)} – ${fmtTime(e, zone)} ${zone}`}
                     />
                   );
                 })}
@@ -198,12 +264,38 @@ const localInput = (t: number) => {
   return d.toISOString().slice(0, 16);
 };
 
-function ReserveForm({ models, defaultModel }: { models: string[]; defaultModel: string }) {
+function ReserveForm({
+  models,
+  defaultModel,
+  editing,
+  onDone,
+}: {
+  models: string[];
+  defaultModel: string;
+  /** The reservation being edited (PATCH), or null for a new one. */
+  editing: Reservation | null;
+  onDone: () => void;
+}) {
   const client = useClient();
   const qc = useQueryClient();
   const { teams, teamId } = useTeam();
   const [draft, setDraft] = useState<Draft>(() => {
     const start = Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
+    if (editing) {
+      return {
+        teamId: editing.teamId,
+        name: editing.name,
+        gpuModel: editing.gpuModel,
+        size: editing.nodes !== null ? 'nodes' : 'gpus',
+        count: String(editing.nodes ?? editing.gpus ?? ''),
+        start: localInput(Date.parse(editing.startsAt)),
+        end: localInput(Date.parse(editing.endsAt)),
+        recurring: editing.recurrence !== null,
+        cron: editing.recurrence?.cron ?? '0 9 * * 1-5',
+        timeZone: editing.recurrence?.timeZone ?? browserZone(),
+        durationMinutes: String(editing.recurrence?.durationMinutes ?? 480),
+      };
+    }
     return {
       teamId: teamId || teams[0]?.id || '',
       name: '',
@@ -214,16 +306,21 @@ function ReserveForm({ models, defaultModel }: { models: string[]; defaultModel:
       end: localInput(start + 4 * 3_600_000),
       recurring: false,
       cron: '0 9 * * 1-5',
-      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
+      timeZone: browserZone(),
       durationMinutes: '480',
     };
   });
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setDraft((d) => ({ ...d, [k]: v }));
   const create = useMutation({
-    mutationFn: (body: ReservationCreate) => client.reservations.create(body),
+    mutationFn: (body: ReservationCreate) => {
+      if (!editing) return client.reservations.create(body);
+      const { teamId: _team, gpuModel: _model, recurrence, ...changes } = body;
+      return client.reservations.update(editing.id, { ...changes, recurrence: recurrence ?? null });
+    },
     onSuccess: () => {
       set('name', '');
       void qc.invalidateQueries({ queryKey: reservationKeys.all });
+      if (editing) onDone();
     },
   });
   const details = useMemo(() => (isApiError(create.error) ? (create.error.details ?? []) : []), [create.error]);
@@ -243,7 +340,7 @@ function ReserveForm({ models, defaultModel }: { models: string[]; defaultModel:
     <section className="section" aria-labelledby="reserve-title">
       <form className="card pad form" onSubmit={submit} data-testid="res-form">
         <h2 className="card-title" id="reserve-title">
-          Reserve capacity
+          {editing ? `Edit reservation ${editing.name}` : 'Reserve capacity'}
         </h2>
         {create.isError && (
           <div className="alert alert-error" role="alert" data-testid="res-error">
@@ -261,13 +358,13 @@ function ReserveForm({ models, defaultModel }: { models: string[]; defaultModel:
         )}
         {create.isSuccess && (
           <div className="alert alert-ok" role="status" data-testid="res-created">
-            Reserved: {create.data.name}
+            {editing ? 'Saved' : 'Reserved'}: {create.data.name}
           </div>
         )}
         <div className="form-grid">
           <label className="field">
             <span className="field-label">Team</span>
-            <select data-testid="res-team" value={draft.teamId} onChange={(e) => set('teamId', e.target.value)}>
+            <select data-testid="res-team" value={draft.teamId} disabled={!!editing} onChange={(e) => set('teamId', e.target.value)}>
               {teams.map((t) => (
                 <option key={t.id} value={t.id}>
                   {t.name}
@@ -281,7 +378,7 @@ function ReserveForm({ models, defaultModel }: { models: string[]; defaultModel:
           </label>
           <label className="field">
             <span className="field-label">GPU model</span>
-            <select data-testid="res-form-model" value={draft.gpuModel || defaultModel} onChange={(e) => set('gpuModel', e.target.value)}>
+            <select data-testid="res-form-model" value={draft.gpuModel || defaultModel} disabled={!!editing} onChange={(e) => set('gpuModel', e.target.value)}>
               {models.map((m) => (
                 <option key={m} value={m}>
                   {m}
@@ -301,11 +398,15 @@ function ReserveForm({ models, defaultModel }: { models: string[]; defaultModel:
             <input data-testid="res-count" type="number" min={1} value={draft.count} onChange={(e) => set('count', e.target.value)} />
           </label>
           <label className="field">
-            <span className="field-label">{draft.recurring ? 'First window from' : 'Starts'}</span>
+            <span className="field-label">
+              {draft.recurring ? 'First window from' : 'Starts'} <span className="muted small">({browserZone()})</span>
+            </span>
             <input data-testid="res-start" type="datetime-local" value={draft.start} onChange={(e) => set('start', e.target.value)} />
           </label>
           <label className="field">
-            <span className="field-label">{draft.recurring ? 'Last window before' : 'Ends'}</span>
+            <span className="field-label">
+              {draft.recurring ? 'Last window before' : 'Ends'} <span className="muted small">({browserZone()})</span>
+            </span>
             <input data-testid="res-end" type="datetime-local" value={draft.end} onChange={(e) => set('end', e.target.value)} />
           </label>
           <label className="check">
@@ -337,8 +438,13 @@ function ReserveForm({ models, defaultModel }: { models: string[]; defaultModel:
         </div>
         <div className="page-actions">
           <button type="submit" className="btn btn-primary" data-testid="res-submit" disabled={create.isPending}>
-            Reserve
+            {editing ? 'Save changes' : 'Reserve'}
           </button>
+          {editing && (
+            <button type="button" className="btn btn-outline" data-testid="res-cancel-edit" onClick={onDone}>
+              Cancel
+            </button>
+          )}
         </div>
       </form>
     </section>

@@ -11,6 +11,7 @@ import { formFromJob, JobSubmitDialog } from '@/components/job-submit-form';
 import { PageHeader } from '@/components/page-header';
 import { StateBadge } from '@/components/state-badge';
 import { StatePath } from '@/components/state-path';
+import { Timeline } from '@/components/timeline';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { isApiError } from '@/lib/api';
 import { age, formatDuration, formatGpuRequest, formatMiB, formatTime, gpuEquivalent, formatGpus, isActive, placementGpus } from '@/lib/format';
@@ -235,18 +236,7 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
         {events.length === 0 ? (
           <Empty>No events yet.</Empty>
         ) : (
-          <ol className="timeline" data-testid="job-events">
-            {events.map((e) => (
-              <li key={e.id} className={`timeline-item ev-${e.type.replace(/[^a-z0-9-]/gi, '-').toLowerCase()}`} data-testid="job-event" data-type={e.type}>
-                <span className="timeline-dot" />
-                <time className="timeline-time mono" dateTime={e.createdAt}>
-                  {formatTime(e.createdAt)}
-                </time>
-                <span className="timeline-type">{e.type}</span>
-                <span className="timeline-msg">{e.message}</span>
-              </li>
-            ))}
-          </ol>
+          <Timeline events={events} testId="job-events" itemTestId="job-event" />
         )}
       </section>
     </div>

@@ -7,6 +7,8 @@ import type { Gpu, NodeDetail } from '@gantry/contracts';
 import { GpuCell } from '@/components/gpu-cell';
 import { PageHeader } from '@/components/page-header';
 import { GPU_HEALTH_TONE, NODE_STATE_TONE, Pill, PowerPill } from '@/components/state-badge';
+import { BareMetalBadge } from '@/components/bare-metal-badge';
+import { Timeline } from '@/components/timeline';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { isApiError } from '@/lib/api';
 import { age, formatGpus, formatMiB } from '@/lib/format';
@@ -72,7 +74,7 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
             <Pill tone={NODE_STATE_TONE[node.state]} testId="node-state">
               {node.state}
             </Pill>{' '}
-            <PowerPill power={node.powerState} />
+            <PowerPill power={node.powerState} /> <BareMetalBadge bareMetal={node.bareMetal} />
           </>
         }
         subtitle={
@@ -201,6 +203,11 @@ function NodeView({ node, crumbs }: { node: NodeDetail; crumbs: React.ReactNode 
             </table>
           </div>
         )}
+      </section>
+
+      <section className="section">
+        <h2 className="section-title">Events</h2>
+        {node.events.length === 0 ? <Empty>No events you can see yet.</Empty> : <Timeline events={node.events} testId="node-events" itemTestId="node-event" />}
       </section>
 
       {admin && (
