@@ -67,7 +67,6 @@ test.describe('console: audit tasks', () => {
     const name = `audit-diff-${Date.now().toString(36)}`;
     const ep = await member.endpoints.create({ teamId: me.teamId!, name, model: 'm', resources: { gpus: 1, gpuModel: 'A100-80GB' }, maxReplicas: 2 });
     await member.endpoints.update(ep.id, { maxReplicas: 5, targetConcurrency: 40 });
-    await member.endpoints.remove(ep.id);
 
     await signIn(page, key);
     await page.getByTestId('nav-audit').click();
@@ -79,5 +78,6 @@ test.describe('console: audit tasks', () => {
     await page.getByTestId('audit-export').click();
     const csv = readFileSync(await (await download).path(), 'utf8');
     expect(csv.split(/\r?\n/).find((l) => l.includes(ep.id))).toContain('maxReplicas 2 → 5; targetConcurrency 100 → 40');
+    await member.endpoints.remove(ep.id);
   });
 });

@@ -73,4 +73,46 @@ test.describe('console: job tasks', () => {
       simulation: { durationSeconds: 5 },
     });
   });
+
+  test('a suspend keeps the progress a person sees: it never drops back to 0 % on the way to suspended', async ({ page }) => {
+    const key = demoKey('Max (member)');
+    const max = client(key);
+    const me = await max.me();
+    const job = await max.jobs.create({
+      teamId: me.teamId!,
+      name: `progress-suspend-${Date.now()}`,
+      kind: 'training',
+      resources: { gpus: 1 },
+      simulation: { durationSeconds: 3000 },
+    });
+    try {
+      await until(async () => ((await max.jobs.get(job.id)).progress ?? 0) > 0.01, 60_000);
+      await signIn(page, key);
+      await page.goto(`/jobs/${job.id}`);
+      const bar = page.getByTestId('job-progress');
+      await expect(bar).toBeVisible();
+      // every value the page shows from here on, recorded in the page as it changes
+      await page.evaluate(() => {
+        const w = window as unknown as { seen: number[] };
+        w.seen = [];
+        const el = document.querySelector('[data-testid="job-progress"]')!;
+        w.seen.push(Number(el.getAttribute('data-progress')));
+        new MutationObserver(() => {
+          const now = document.querySelector('[data-testid="job-progress"]');
+          w.seen.push(now ? Number(now.getAttribute('data-progress')) : -1);
+        }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-progress'] });
+      });
+      await page.getByTestId('job-suspend').click();
+      await page.getByTestId('job-suspend-confirm').click();
+      await expect(page.getByTestId('job-state').first()).toHaveAttribute('data-state', 'suspended', { timeout: 60_000 });
+      const seen = await page.evaluate(() => (window as unknown as { seen: number[] }).seen);
+      expect(seen.length).toBeGreaterThan(1);
+      // the bar stays on the page and only moves forward (suspending runs on until the checkpoint)
+      expect(Math.min(...seen)).toBeGreaterThan(0);
+      for (let i = 1; i < seen.length; i++)
+        expect(seen[i]!, `progress went back at sample ${i}: ${seen.join(', ')}`).toBeGreaterThanOrEqual(seen[i - 1]! - 1e-9);
+    } finally {
+      await max.jobs.cancel(job.id).catch(() => undefined);
+    }
+  });
 });

@@ -284,6 +284,33 @@ test.describe('the console offers what the caller may do, in words', () => {
     expect((await client(adminKey()).nodes.get(node.id)).state).toBe('ready');
   });
 
+  for (const w of WIDTHS) {
+    test(`a tenant admin's Overview at ${w.width} px: "Teams against quota" shows every column, no hidden scroll`, async ({ page }) => {
+      await page.setViewportSize({ width: w.width, height: w.height });
+      await signIn(page, demoKey('tenant admin, Acme AI'));
+      await page.goto('/');
+      await settled(page);
+      const card = page.getByTestId('team-usage');
+      await expect(card.getByTestId('team-usage-row').first()).toBeVisible();
+      await expectFits(page, `overview (tenant admin) @${w.width}`, w.width);
+      const { tableWidth, boxWidth, lastColumnRight, boxRight } = await card.evaluate((el) => {
+        const table = el.querySelector('table')!;
+        const last = table.querySelector('thead th:last-child')!;
+        return {
+          tableWidth: table.scrollWidth,
+          boxWidth: el.clientWidth,
+          lastColumnRight: last.getBoundingClientRect().right,
+          boxRight: el.getBoundingClientRect().right,
+        };
+      });
+      if (w.width >= 1440) {
+        // on a desktop the whole table sits in its card: the last column (cost) is on screen, nothing scrolls
+        expect(tableWidth).toBeLessThanOrEqual(boxWidth);
+        expect(lastColumnRight).toBeLessThanOrEqual(boxRight + 1);
+      }
+    });
+  }
+
   test('a job that went through starting in a blink still shows it on its page, with how long it lasted', async ({ page }) => {
     const max = client(demoKey('Max (member)'));
     const me = await max.me();

@@ -40,11 +40,21 @@ describe('audit before → after (real Postgres and Redis)', () => {
     expect((await http().post(`/v1/nodes/${node}/cordon`).set('Authorization', admin).send({ reason: 'fan' })).status).toBe(200);
     expect((await http().post(`/v1/nodes/${node}/uncordon`).set('Authorization', admin).send({})).status).toBe(200);
 
-    const made = await http().post('/v1/api-keys').set('Authorization', tenantAdmin).send({ name: 'ci', role: 'member', scopes: ['jobs:read'] });
+    const made = await http()
+      .post('/v1/api-keys')
+      .set('Authorization', tenantAdmin)
+      .send({ name: 'ci', role: 'member', scopes: ['jobs:read'] });
     expect(made.status).toBe(201);
     expect((await http().delete(`/v1/api-keys/${made.body.id}`).set('Authorization', tenantAdmin)).status).toBe(204);
     // a refused update moved nothing and records no change
-    expect((await http().put(`/v1/teams/${t.team.id}/quotas`).set('Authorization', otherAdmin).send({ quotas: [{ gpuModel: '*', guaranteed: 1, limit: 1 }] })).status).toBeGreaterThanOrEqual(400);
+    expect(
+      (
+        await http()
+          .put(`/v1/teams/${t.team.id}/quotas`)
+          .set('Authorization', otherAdmin)
+          .send({ quotas: [{ gpuModel: '*', guaranteed: 1, limit: 1 }] })
+      ).status,
+    ).toBeGreaterThanOrEqual(400);
 
     const items = (await http().get('/v1/audit?limit=100').set('Authorization', tenantAdmin)).body.items as Entry[];
     const find = (action: string) => items.find((e) => e.action === action && e.outcome === 'done');
@@ -63,7 +73,9 @@ describe('audit before → after (real Postgres and Redis)', () => {
     const platform = (await http().get('/v1/audit?limit=100&action=nodes').set('Authorization', admin)).body.items as Entry[];
     const cordon = platform.find((e) => e.action === 'POST /v1/nodes/:id/cordon' && e.target === node);
     expect(cordon?.changes).toMatchObject({ state: { from: 'ready', to: 'cordoned' }, stateReason: { from: null, to: expect.stringContaining('fan') } });
-    expect(platform.find((e) => e.action === 'POST /v1/nodes/:id/uncordon' && e.target === node)?.changes).toMatchObject({ state: { from: 'cordoned', to: 'ready' } });
+    expect(platform.find((e) => e.action === 'POST /v1/nodes/:id/uncordon' && e.target === node)?.changes).toMatchObject({
+      state: { from: 'cordoned', to: 'ready' },
+    });
 
     const csv = await http().get('/v1/audit?format=csv&action=quotas').set('Authorization', tenantAdmin);
     expect(csv.status).toBe(200);

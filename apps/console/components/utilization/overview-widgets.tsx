@@ -137,7 +137,7 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
 /** Per team: GPUs held now against the quota, and the last 24 h. */
 export function TeamQuotaTable() {
   const client = useClient();
-  const report = useQuery(utilizationReportQuery(client, 'team', '24h'));
+  const report = useQuery(utilizationReportQuery(client, 'team', { range: '24h' }));
   if (report.isError) return <ErrorPanel error={report.error} onRetry={() => void report.refetch()} title="Cannot load team usage" />;
   if (!report.data) return <Loading />;
   const rows = report.data.series;

@@ -22,7 +22,9 @@ describe('audit before → after', () => {
   });
 
   it('never carries a secret, even when a subject names one', () => {
-    expect(changesBetween({ passwordHash: 'a', apiToken: 'x', name: 'a' }, { passwordHash: 'b', apiToken: 'y', name: 'b' })).toEqual({ name: { from: 'a', to: 'b' } });
+    expect(changesBetween({ passwordHash: 'a', apiToken: 'x', name: 'a' }, { passwordHash: 'b', apiToken: 'y', name: 'b' })).toEqual({
+      name: { from: 'a', to: 'b' },
+    });
     expect(changesBetween({ resources: { gpus: 1 } }, { resources: { gpus: 2, secret: 's3cr3t' } })).toEqual({
       resources: { from: { gpus: 1 }, to: { gpus: 2, secret: '[redacted]' } },
     });

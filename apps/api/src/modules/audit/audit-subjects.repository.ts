@@ -25,9 +25,7 @@ const READERS: Record<string, Reader> = {
   // a team's quotas, one field per flavour and setting: `limit` for the all-models row, `A100-80GB limit` for one model
   teamQuotas: async (db, id) => {
     const rows = await db.quota.findMany({ where: { teamId: id } });
-    return Object.fromEntries(
-      rows.flatMap((q) => QUOTA_FIELDS.map((f) => [`${q.gpuModel === '*' ? '' : `${q.gpuModel} `}${f}`, plain(q[f])])),
-    );
+    return Object.fromEntries(rows.flatMap((q) => QUOTA_FIELDS.map((f) => [`${q.gpuModel === '*' ? '' : `${q.gpuModel} `}${f}`, plain(q[f])])));
   },
   tenant: async (db, id) => snapshotOf(await db.tenant.findUnique({ where: { id }, select: { name: true, gpuTotal: true } })),
   endpoint: async (db, id) =>

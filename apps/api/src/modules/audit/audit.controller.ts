@@ -50,7 +50,9 @@ export class AuditController {
       return rows.map((r) => ({ ...r, targetName: r.target ? (names.get(r.target) ?? null) : null }));
     };
     if (q.format !== 'csv') return toPage(await named(await this.audit.list(scope, q, q)), q, present);
-    const rows: CsvValue[][] = [['created_at', 'actor', 'via', 'api_key_id', 'user_id', 'source', 'action', 'outcome', 'target', 'target_name', 'changes', 'data']];
+    const rows: CsvValue[][] = [
+      ['created_at', 'actor', 'via', 'api_key_id', 'user_id', 'source', 'action', 'outcome', 'target', 'target_name', 'changes', 'data'],
+    ];
     let cursor: string | undefined;
     while (rows.length - 1 < AUDIT_EXPORT_MAX) {
       const pageQuery = { limit: EXPORT_PAGE, cursor };
@@ -59,7 +61,20 @@ export class AuditController {
         if (rows.length - 1 >= AUDIT_EXPORT_MAX) break;
         const via = typeof e.data.via === 'string' ? e.data.via : e.apiKeyId ? 'api-key' : 'session';
         const changes = Object.entries(e.changes ?? {}).map(([field, c]) => describeChange(field, c));
-        rows.push([e.createdAt, e.actor, via, e.apiKeyId, e.userId, e.source, e.action, e.outcome, e.target, e.targetName, changes.join('; '), JSON.stringify(e.data)]);
+        rows.push([
+          e.createdAt,
+          e.actor,
+          via,
+          e.apiKeyId,
+          e.userId,
+          e.source,
+          e.action,
+          e.outcome,
+          e.target,
+          e.targetName,
+          changes.join('; '),
+          JSON.stringify(e.data),
+        ]);
       }
       if (!found.nextCursor) break;
       cursor = found.nextCursor;

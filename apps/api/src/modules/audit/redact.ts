@@ -25,4 +25,3 @@ export function redact(value: unknown, depth = 0): unknown {
 
 export const isSecretField = (k: string) => SECRET_FIELDS.has(k) || /password|secret|token/i.test(k);
 const storable = toStorableString;
-

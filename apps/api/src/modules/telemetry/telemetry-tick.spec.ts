@@ -72,7 +72,10 @@ describe('computeTick', () => {
   });
 
   it('counts the held GPU-seconds of an idle allocated GPU as idle for its holder, by share and held time; a busy one not', () => {
-    const idle = run([alloc({ gpuUnits: 3 / 7, teamId: 'a' }), alloc({ teamId: 'b', gpuUnits: 1 / 7, startedAt: new Date('2026-11-30T10:00:10Z') })], [sample(0, 2)]);
+    const idle = run(
+      [alloc({ gpuUnits: 3 / 7, teamId: 'a' }), alloc({ teamId: 'b', gpuUnits: 1 / 7, startedAt: new Date('2026-11-30T10:00:10Z') })],
+      [sample(0, 2)],
+    );
     expect(row(idle, 'a')!.idleSeconds).toBeCloseTo((15 * 3) / 7, 6);
     expect(row(idle, 'b')!.idleSeconds).toBeCloseTo(5 / 7, 6);
     expect(row(idle, '')!.idleSeconds).toBe(0);

@@ -180,7 +180,16 @@ export function withClusterRows(deltas: readonly RollupDelta[]): RollupDelta[] {
   const sums = new Map<string, RollupDelta>();
   for (const d of deltas) {
     const key = `${d.gpuModel}\u0000${d.tenantId}\u0000${d.teamId}`;
-    const s = sums.get(key) ?? { ...d, nodeId: ALL_NODES, capacitySeconds: 0, allocatedSeconds: 0, busySeconds: 0, memoryMiBSeconds: 0, energyJoules: 0, idleSeconds: 0 };
+    const s = sums.get(key) ?? {
+      ...d,
+      nodeId: ALL_NODES,
+      capacitySeconds: 0,
+      allocatedSeconds: 0,
+      busySeconds: 0,
+      memoryMiBSeconds: 0,
+      energyJoules: 0,
+      idleSeconds: 0,
+    };
     s.capacitySeconds += d.capacitySeconds;
     s.allocatedSeconds += d.allocatedSeconds;
     s.busySeconds += d.busySeconds;

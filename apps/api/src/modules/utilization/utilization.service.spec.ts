@@ -104,7 +104,15 @@ describe('UtilizationService.report', () => {
     expect(s.now).toEqual({ allocatedGpus: 2, quotaGuaranteed: 8, quotaLimit: 16 });
     expect(s.points.map((p) => p.allocatedGpuHours)).toEqual([1, 1]);
     // 1 h of H100 at 2.49 + 1 h of A100 at 1.79
-    expect(s.totals).toMatchObject({ allocatedGpuHours: 2, busyGpuHours: 1, smRatio: 0.5, energyKWh: 2, cost: 4.28, capacityGpuHours: null, idleGpuHours: 0.5 });
+    expect(s.totals).toMatchObject({
+      allocatedGpuHours: 2,
+      busyGpuHours: 1,
+      smRatio: 0.5,
+      energyKWh: 2,
+      cost: 4.28,
+      capacityGpuHours: null,
+      idleGpuHours: 0.5,
+    });
     expect(s.points.map((p) => p.idleGpuHours)).toEqual([0.25, 0.25]);
     // H100: 0.5 h at 700 W + 0.5 h at 70 W; A100: 0.5 h at 400 W + 0.5 h at 55 W
     expect(s.totals.energyEstimateKWh).toBeCloseTo((0.5 * 700 + 0.5 * 70 + 0.5 * 400 + 0.5 * 55) / 1000, 4);

@@ -181,7 +181,9 @@ export class UtilizationService {
   async reportCsv(p: Principal, q: ReportRequest, now = new Date()): Promise<string> {
     const r = await this.report(p, q, now);
     const perNode = q.groupBy === 'node';
-    const capacity = perNode ? await this.repo.nodeCapacity(r.series.map((s) => s.key)) : new Map<string, { gpuCount: number; gpuModel: string; migLayout: string | null }>();
+    const capacity = perNode
+      ? await this.repo.nodeCapacity(r.series.map((s) => s.key))
+      : new Map<string, { gpuCount: number; gpuModel: string; migLayout: string | null }>();
     const head = [
       q.groupBy,
       'label',

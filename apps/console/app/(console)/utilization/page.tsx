@@ -280,7 +280,8 @@ function pickedWindow(fromLocal: string, toLocal: string): { from: string; to: s
   if (!fromLocal || Number.isNaN(from.getTime())) return { field: 'from', problem: 'pick a date and time' };
   if (!toLocal || Number.isNaN(to.getTime())) return { field: 'to', problem: 'pick a date and time' };
   if (to.getTime() <= from.getTime()) return { field: 'to', problem: 'must be after “from”' };
-  if (to.getTime() - from.getTime() > MAX_UTILIZATION_RANGE_DAYS * 86_400_000) return { field: 'from', problem: `at most ${MAX_UTILIZATION_RANGE_DAYS} days before “to”` };
+  if (to.getTime() - from.getTime() > MAX_UTILIZATION_RANGE_DAYS * 86_400_000)
+    return { field: 'from', problem: `at most ${MAX_UTILIZATION_RANGE_DAYS} days before “to”` };
   return { from: from.toISOString(), to: to.toISOString() };
 }
 
