@@ -29,7 +29,10 @@ describe('demo history (real Postgres and Redis, simulated cluster)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gantry-demo-history-'));
     const file = join(dir, 'cluster.json');
     // 4 H100 and 4 A100 nodes of 8 GPUs (the A100s carry MIG slices in the replay).
-    writeFileSync(file, formatTopologyJson(generateTopology({ spines: 2, leavesPerSpine: 1, nodesPerLeaf: 4, gpusPerNode: 8, models: ['H100-80GB', 'A100-80GB'] })));
+    writeFileSync(
+      file,
+      formatTopologyJson(generateTopology({ spines: 2, leavesPerSpine: 1, nodesPerLeaf: 4, gpusPerNode: 8, models: ['H100-80GB', 'A100-80GB'] })),
+    );
     // A half-life far beyond the week (simulated seconds at the test speed): the whole past still counts in fair share.
     sys = await startSystem({ GANTRY_SIM_CLUSTER: file, GANTRY_FAIR_SHARE_HALF_LIFE_SECONDS: String(365 * 86_400) });
     const acme = await createTenant(sys.db, { name: 'Acme demo', slug: 'acme-demo', gpuTotal: 48 });
@@ -113,7 +116,18 @@ describe('demo history (real Postgres and Redis, simulated cluster)', () => {
   it('holds no GPU slot twice at any instant of the past, stays within quotas, and passes the integrity check', async () => {
     const h = await sys.db.demoHistory.findFirstOrThrow();
     const allocs = await sys.db.allocation.findMany({
-      select: { gpuId: true, teamId: true, tenantId: true, milli: true, migStart: true, migProfile: true, gpuUnits: true, startedAt: true, endedAt: true, activeSlot: true },
+      select: {
+        gpuId: true,
+        teamId: true,
+        tenantId: true,
+        milli: true,
+        migStart: true,
+        migProfile: true,
+        gpuUnits: true,
+        startedAt: true,
+        endedAt: true,
+        activeSlot: true,
+      },
     });
     expect(allocs.every((a) => a.endedAt && a.activeSlot === null && a.startedAt >= h.fromAt && a.endedAt <= h.toAt)).toBe(true);
     const clashes: string[] = [];
@@ -133,7 +147,9 @@ describe('demo history (real Postgres and Redis, simulated cluster)', () => {
     // a team never held more than its limit: check at every allocation start
     const limit = new Map([...(await sys.db.quota.findMany({ where: { gpuModel: '*' } }))].map((q) => [q.teamId, Number(q.limit)]));
     for (const a of allocs) {
-      const held = allocs.filter((b) => b.teamId === a.teamId && b.startedAt <= a.startedAt && b.endedAt! > a.startedAt).reduce((s, b) => s + Number(b.gpuUnits), 0);
+      const held = allocs
+        .filter((b) => b.teamId === a.teamId && b.startedAt <= a.startedAt && b.endedAt! > a.startedAt)
+        .reduce((s, b) => s + Number(b.gpuUnits), 0);
       expect(held).toBeLessThanOrEqual(limit.get(a.teamId)! + 1e-6);
     }
     const integrity = await get('/v1/cluster/integrity?settled=true');

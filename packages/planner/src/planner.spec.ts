@@ -1,4 +1,15 @@
-import { PlannerInputError, applyMigPolicies, parseOpenbTrace, runPlan, wholeGpuRequest, type PlannerJob, type PlannerNode } from './index';
+import {
+  PlannerInputError,
+  Replay,
+  applyMigPolicies,
+  parseOpenbTrace,
+  policySetup,
+  runPlan,
+  wholeGpuRequest,
+  workloadShapes,
+  type PlannerJob,
+  type PlannerNode,
+} from './index';
 
 const HEAD = 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time';
 
@@ -126,5 +137,52 @@ describe('what-if MIG policy', () => {
   it('an empty layout turns MIG off', () => {
     const on = applyMigPolicies([node('n0')], [{ model: 'A100-80GB', layout: slices }]);
     expect(applyMigPolicies(on, [{ model: 'A100-80GB', layout: [] }])[0]!.migLayout).toBeUndefined();
+  });
+});
+
+describe('Replay hooks (admission, starts and ends, a job submitted while it runs)', () => {
+  const whole = (id: string, arrival: number, duration: number, teamId = 'a'): PlannerJob => ({
+    id,
+    teamId,
+    arrival,
+    duration,
+    replicas: 1,
+    request: { cpuMilli: 1000, memoryMiB: 1000, gpus: 1 },
+    priority: 0,
+  });
+  const replay = (jobs: PlannerJob[], hooks: ConstructorParameters<typeof Replay>[5]) =>
+    new Replay([node('n0', 4)], jobs, policySetup('gantry', workloadShapes(jobs)), null, 60, hooks);
+
+  it('keeps a job queued while admission refuses it, and reports each start and end with its time', () => {
+    const log: string[] = [];
+    let held = 0;
+    const jobs = [whole('j1', 0, 100), whole('j2', 10, 100)];
+    replay(jobs, {
+      admit: () => held < 1, // a team limit of one GPU
+      onStart: (j, replicas, t) => {
+        held++;
+        log.push(`start ${j.id} ${t} ${replicas[0]!.nodeId}`);
+      },
+      onEnd: (j, _r, t) => {
+        held--;
+        log.push(`end ${j.id} ${t}`);
+      },
+    }).run();
+    expect(log).toEqual(['start j1 0 n0', 'end j1 100', 'start j2 100 n0', 'end j2 200']);
+  });
+
+  it('plays a job submitted from a hook (a retry), and stops at `until`', () => {
+    const log: string[] = [];
+    const r: Replay = replay([whole('j1', 0, 50)], {
+      onStart: (j, _r, t) => log.push(`start ${j.id} ${t}`),
+      onEnd: (j, _r, t) => {
+        log.push(`end ${j.id} ${t}`);
+        if (j.id === 'j1') r.submit({ ...j, id: 'j1-retry', arrival: t + 5, duration: 20 });
+      },
+    });
+    r.run(60);
+    expect(log).toEqual(['start j1 0', 'end j1 50', 'start j1-retry 55']);
+    r.run();
+    expect(log.at(-1)).toBe('end j1-retry 75');
   });
 });

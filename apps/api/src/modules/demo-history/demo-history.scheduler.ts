@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DemoHistoryRepository } from './demo-history.repository';
 import { DemoHistoryService } from './demo-history.service';
 
-/** How long the runner waits for the worker's boot to load the inventory. */
+/** How long it waits for the worker's boot to load the inventory. */
 const INVENTORY_WAIT_MS = 120_000;
 
 /**

@@ -17,7 +17,18 @@ import { pastRollups, type PastAllocation } from './demo-telemetry';
 import { demoWeek, type DemoJob, type DemoTeam } from './demo-week';
 
 export type DemoHistoryReport =
-  | { written: true; from: string; to: string; jobs: number; runs: number; allocations: number; faults: number; rollupRows: number; ms: number; writeMs: number }
+  | {
+      written: true;
+      from: string;
+      to: string;
+      jobs: number;
+      runs: number;
+      allocations: number;
+      faults: number;
+      rollupRows: number;
+      ms: number;
+      writeMs: number;
+    }
   | { written: false; reason: string };
 
 const DAY_MS = 86_400_000;
@@ -172,8 +183,18 @@ export class DemoHistoryService {
         const allocs = toAllocations({ resources: job.resources }, run.replicas, states);
         for (const a of allocs) {
           const { makeShared: _shared, ...slot } = a;
-          allocations.push({ ...allocationRow(owner, slot), id: newId(fromMs + run.start * 1000), activeSlot: null, startedAt: at(run.start), endedAt: at(run.end) });
-          past.push({ ...pastAllocation(owner, slot, { nodeName: nodeName.get(a.nodeId)!, gpuIndex: gpuIndex.get(a.gpuId)! }), startedAt: at(run.start), endedAt: at(run.end) });
+          allocations.push({
+            ...allocationRow(owner, slot),
+            id: newId(fromMs + run.start * 1000),
+            activeSlot: null,
+            startedAt: at(run.start),
+            endedAt: at(run.end),
+          });
+          past.push({
+            ...pastAllocation(owner, slot, { nodeName: nodeName.get(a.nodeId)!, gpuIndex: gpuIndex.get(a.gpuId)! }),
+            startedAt: at(run.start),
+            endedAt: at(run.end),
+          });
         }
         event({ tenantId: job.tenantId, jobId: id, type: 'job.placed', message: describePlacement(run.replicas, nodeName), createdAt: at(run.start) });
         if (run.ending === 'fault') {
@@ -220,7 +241,12 @@ export class DemoHistoryService {
 }
 
 /** The job's final state from its last run. */
-function endingOf(last: DemoRun): { state: 'succeeded' | 'failed' | 'cancelled'; event: string; message: string; reasons: { code: string; message: string }[] } {
+function endingOf(last: DemoRun): {
+  state: 'succeeded' | 'failed' | 'cancelled';
+  event: string;
+  message: string;
+  reasons: { code: string; message: string }[];
+} {
   switch (last.ending) {
     case 'done':
       return { state: 'succeeded', event: 'job.succeeded', message: 'completed', reasons: [] };
@@ -237,7 +263,9 @@ function endingOf(last: DemoRun): { state: 'succeeded' | 'failed' | 'cancelled';
 
 function describePlacement(replicas: readonly ReplicaPlacement[], nodeName: ReadonlyMap<string, string>): string {
   const parts = replicas.map((r) => {
-    const gpus = r.gpus.map((g) => (g.migProfile ? `${g.index}:${g.migProfile}@${g.migStart}` : g.milli && g.milli < 1000 ? `${g.index}:${g.milli / 1000}` : `${g.index}`));
+    const gpus = r.gpus.map((g) =>
+      g.migProfile ? `${g.index}:${g.migProfile}@${g.migStart}` : g.milli && g.milli < 1000 ? `${g.index}:${g.milli / 1000}` : `${g.index}`,
+    );
     return `replica ${r.replica} on ${nodeName.get(r.nodeId)} GPU ${gpus.join(',')}`;
   });
   return `placed: ${parts.join('; ')}`;

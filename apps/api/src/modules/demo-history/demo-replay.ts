@@ -103,28 +103,35 @@ export async function replayDemo(nodes: readonly ReplayNode[], jobs: readonly De
   const faulted = new Set<string>();
   // A job with a fault runs first only until the fault.
   const workload: PlannerJob[] = jobs.map((j) => (j.faultAfter !== undefined ? { ...j, duration: j.faultAfter } : j));
-  const replay: Replay = new Replay(plannerNodes, workload, policySetup('gantry', workloadShapes(workload), { migSlices: plannerNodes.some((n) => n.migLayout) }), null, 3600, {
-    admit,
-    onStart: (j, replicas, t) => {
-      hold(j, 1);
-      const mapped = replicas.map((r) => ({ ...r, gpus: r.gpus.map((g) => ({ ...g, gpuId: gpuIds.get(g.gpuId)! })) }));
-      open.set(j, { start: t, replicas: mapped });
+  const replay: Replay = new Replay(
+    plannerNodes,
+    workload,
+    policySetup('gantry', workloadShapes(workload), { migSlices: plannerNodes.some((n) => n.migLayout) }),
+    null,
+    3600,
+    {
+      admit,
+      onStart: (j, replicas, t) => {
+        hold(j, 1);
+        const mapped = replicas.map((r) => ({ ...r, gpus: r.gpus.map((g) => ({ ...g, gpuId: gpuIds.get(g.gpuId)! })) }));
+        open.set(j, { start: t, replicas: mapped });
+      },
+      onEnd: (j, _replicas, t) => {
+        hold(j, -1);
+        const o = open.get(j)!;
+        open.delete(j);
+        const job = byId.get(j.id)!;
+        const fault = job.faultAfter !== undefined && !faulted.has(job.id);
+        runs.push({ job, start: o.start, end: t, replicas: o.replicas, ending: fault ? 'fault' : 'done' });
+        if (fault) {
+          faulted.add(job.id);
+          // rescheduled: the rest of its work, from now (no checkpoint survives a fallen-off GPU: its progress does, as the job's progressSeconds)
+          replay.submit({ ...j, arrival: t, duration: Math.max(1, job.duration - job.faultAfter!) });
+        }
+      },
     },
-    onEnd: (j, _replicas, t) => {
-      hold(j, -1);
-      const o = open.get(j)!;
-      open.delete(j);
-      const job = byId.get(j.id)!;
-      const fault = job.faultAfter !== undefined && !faulted.has(job.id);
-      runs.push({ job, start: o.start, end: t, replicas: o.replicas, ending: fault ? 'fault' : 'done' });
-      if (fault) {
-        faulted.add(job.id);
-        // rescheduled: the rest of its work, from now (no checkpoint survives a fallen-off GPU: its progress does, as the job's progressSeconds)
-        replay.submit({ ...j, arrival: t, duration: Math.max(1, job.duration - job.faultAfter!) });
-      }
-    },
-  });
-  for (let t = 0; t < horizon; ) {
+  );
+  for (let t = 0; t < horizon;) {
     t = Math.min(horizon, t + SLICE_SECONDS);
     replay.run(t);
     await yieldToEventLoop();

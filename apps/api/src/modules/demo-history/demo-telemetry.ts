@@ -70,7 +70,7 @@ export async function pastRollups(input: PastTelemetryInput): Promise<RollupRow[
   let next = 0;
   let live: PastAllocation[] = [];
   const noIdle = new Map<string, Date | null>();
-  for (let windowStart = input.fromMs; windowStart < input.toMs; ) {
+  for (let windowStart = input.fromMs; windowStart < input.toMs;) {
     const atMs = windowEnd(windowStart, input);
     const windowSeconds = (atMs - windowStart) / 1000;
     while (next < byStart.length && byStart[next]!.startedAt.getTime() <= atMs) live.push(byStart[next++]!);
