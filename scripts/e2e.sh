@@ -49,6 +49,9 @@ if [ "${GANTRY_E2E_DRIVER:-simulated}" = kubernetes ]; then
   kube_cluster_up "$kube_dir" >"$logs/kube-cluster.log" 2>&1 || { tail -n 20 "$logs/kube-cluster.log"; die "the Kubernetes cluster did not start"; }
   export E2E_KUBECONFIG="$KUBE_ADMIN_KUBECONFIG" E2E_KUBE_EMULATOR_URL="$GANTRY_KUBE_EMULATOR_URL"
   [ $# -eq 0 ] && projects=(--project kube-api)
+else
+  # the cluster `npm run dev` shows: the demo plus an AMD MI300X leaf and a B200 leaf (36 nodes)
+  export GANTRY_SIM_CLUSTER="${GANTRY_SIM_CLUSTER:-$ROOT/packages/driver/topologies/demo-accelerators.json}"
 fi
 
 migrate >/dev/null

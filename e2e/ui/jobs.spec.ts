@@ -95,8 +95,8 @@ test.describe('console', () => {
     await expect(h100.getByTestId('capacity-total')).toHaveText(/128/);
     await expect(page.locator('[data-testid="capacity-card"][data-gpu-model="A100-80GB"]')).toBeVisible();
     await page.getByTestId('nav-cluster').click();
-    await expect(page.getByTestId('node-card')).toHaveCount(32);
-    await expect(page.getByTestId('gpu-cell')).toHaveCount(256);
+    await expect(page.getByTestId('node-card')).toHaveCount(36);
+    await expect(page.getByTestId('gpu-cell')).toHaveCount(288);
     await page.screenshot({ path: 'test-results/cluster.png', fullPage: true });
   });
 

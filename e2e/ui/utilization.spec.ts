@@ -68,9 +68,9 @@ test.describe('utilization views', () => {
     await signIn(page, inferenceKey());
     await page.getByTestId('nav-heatmap').click();
     const canvas = page.getByTestId('heatmap-canvas');
-    await expect(canvas).toHaveAttribute('data-gpu-count', '256');
-    await expect(canvas).toHaveAttribute('data-node-count', '32');
-    await expect.poll(async () => Number(await canvas.getAttribute('data-sampled-count'))).toBe(256);
+    await expect(canvas).toHaveAttribute('data-gpu-count', '288');
+    await expect(canvas).toHaveAttribute('data-node-count', '36');
+    await expect.poll(async () => Number(await canvas.getAttribute('data-sampled-count'))).toBe(288);
     await expect(canvas).toHaveAttribute('data-render-ms', /\d/);
     await canvas.hover({ position: { x: 5, y: 5 } });
     await expect(page.getByTestId('heatmap-tooltip')).toContainText(/GPU 0/);
