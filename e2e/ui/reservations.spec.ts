@@ -123,7 +123,12 @@ test.describe('reservations', () => {
 
     await item.getByTestId('res-delete').click();
     await expect(item).toHaveCount(0);
-    expect(await api.reservations.get(made.id).then(() => 200, (e: { status: number }) => e.status)).toBe(404);
+    expect(
+      await api.reservations.get(made.id).then(
+        () => 200,
+        (e: { status: number }) => e.status,
+      ),
+    ).toBe(404);
   });
 });
 
