@@ -54,7 +54,7 @@ test.describe('reservations', () => {
       new RegExp(`16 GPUs from ${start.slice(0, 10)} 08:00 to ${start.slice(0, 10)} 12:00`),
     );
 
-    // The rest of the model plus one GPU in the same stretch: 409 naming this reservation and the window.
+    // The rest of the model plus one GPU: more than the team's quota limit, 409 naming gpus and the limit.
     await page.getByTestId('res-name').fill(`too much ${stamp}`);
     await page.getByTestId('res-size').selectOption('gpus');
     await page.getByTestId('res-count').fill(String(capacity.gpus - 16 + 1));
@@ -62,8 +62,27 @@ test.describe('reservations', () => {
     await page.getByTestId('res-end').fill(local(end));
     await page.getByTestId('res-submit').click();
     const error = page.getByTestId('res-error');
+    await expect(error).toContainText(`needs ${capacity.gpus - 16 + 1} GPUs > limit`);
+
+    // The rest of the model held by smaller reservations (each within the quota), then one GPU
+    // more in the same stretch: 409 naming this reservation and the window.
+    const fillers: string[] = [];
+    for (let left = capacity.gpus - 16; left > 0; left -= 16) {
+      const f = await api.reservations.create({
+        teamId: team.id,
+        name: `filler ${stamp}`,
+        gpuModel: 'H100-80GB',
+        gpus: Math.min(16, left),
+        startsAt: start,
+        endsAt: end,
+      });
+      fillers.push(f.id);
+    }
+    await page.getByTestId('res-count').fill('1');
+    await page.getByTestId('res-submit').click();
     await expect(error).toContainText(`"launch ${stamp}"`);
     await expect(error).toContainText(`${start.slice(0, 10)}T08:00:00.000Z`);
+    for (const id of fillers) await api.reservations.remove(id);
 
     const mine = (await api.reservations.list({ from: start, to: end })).items.find((r) => r.name === `launch ${stamp}`)!;
     // Another tenant: its list never shows it (or, without quotas:read, it may not list at all); the id is 404.
@@ -123,7 +142,12 @@ test.describe('reservations', () => {
 
     await item.getByTestId('res-delete').click();
     await expect(item).toHaveCount(0);
-    expect(await api.reservations.get(made.id).then(() => 200, (e: { status: number }) => e.status)).toBe(404);
+    expect(
+      await api.reservations.get(made.id).then(
+        () => 200,
+        (e: { status: number }) => e.status,
+      ),
+    ).toBe(404);
   });
 });
 

@@ -261,7 +261,14 @@ describe('bare-metal leases (real Postgres and Redis, simulated cluster)', () =>
       take: 2,
     });
     const migOn = async (gpuId: string) => {
-      expect((await http().put(`/v1/gpus/${gpuId}/mig`).set('Authorization', admin).send({ layout: [{ profile: '1g.10gb', start: 0 }] })).status).toBe(202);
+      expect(
+        (
+          await http()
+            .put(`/v1/gpus/${gpuId}/mig`)
+            .set('Authorization', admin)
+            .send({ layout: [{ profile: '1g.10gb', start: 0 }] })
+        ).status,
+      ).toBe(202);
       await eventually(async () => {
         const g = await sys.db.gpu.findUniqueOrThrow({ where: { id: gpuId } });
         return g.mode === 'mig' && g.schedulable;

@@ -163,8 +163,22 @@ describe('reservations (real Postgres and Redis, simulated cluster)', () => {
   it('edits a reservation with the same checks as a create: capacity without itself, 400 naming the field, permissions', async () => {
     const patch = (id: string, auth: string, body: object) => sys.http().patch(`/v1/reservations/${id}`).set('Authorization', auth).send(body);
     const day = '2031-04-07';
-    const big = await reserve(holder.auth, { teamId: holder.team.id, name: 'big', gpuModel: 'A100-80GB', gpus: 100, startsAt: `${day}T08:00:00Z`, endsAt: `${day}T16:00:00Z` });
-    const late = await reserve(other.auth, { teamId: other.team.id, name: 'late', gpuModel: 'A100-80GB', gpus: 20, startsAt: `${day}T16:00:00Z`, endsAt: `${day}T18:00:00Z` });
+    const big = await reserve(holder.auth, {
+      teamId: holder.team.id,
+      name: 'big',
+      gpuModel: 'A100-80GB',
+      gpus: 100,
+      startsAt: `${day}T08:00:00Z`,
+      endsAt: `${day}T16:00:00Z`,
+    });
+    const late = await reserve(other.auth, {
+      teamId: other.team.id,
+      name: 'late',
+      gpuModel: 'A100-80GB',
+      gpus: 20,
+      startsAt: `${day}T16:00:00Z`,
+      endsAt: `${day}T18:00:00Z`,
+    });
     expect([big.status, late.status]).toEqual([201, 201]);
 
     // Growing itself is checked against the others only (100 -> 110 of 128 fits; 100 + 110 would not).
@@ -202,7 +216,8 @@ describe('reservations (real Postgres and Redis, simulated cluster)', () => {
     // Same permissions as a delete: another tenant and another team's admin see nothing (404).
     expect((await patch(big.body.id, outsider.auth, { name: 'mine now' })).status).toBe(404);
     expect((await patch(big.body.id, other.auth, { name: 'mine now' })).status).toBe(404);
-    for (const id of [big.body.id, late.body.id]) expect((await sys.http().delete(`/v1/reservations/${id}`).set('Authorization', tenantAdmin)).status).toBe(204);
+    for (const id of [big.body.id, late.body.id])
+      expect((await sys.http().delete(`/v1/reservations/${id}`).set('Authorization', tenantAdmin)).status).toBe(204);
   });
 
   it('refuses a reservation (or an edit) larger than the team’s quota limit for the model with 409 naming gpus or nodes and the limit', async () => {

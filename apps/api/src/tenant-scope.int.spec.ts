@@ -172,7 +172,13 @@ beforeAll(async () => {
   A.gpu = gpu.id;
   A.node = node.id;
   await db.event.create({
-    data: { tenantId: tA.id, bareMetalLeaseId: A.bareMetalLease, nodeId: node.id, type: 'node.bare-metal.provisioning', message: 'node-scope held by a1-metal' },
+    data: {
+      tenantId: tA.id,
+      bareMetalLeaseId: A.bareMetalLease,
+      nodeId: node.id,
+      type: 'node.bare-metal.provisioning',
+      message: 'node-scope held by a1-metal',
+    },
   });
   await db.allocation.create({
     data: { tenantId: tA.id, teamId: a1.id, jobId: A.job, replica: 0, nodeId: node.id, gpuId: gpu.id, gpuModel: 'H100-80GB', gpuUnits: 1, startedAt: hourAgo },
@@ -373,7 +379,8 @@ const cases: Record<string, Case> = {
     expect(await repos.bareMetal.request(o, A.bareMetalLease, { from: ['pending'], to: 'releasing', reason: 'x', nodeTo: 'deprovisioning' })).toBe(false);
     expect((await db.bareMetalLease.findUniqueOrThrow({ where: { id: A.bareMetalLease } })).state).toBe('pending');
   },
-  'TimelineRepository.nodeEvents': async (o) => expect((await repos.timeline.nodeEvents(o, A.node)).map((e) => e.message)).not.toContain('node-scope held by a1-metal'),
+  'TimelineRepository.nodeEvents': async (o) =>
+    expect((await repos.timeline.nodeEvents(o, A.node)).map((e) => e.message)).not.toContain('node-scope held by a1-metal'),
   'ReservationsRepository.create': async (o) => {
     const hold = { ...(await db.reservation.findUniqueOrThrow({ where: { id: A.reservation } })) };
     const data = { ...hold, id: undefined, tenantId: undefined, createdAt: undefined };

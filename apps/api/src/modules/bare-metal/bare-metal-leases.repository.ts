@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { BareMetalLeaseState } from '@gantry/db';
+import type { BareMetalLeaseState, Prisma } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
 import { assertCovers, scopeWhere, type TenantScope } from '../../common/tenant-scope';
 import { EventsRepository } from '../events/events.repository';
@@ -13,7 +13,11 @@ export const leaseWithNodes = {
   nodes: { select: { id: true, name: true, bareMetalState: true, bareMetalSince: true, leaf: { select: { name: true } }, _count: { select: { gpus: true } } } },
   allocations: { where: { endedAt: null }, select: { gpuUnits: true } },
   /** The lease's latest events (its timeline; the console shows them on the lease's row). */
-  events: { select: { id: true, type: true, message: true, nodeId: true, createdAt: true }, orderBy: { createdAt: 'desc' }, take: LEASE_EVENTS },
+  events: {
+    select: { id: true, type: true, message: true, nodeId: true, createdAt: true },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] as Prisma.EventOrderByWithRelationInput[],
+    take: LEASE_EVENTS,
+  },
 } as const;
 
 /** Bare-metal leases as tenants see and change them: every read and write through the caller's scope. */

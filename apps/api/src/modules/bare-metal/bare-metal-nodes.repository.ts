@@ -175,7 +175,10 @@ export class BareMetalNodesRepository {
         data: { bareMetalLeaseId: null, bareMetalState: null, bareMetalSince: null },
       });
       if (r.count !== 1) return false;
-      await tx.allocation.updateMany({ where: { nodeId: node.id, bareMetalLeaseId: lease.id, endedAt: null }, data: { endedAt: new Date(), activeSlot: null } });
+      await tx.allocation.updateMany({
+        where: { nodeId: node.id, bareMetalLeaseId: lease.id, endedAt: null },
+        data: { endedAt: new Date(), activeSlot: null },
+      });
       await this.events.append(tx, nodeStepEvent(lease, node, null));
       return true;
     });

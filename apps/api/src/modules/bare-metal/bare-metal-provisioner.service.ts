@@ -102,8 +102,7 @@ export class BareMetalProvisioner {
       await this.nodes.record(nodeStepFailedEvent(lease, node, node.bareMetalState, e instanceof Error ? e.message : String(e)));
       throw e;
     }
-    const recorded =
-      step.then === null ? await this.nodes.returnToPool(node, lease) : await this.nodes.finishStep(node, lease, node.bareMetalState, step.then);
+    const recorded = step.then === null ? await this.nodes.returnToPool(node, lease) : await this.nodes.finishStep(node, lease, node.bareMetalState, step.then);
     if (recorded) this.logger.log(`node ${node.name}: ${step.action} done (lease ${lease.id})`);
     if (recorded && step.then === null) await this.queues.requestSchedule(`node ${node.name} back from bare metal`);
     await this.settle(lease.id);

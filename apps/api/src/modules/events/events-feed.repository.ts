@@ -30,7 +30,17 @@ export class EventsFeedRepository {
       where,
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: limit,
-      select: { id: true, tenantId: true, jobId: true, nodeId: true, type: true, message: true, createdAt: true, job: { select: { teamId: true } }, bareMetalLease: { select: { teamId: true } } },
+      select: {
+        id: true,
+        tenantId: true,
+        jobId: true,
+        nodeId: true,
+        type: true,
+        message: true,
+        createdAt: true,
+        job: { select: { teamId: true } },
+        bareMetalLease: { select: { teamId: true } },
+      },
     });
   }
 }

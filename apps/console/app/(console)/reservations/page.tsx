@@ -20,7 +20,16 @@ const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'U
 /** How far `zone`'s wall clock is ahead of UTC at `t` (ms). */
 function zoneOffset(t: number, zone: string): number {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    })
       .formatToParts(new Date(t))
       .map((p) => [p.type, Number(p.value)]),
   );
@@ -37,7 +46,9 @@ function weekStart(t: number, zone: string): number {
 const fmtDay = (t: number, zone: string) => new Date(t).toLocaleDateString('en', { month: 'short', day: 'numeric', timeZone: zone });
 const dayOfMonth = (t: number, zone: string) => new Date(t).toLocaleDateString('en', { day: 'numeric', timeZone: zone });
 const fmtTime = (t: number, zone: string) =>
-  new Date(t).toLocaleString('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).replace(',', '');
+  new Date(t)
+    .toLocaleString('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+    .replace(',', '');
 
 /** Reservations: a week calendar per GPU model (a bar per window) and a form to reserve GPUs or whole nodes. */
 export default function ReservationsPage() {
@@ -192,7 +203,13 @@ function WeekCalendar({
                   {r.active && <span className="pill pill-ok"> open now</span>}
                 </span>
                 {canEdit && (
-                  <button type="button" className="btn btn-link btn-sm" data-testid="res-edit" onClick={() => onEdit(r)} aria-label={`Edit reservation ${r.name}`}>
+                  <button
+                    type="button"
+                    className="btn btn-link btn-sm"
+                    data-testid="res-edit"
+                    onClick={() => onEdit(r)}
+                    aria-label={`Edit reservation ${r.name}`}
+                  >
                     Edit
                   </button>
                 )}

@@ -233,11 +233,7 @@ function JobView({ job, crumbs, stale }: { job: JobDetail; crumbs: React.ReactNo
 
       <section className="section">
         <h2 className="section-title">Events</h2>
-        {events.length === 0 ? (
-          <Empty>No events yet.</Empty>
-        ) : (
-          <Timeline events={events} testId="job-events" itemTestId="job-event" />
-        )}
+        {events.length === 0 ? <Empty>No events yet.</Empty> : <Timeline events={events} testId="job-events" itemTestId="job-event" />}
       </section>
     </div>
   );
