@@ -112,8 +112,7 @@ test.describe('console: job tasks', () => {
       // checkpoint (the driver's own count, after the container start) may settle a hair below the
       // last estimate: a step back under one percentage point is that correction, not a reset.
       expect(Math.min(...seen)).toBeGreaterThan(0);
-      for (let i = 1; i < seen.length; i++)
-        expect(seen[i]!, `progress went back at sample ${i}: ${seen.join(', ')}`).toBeGreaterThan(seen[i - 1]! - 0.01);
+      for (let i = 1; i < seen.length; i++) expect(seen[i]!, `progress went back at sample ${i}: ${seen.join(', ')}`).toBeGreaterThan(seen[i - 1]! - 0.01);
     } finally {
       await max.jobs.cancel(job.id).catch(() => undefined);
     }
