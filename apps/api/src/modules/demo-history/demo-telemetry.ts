@@ -7,7 +7,16 @@
  */
 import { gpuLoads, gpuSamples, type GpuClaim, type SampledNode } from '@gantry/driver';
 import { yieldToEventLoop } from './demo-replay';
-import { bucketOf, computeTick, withClusterRows, type RollupDelta, type RollupRow, type TickAllocation, type TickGpu } from '../telemetry/telemetry-tick';
+import {
+  addMeasures,
+  bucketOf,
+  computeTick,
+  withClusterRows,
+  type RollupDelta,
+  type RollupRow,
+  type TickAllocation,
+  type TickGpu,
+} from '../telemetry/telemetry-tick';
 
 /** An allocation of the past with the claim the simulated cluster would have held for it. */
 export interface PastAllocation extends TickAllocation {
@@ -50,12 +59,7 @@ function addInto(rows: Map<string, RollupRow>, stepSeconds: number, bucket: Date
     rows.set(key, { ...d, stepSeconds, bucket });
     return;
   }
-  r.capacitySeconds += d.capacitySeconds;
-  r.allocatedSeconds += d.allocatedSeconds;
-  r.busySeconds += d.busySeconds;
-  r.memoryMiBSeconds += d.memoryMiBSeconds;
-  r.energyJoules += d.energyJoules;
-  r.idleSeconds += d.idleSeconds;
+  addMeasures(r, d);
 }
 
 /**

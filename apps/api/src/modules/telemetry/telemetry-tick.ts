@@ -190,15 +190,20 @@ export function withClusterRows(deltas: readonly RollupDelta[]): RollupDelta[] {
       energyJoules: 0,
       idleSeconds: 0,
     };
-    s.capacitySeconds += d.capacitySeconds;
-    s.allocatedSeconds += d.allocatedSeconds;
-    s.busySeconds += d.busySeconds;
-    s.memoryMiBSeconds += d.memoryMiBSeconds;
-    s.energyJoules += d.energyJoules;
-    s.idleSeconds += d.idleSeconds;
+    addMeasures(s, d);
     sums.set(key, s);
   }
   return [...deltas, ...sums.values()];
+}
+
+/** Adds the measures of `d` (GPU-seconds, MiB-seconds, joules) into `into`: the one place a rollup's sums grow. */
+export function addMeasures(into: RollupDelta, d: RollupDelta): void {
+  into.capacitySeconds += d.capacitySeconds;
+  into.allocatedSeconds += d.allocatedSeconds;
+  into.busySeconds += d.busySeconds;
+  into.memoryMiBSeconds += d.memoryMiBSeconds;
+  into.energyJoules += d.energyJoules;
+  into.idleSeconds += d.idleSeconds;
 }
 
 /** Start of the bucket of `stepSeconds` that holds `at`. */
