@@ -5,11 +5,17 @@
  */
 import type { ShapeMix } from './shape-mix';
 import { type DeviceOption, type JobView, type NodeView, poolFree } from './views';
+import { type WholeHostModel, wholeFreeGpus } from './whole-host';
 
 /**
  * CPU stranding: with the mix's CPU per GPU thousandth c (expected CPU demand / expected GPU
  * demand, CPU-only shapes included), a node's idle GPU milli beyond what its free CPU can feed
  * (cpuFree / c) is expected to stay idle. `change` is the stranded GPU milli a placement adds.
+ *
+ * With a WholeHostModel, a node the mix's largest whole-GPU shape may still take whole counts
+ * only the part of its stranding expected when that shape does not take it (1 - its take
+ * probability): the shape brings its own CPU, so a large node it fills strands nothing. Breaking
+ * such a node then earns no credit for stranding the large shape would never have left.
  */
 export class CpuStrandModel {
   private version = -1;
@@ -18,6 +24,8 @@ export class CpuStrandModel {
     readonly mix: ShapeMix,
     /** Multiplies the CPU per GPU thousandth (1: the mix's own ratio). */
     private readonly scale = 1,
+    /** Nodes the largest whole shape may take whole (null: plain stranding). */
+    private readonly whole: WholeHostModel | null = null,
   ) {}
 
   /** CPU milli the learned mix asks per GPU thousandth (0 when it holds no GPU shape). */
@@ -48,7 +56,12 @@ export class CpuStrandModel {
     }
     let used = 0;
     for (const pos of option.gpus) used += job.kind === 'whole' ? poolFree(n.gpus[pos]!) : job.kind === 'share' ? job.milli : 0;
-    return strandedMilli(idle - used, n.cpuFree - job.cpu, ratio) - strandedMilli(idle, n.cpuFree, ratio);
+    const before = strandedMilli(idle, n.cpuFree, ratio);
+    const after = strandedMilli(idle - used, n.cpuFree - job.cpu, ratio);
+    if (this.whole === null || (before === 0 && after === 0) || this.whole.pressure() === 0) return after - before;
+    const free = wholeFreeGpus(n);
+    const keptAfter = 1 - this.whole.takeWhole(free - this.whole.taken(job, n, option), n.cpuFree - job.cpu);
+    return after * keptAfter - before * (1 - this.whole.takeWhole(free, n.cpuFree));
   }
 }
 

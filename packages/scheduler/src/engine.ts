@@ -9,7 +9,8 @@
  *                      cpu-strand, fit, topology, reserve-permit); registry.ts names them
  *   profiles.ts        the built-in profiles (gantry, best-fit, spread, fgd)
  *   fragmentation.ts   the fragmentation model; cpu-strand.ts the CPU-stranding model;
- *                      model-pressure.ts the demand pinned to each GPU model
+ *                      model-pressure.ts the demand pinned to each GPU model;
+ *                      whole-host.ts the nodes the largest whole-GPU shape still needs whole
  *   shape-mix.ts       the learned mix of request shapes
  *   node-classes.ts    node classes and the per-shape board (the cache that makes a scan cheap)
  *   device-options.ts  the ways one replica can use a node's GPUs

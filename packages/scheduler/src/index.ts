@@ -10,6 +10,7 @@ export { PROFILES, defaultProfileRegistry } from './profiles';
 export { defaultPluginRegistry } from './registry';
 export { FragmentationModel, fitMass } from './fragmentation';
 export { CpuStrandModel, strandedMilli } from './cpu-strand';
+export { WholeHostModel, wholeFreeGpus } from './whole-host';
 export { gpuUnits } from './plugins/reserve-permit';
 export { ShapeMix, mixDistance } from './shape-mix';
 export type { MixEntry, MixShape, ShapeMixOptions } from './shape-mix';

@@ -6,6 +6,7 @@
 import { CpuStrandModel } from '../cpu-strand';
 import { FragmentationModel } from '../fragmentation';
 import { ModelPressureModel } from '../model-pressure';
+import { WholeHostModel } from '../whole-host';
 import type { ScorePlugin } from '../framework';
 import { ShapeMix } from '../shape-mix';
 import type { ShapeCount } from '../types';
@@ -13,7 +14,8 @@ import type { EngineHandle } from '../views';
 
 /**
  * Gantry's fragmentation score: minus the expected fragmentation added, in GPUs, rounded down to
- * args.quantum; minus args.strand x the GPUs the placement strands for lack of CPU (CpuStrandModel).
+ * args.quantum; minus args.strand x the GPUs the placement strands for lack of CPU (CpuStrandModel;
+ * with args.wholeHost, not counting nodes the mix's largest whole shape is expected to take whole).
  */
 export function fragmentationScore(engine: EngineHandle, args: Record<string, unknown>): ScorePlugin {
   const model = new FragmentationModel(engine.mix, 'fragmentation', args.memory === true, args.memory !== true && args.grouped !== false);
@@ -22,7 +24,9 @@ export function fragmentationScore(engine: EngineHandle, args: Record<string, un
   const relative = args.relative === true;
   // CPU stranding folded in (weight args.strand, after the quantum): one plugin call per option
   const strandW = (args.strand as number | undefined) ?? 0;
-  const strand = new CpuStrandModel(engine.mix, (args.strandScale as number | undefined) ?? 1);
+  // stranding counted only where the mix's largest whole shape is not expected to take the node
+  const whole = strandW > 0 && args.wholeHost === true ? wholeHostModel(engine, args) : null;
+  const strand = new CpuStrandModel(engine.mix, (args.strandScale as number | undefined) ?? 1, whole);
   // pinned work displaced from pressured GPU models (weight args.pressure, after the quantum)
   const pressureW = (args.pressure as number | undefined) ?? 0;
   const pressure =
@@ -34,7 +38,8 @@ export function fragmentationScore(engine: EngineHandle, args: Record<string, un
       : null;
   return {
     name: 'fragmentation',
-    epoch: () => engine.mix.version + (pressure ? pressure.epoch() : 0),
+    // each part's version only grows, so the sum moves whenever one of them does
+    epoch: () => engine.mix.version + (pressure ? pressure.epoch() : 0) + (whole ? whole.epoch() : 0),
     score(_s, job, n, option) {
       const v = -model.change(job, n, option) / 1000;
       const q = relative ? Math.max(floor, (quantum * job.gpus * job.milli) / 1000) : quantum;
@@ -43,6 +48,14 @@ export function fragmentationScore(engine: EngineHandle, args: Record<string, un
       return pressure ? g - pressureW * pressure.cost(job, n, option) : g;
     },
   };
+}
+
+/** The whole-host model of a score plugin's args (wholeHostEvery, wholeHostMinChange). */
+export function wholeHostModel(engine: EngineHandle, args: Record<string, unknown>): WholeHostModel {
+  return new WholeHostModel(engine.mix, engine.nodes, {
+    every: args.wholeHostEvery as number | undefined,
+    minChange: args.wholeHostMinChange as number | undefined,
+  });
 }
 
 /**

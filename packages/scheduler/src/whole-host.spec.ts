@@ -1,0 +1,116 @@
+import { CpuStrandModel, strandedMilli } from './cpu-strand';
+import { Engine } from './engine';
+import { PROFILES } from './profiles';
+import { job, node } from './testing/builders';
+import type { NodeState, ShapeCount } from './types';
+import { WholeHostModel, wholeFreeGpus } from './whole-host';
+
+const count = (j: ReturnType<typeof job>, n: number): ShapeCount => ({ request: j.build().request, count: n });
+
+// 188 1-GPU jobs (16 cores), 7 2-GPU jobs (32 cores), 5 8-GPU jobs (80 cores): the 8-GPU shape is
+// 2.5% of the jobs and 40 / 242 of the GPU demand; 15.008 CPU milli per GPU milli
+const mix = [count(job().gpus(1).cpu(16000), 188), count(job().gpus(2).cpu(32000), 7), count(job().gpus(8).cpu(80000), 5)];
+const share8 = 40 / 242;
+const g2 = (id = 'g2') => node(id).gpus(8, 'G2').cpu(96000);
+const t4 = (id = 't4') => node(id).gpus(2, 'T4').cpu(104000);
+const t4s = (k: number) => Array.from({ length: k }, (_, i) => t4(`t4-${i}`).build());
+
+const engineOf = (nodes: NodeState[], history: ShapeCount[] = mix) => {
+  const e = new Engine({ nodes }, { history });
+  e.mix.refresh();
+  return e;
+};
+
+describe('WholeHostModel: how much of the nodes that can take the largest whole shape it still needs', () => {
+  it.each([
+    { name: 'one host, 16 GPUs free: the 8-GPU demand to come needs a third of it', nodes: [g2().build(), ...t4s(4)], history: mix, want: (share8 * 16) / 8 },
+    { name: 'ten hosts, 82 GPUs free: a sixth', nodes: [...Array.from({ length: 10 }, (_, i) => g2(`g2-${i}`).build()), t4().build()], history: mix, want: (share8 * 82) / 80 },
+    { name: 'one host among 56 free GPUs: all of it', nodes: [g2().build(), ...t4s(24)], history: mix, want: 1 },
+    { name: 'a broken 8-GPU node is no host: nothing left to host it', nodes: [g2().allocated(0).build(), ...t4s(4)], history: mix, want: 1 },
+    { name: 'a host without the shape`s CPU is no host', nodes: [g2().cpu(96000, 64000).build(), ...t4s(4)], history: mix, want: 1 },
+    {
+      name: 'no whole shape of 2+ GPUs in the mix: no pressure',
+      nodes: [g2().build(), ...t4s(4)],
+      history: [count(job().gpus(1).cpu(16000), 10), count(job().share(500).cpu(4000), 10)],
+      want: 0,
+    },
+    {
+      name: 'a pinned 8-GPU shape does not count',
+      nodes: [g2().build(), ...t4s(4)],
+      history: [count(job().gpus(1).cpu(16000), 188), count(job().gpus(8).models('G2').cpu(80000), 5)],
+      want: 0,
+    },
+  ])('$name', ({ nodes, history, want }) => {
+    const e = engineOf(nodes, history);
+    expect(new WholeHostModel(e.mix, e.nodes).pressure()).toBeCloseTo(want, 9);
+  });
+
+  it.each([
+    { name: 'all the shape`s CPU fits', wholeFree: 8, cpuFree: 96000, want: 1 },
+    { name: 'too few fully free GPUs', wholeFree: 7, cpuFree: 96000, want: 0 },
+    { name: 'less CPU than the shape asks', wholeFree: 8, cpuFree: 79999, want: 0 },
+  ])('takeWhole: pressure x the share of the shape that fits: $name', ({ wholeFree, cpuFree, want }) => {
+    const e = engineOf([g2().build(), ...t4s(24)]);
+    expect(new WholeHostModel(e.mix, e.nodes).takeWhole(wholeFree, cpuFree)).toBe(want);
+  });
+
+  it('counts fully free GPUs only (a share on a GPU breaks it)', () => {
+    const e = engineOf([g2().allocated(0).shared(1, 300).build()]);
+    expect(wholeFreeGpus(e.nodes[0]!)).toBe(6);
+  });
+
+  it('re-reads free capacity every `every` placements and republishes a change of at least minChange', () => {
+    const e = engineOf([g2('a').build(), g2('b').build(), ...t4s(4)]);
+    const m = new WholeHostModel(e.mix, e.nodes, { every: 2, minChange: 0.05 });
+    const v = m.epoch();
+    expect(m.pressure()).toBeCloseTo((share8 * 24) / 16, 9);
+    e.place(job().gpus(8).cpu(80000).build());
+    expect(m.epoch()).toBe(v);
+    expect(m.epoch()).toBe(v + 1);
+    expect(m.pressure()).toBeCloseTo((share8 * 16) / 8, 9);
+  });
+});
+
+describe('CPU stranding with whole hosts', () => {
+  it('a host counts only the stranding expected when the large shape does not take it', () => {
+    const e = engineOf([g2().build(), ...t4s(4)]);
+    const whole = new WholeHostModel(e.mix, e.nodes);
+    const plain = new CpuStrandModel(e.mix);
+    const withHosts = new CpuStrandModel(e.mix, 1, whole);
+    const c = plain.cpuPerGpuMilli();
+    const jv = e.jobView(job().gpus(1).cpu(2000).build());
+    const nv = e.nodes[0]!;
+    const o = e.deviceOptions(jv, nv)[0]!;
+    const before = strandedMilli(8000, 96000, c);
+    const after = strandedMilli(7000, 94000, c);
+    expect(plain.change(jv, nv, o)).toBeCloseTo(after - before, 9);
+    // the node is a host before (taken whole with the pressure), not after (7 GPUs left)
+    expect(withHosts.change(jv, nv, o)).toBeCloseTo(after - (1 - whole.pressure()) * before, 9);
+  });
+
+  // the decision the whole-host term changes: a CPU-light 1-GPU pod, an empty 8-GPU node (its 96
+  // cores strand 1.6 GPUs at the mix's 15 cores per GPU; the pod relieves 0.87 of them) and empty
+  // 2-GPU nodes (no stranding). Fragmentation: -0.2 on the 8-GPU node, -0.1 on a 2-GPU node.
+  const withoutHosts = {
+    ...PROFILES.gantry!,
+    name: 'no-hosts',
+    score: PROFILES.gantry!.score.map((s) => (s.name === 'fragmentation' ? { ...s, args: { ...s.args, wholeHost: false } } : s)),
+  };
+  const pod = () => job('pod').gpus(1).cpu(2000).build();
+  it.each([
+    { name: 'the last 8-GPU host, needed by the 8-GPU demand to come: the pod takes a 2-GPU node', nodes: () => [g2().build(), ...t4s(24)], want: 't4-0', wantOld: 'g2' },
+    {
+      name: 'hosts plentiful for the 8-GPU demand: the stranding credit still breaks one',
+      nodes: () => [...Array.from({ length: 10 }, (_, i) => g2(`g2-${i}`).build()), t4('t4-0').build()],
+      want: 'g2-0',
+      wantOld: 'g2-0',
+    },
+  ])('$name', ({ nodes, want, wantOld }) => {
+    expect(new Engine({ nodes: nodes() }, { history: mix }).submit(pod()).replicas[0]!.nodeId).toBe(want);
+    expect(new Engine({ nodes: nodes() }, { history: mix, profile: withoutHosts }).submit(pod()).replicas[0]!.nodeId).toBe(wantOld);
+  });
+
+  it('the gantry profile counts whole hosts in the stranding, re-read with the model pressure', () => {
+    expect(PROFILES.gantry!.score.find((s) => s.name === 'fragmentation')!.args).toMatchObject({ wholeHost: true, wholeHostEvery: 64, wholeHostMinChange: 0.05 });
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * Whole hosts: nodes that can still take the learned mix's largest whole-GPU shape (G fully free
+ * GPUs and its CPU), and how much of their capacity that shape's demand still to come needs.
+ *
+ * The largest shape's share d of the expected GPU demand (unpinned shapes of G >= 2 GPUs), over
+ * the cluster's free GPU capacity F, is d x F of work still to come; the hosts offer H: per node,
+ * its G-GPU blocks (G x floor(fully free GPUs / G)) times the share of the shape whose CPU fits
+ * the node's free CPU. The pressure min(1, d x F / H) is the share of a host the shape is
+ * expected to take whole. Used by CpuStrandModel: a host is stranded only if the shape does not
+ * take it, so it counts (1 - pressure x CPU fit) of its stranding, and a small pod that breaks it
+ * earns no credit for stranding that the large shape would never have left.
+ *
+ * Free capacity is re-read every `every` placements (like model pressure) and a new pressure is
+ * published (a new epoch: node states are re-scored) only when it moved by at least `minChange`.
+ * With no whole shape of 2+ GPUs in the mix the pressure is 0 and nothing is read.
+ */
+import { fitMass } from './fragmentation';
+import type { ShapeMix } from './shape-mix';
+import { type DeviceOption, type JobView, type NodeView, poolFree } from './views';
+
+export interface WholeHostOptions {
+  /** Re-read free capacity every this many placements (0: only when the mix changes). */
+  every?: number;
+  /** Publish a new pressure only when it moved by at least this much. */
+  minChange?: number;
+}
+
+/** Fully free GPUs of a node (a share or a job on a GPU takes it out). */
+export function wholeFreeGpus(n: NodeView): number {
+  let w = 0;
+  for (const g of n.gpus) if (g.mode !== 'mig' && poolFree(g) === 1000) w++;
+  return w;
+}
+
+export class WholeHostModel {
+  private mixVersion = -1;
+  /** Bumps whenever the published pressure changes (part of the score plugin's epoch). */
+  version = 0;
+  private value = 0;
+  /** GPUs of the largest unpinned whole shape (0: none of 2+ GPUs in the mix). */
+  private gpus = 0;
+  /** Its share of the expected GPU demand. */
+  private share = 0;
+  /** Its CPU thresholds ascending and the cumulative share of its mass (1 at the end). */
+  private cpu = new Float64Array(0);
+  private cum = new Float64Array(0);
+  private readonly every: number;
+  private readonly minChange: number;
+  private calls = 0;
+
+  constructor(
+    readonly mix: ShapeMix,
+    private readonly nodes: readonly NodeView[],
+    options: WholeHostOptions = {},
+  ) {
+    this.every = options.every ?? 0;
+    this.minChange = options.minChange ?? 0;
+  }
+
+  /** Call once per placement attempt: re-reads free capacity on schedule; returns the version. */
+  epoch(): number {
+    if (this.mixVersion !== this.mix.version) this.sync();
+    else if (this.every > 0 && this.gpus > 0 && ++this.calls >= this.every) {
+      this.calls = 0;
+      this.publish(this.compute(), this.minChange);
+    }
+    return this.version;
+  }
+
+  /** Share of a host the largest whole shape is expected to take, 0..1. */
+  pressure(): number {
+    if (this.mixVersion !== this.mix.version) this.sync();
+    return this.value;
+  }
+
+  /**
+   * Probability that the largest whole shape takes a node with `wholeFree` fully free GPUs and
+   * `cpuFree` CPU whole: the pressure times the share of the shape whose CPU fits (0 when the
+   * node has fewer than G fully free GPUs).
+   */
+  takeWhole(wholeFree: number, cpuFree: number): number {
+    const p = this.pressure();
+    if (p === 0 || wholeFree < this.gpus) return 0;
+    return p * fitMass(this.cpu, this.cum, cpuFree);
+  }
+
+  /** Fully free GPUs a replica of `job` with `option` takes (a share breaks a free GPU too). */
+  taken(job: JobView, n: NodeView, option: DeviceOption): number {
+    if (job.kind !== 'whole' && job.kind !== 'share') return 0;
+    let t = 0;
+    for (const pos of option.gpus) if (poolFree(n.gpus[pos]!) === 1000) t++;
+    return t;
+  }
+
+  private sync(): void {
+    let total = 0;
+    let gpus = 0;
+    for (const m of this.mix.entries) {
+      if (m.kind !== 'whole' && m.kind !== 'share') continue;
+      total += m.p * m.gpus * m.milli;
+      if (m.kind === 'whole' && !m.models && m.gpus >= 2) gpus = Math.max(gpus, m.gpus);
+    }
+    const items: { cpu: number; p: number }[] = [];
+    let d = 0;
+    for (const m of this.mix.entries)
+      if (m.kind === 'whole' && !m.models && m.gpus === gpus && gpus > 0) {
+        items.push({ cpu: m.cpu, p: m.p });
+        d += m.p;
+      }
+    items.sort((a, b) => a.cpu - b.cpu);
+    let c = 0;
+    this.cpu = Float64Array.from(items.map((x) => x.cpu));
+    this.cum = Float64Array.from(items.map((x) => (c += x.p) / d));
+    this.gpus = total > 0 ? gpus : 0;
+    this.share = total > 0 ? (d * gpus * 1000) / total : 0;
+    this.mixVersion = this.mix.version;
+    this.calls = 0;
+    this.publish(this.compute(), 0);
+  }
+
+  private compute(): number {
+    if (this.gpus === 0) return 0;
+    let free = 0;
+    let hosts = 0;
+    for (const n of this.nodes) {
+      for (const g of n.gpus) if (g.mode !== 'mig') free += poolFree(g);
+      const blocks = Math.floor(wholeFreeGpus(n) / this.gpus);
+      if (blocks > 0) hosts += blocks * this.gpus * 1000 * fitMass(this.cpu, this.cum, n.cpuFree);
+    }
+    const need = this.share * free;
+    return hosts > 0 ? Math.min(1, need / hosts) : need > 0 ? 1 : 0;
+  }
+
+  private publish(next: number, minChange: number): void {
+    const moved = Math.abs(next - this.value);
+    if (moved === 0 || (minChange > 0 && moved < minChange)) return;
+    this.value = next;
+    this.version++;
+  }
+}
