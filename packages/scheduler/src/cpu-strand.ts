@@ -12,10 +12,11 @@ import { type WholeHostModel, wholeFreeGpus } from './whole-host';
  * demand, CPU-only shapes included), a node's idle GPU milli beyond what its free CPU can feed
  * (cpuFree / c) is expected to stay idle. `change` is the stranded GPU milli a placement adds.
  *
- * With a WholeHostModel, a node the mix's largest whole-GPU shape may still take whole counts
- * only the part of its stranding expected when that shape does not take it (1 - its take
- * probability): the shape brings its own CPU, so a large node it fills strands nothing. Breaking
- * such a node then earns no credit for stranding the large shape would never have left.
+ * With a WholeHostModel, a placement that lowers the stranding of a node the mix's largest
+ * whole-GPU shape may still take whole earns the credit only for the part expected when that
+ * shape does not take it (x (1 - its take probability)): the shape brings its own CPU, so a large
+ * node it fills strands nothing, and a small pod that breaks it relieves nothing. Stranding a
+ * placement adds is charged in full (the node loses CPU or GPUs either way).
  */
 export class CpuStrandModel {
   private version = -1;
@@ -58,10 +59,9 @@ export class CpuStrandModel {
     for (const pos of option.gpus) used += job.kind === 'whole' ? poolFree(n.gpus[pos]!) : job.kind === 'share' ? job.milli : 0;
     const before = strandedMilli(idle, n.cpuFree, ratio);
     const after = strandedMilli(idle - used, n.cpuFree - job.cpu, ratio);
-    if (this.whole === null || (before === 0 && after === 0) || this.whole.pressure() === 0) return after - before;
-    const free = wholeFreeGpus(n);
-    const keptAfter = 1 - this.whole.takeWhole(free - this.whole.taken(job, n, option), n.cpuFree - job.cpu);
-    return after * keptAfter - before * (1 - this.whole.takeWhole(free, n.cpuFree));
+    const d = after - before;
+    // a credit on a whole host pays only for the stranding expected if the large shape does not take it
+    return d < 0 && this.whole !== null ? d * (1 - this.whole.takeWhole(wholeFreeGpus(n), n.cpuFree)) : d;
   }
 }
 

@@ -17,12 +17,21 @@ export const PROFILES: Record<string, Profile> = {
       // CPU to feed it (at the mix's CPU per GPU) costs 0.2 (the cpu-strand score, folded in);
       // each GPU of pinned work a placement displaces costs 1 (model pressure, re-read from the
       // free capacity every 64 placements, republished when a model's pressure moved by 0.05);
-      // a node the mix's largest whole-GPU shape is expected to take whole is not counted as
-      // stranded (whole-host model, re-read on the same schedule)...
+      // relieving the stranding of a node the mix's largest whole-GPU shape may take whole earns
+      // the credit only for when that shape does not take it (whole hosts, re-read likewise)...
       {
         name: 'fragmentation',
         weight: 1,
-        args: { quantum: 0.1, strand: 0.2, pressure: 1, pressureEvery: 64, pressureMinChange: 0.05, wholeHost: true, wholeHostEvery: 64, wholeHostMinChange: 0.05 },
+        args: {
+          quantum: 0.1,
+          strand: 0.2,
+          pressure: 1,
+          pressureEvery: 64,
+          pressureMinChange: 0.05,
+          wholeHost: true,
+          wholeHostEvery: 64,
+          wholeHostMinChange: 0.05,
+        },
       },
       // ...then the busier node and the tighter GPU (consolidation), then node order
       { name: 'packing', weight: 0.001 },

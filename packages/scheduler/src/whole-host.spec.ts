@@ -24,7 +24,12 @@ const engineOf = (nodes: NodeState[], history: ShapeCount[] = mix) => {
 describe('WholeHostModel: how much of the nodes that can take the largest whole shape it still needs', () => {
   it.each([
     { name: 'one host, 16 GPUs free: the 8-GPU demand to come needs a third of it', nodes: [g2().build(), ...t4s(4)], history: mix, want: (share8 * 16) / 8 },
-    { name: 'ten hosts, 82 GPUs free: a sixth', nodes: [...Array.from({ length: 10 }, (_, i) => g2(`g2-${i}`).build()), t4().build()], history: mix, want: (share8 * 82) / 80 },
+    {
+      name: 'ten hosts, 82 GPUs free: a sixth',
+      nodes: [...Array.from({ length: 10 }, (_, i) => g2(`g2-${i}`).build()), t4().build()],
+      history: mix,
+      want: (share8 * 82) / 80,
+    },
     { name: 'one host among 56 free GPUs: all of it', nodes: [g2().build(), ...t4s(24)], history: mix, want: 1 },
     { name: 'a broken 8-GPU node is no host: nothing left to host it', nodes: [g2().allocated(0).build(), ...t4s(4)], history: mix, want: 1 },
     { name: 'a host without the shape`s CPU is no host', nodes: [g2().cpu(96000, 64000).build(), ...t4s(4)], history: mix, want: 1 },
@@ -72,7 +77,7 @@ describe('WholeHostModel: how much of the nodes that can take the largest whole 
 });
 
 describe('CPU stranding with whole hosts', () => {
-  it('a host counts only the stranding expected when the large shape does not take it', () => {
+  it('relieving a host`s stranding earns the credit only for when the large shape does not take it', () => {
     const e = engineOf([g2().build(), ...t4s(4)]);
     const whole = new WholeHostModel(e.mix, e.nodes);
     const plain = new CpuStrandModel(e.mix);
@@ -84,8 +89,18 @@ describe('CPU stranding with whole hosts', () => {
     const before = strandedMilli(8000, 96000, c);
     const after = strandedMilli(7000, 94000, c);
     expect(plain.change(jv, nv, o)).toBeCloseTo(after - before, 9);
-    // the node is a host before (taken whole with the pressure), not after (7 GPUs left)
-    expect(withHosts.change(jv, nv, o)).toBeCloseTo(after - (1 - whole.pressure()) * before, 9);
+    expect(withHosts.change(jv, nv, o)).toBeCloseTo((after - before) * (1 - whole.pressure()), 9);
+  });
+
+  it('stranding a placement adds on a host is charged in full', () => {
+    const e = engineOf([g2().build(), ...t4s(4)]);
+    const plain = new CpuStrandModel(e.mix);
+    const withHosts = new CpuStrandModel(e.mix, 1, new WholeHostModel(e.mix, e.nodes));
+    const jv = e.jobView(job().cpu(40000).build());
+    const nv = e.nodes[0]!;
+    const o = e.deviceOptions(jv, nv)[0]!;
+    expect(plain.change(jv, nv, o)).toBeGreaterThan(0);
+    expect(withHosts.change(jv, nv, o)).toBe(plain.change(jv, nv, o));
   });
 
   // the decision the whole-host term changes: a CPU-light 1-GPU pod, an empty 8-GPU node (its 96
@@ -98,7 +113,12 @@ describe('CPU stranding with whole hosts', () => {
   };
   const pod = () => job('pod').gpus(1).cpu(2000).build();
   it.each([
-    { name: 'the last 8-GPU host, needed by the 8-GPU demand to come: the pod takes a 2-GPU node', nodes: () => [g2().build(), ...t4s(24)], want: 't4-0', wantOld: 'g2' },
+    {
+      name: 'the last 8-GPU host, needed by the 8-GPU demand to come: the pod takes a 2-GPU node',
+      nodes: () => [g2().build(), ...t4s(24)],
+      want: 't4-0',
+      wantOld: 'g2',
+    },
     {
       name: 'hosts plentiful for the 8-GPU demand: the stranding credit still breaks one',
       nodes: () => [...Array.from({ length: 10 }, (_, i) => g2(`g2-${i}`).build()), t4('t4-0').build()],
@@ -111,6 +131,10 @@ describe('CPU stranding with whole hosts', () => {
   });
 
   it('the gantry profile counts whole hosts in the stranding, re-read with the model pressure', () => {
-    expect(PROFILES.gantry!.score.find((s) => s.name === 'fragmentation')!.args).toMatchObject({ wholeHost: true, wholeHostEvery: 64, wholeHostMinChange: 0.05 });
+    expect(PROFILES.gantry!.score.find((s) => s.name === 'fragmentation')!.args).toMatchObject({
+      wholeHost: true,
+      wholeHostEvery: 64,
+      wholeHostMinChange: 0.05,
+    });
   });
 });

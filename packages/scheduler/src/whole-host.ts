@@ -7,8 +7,9 @@
  * its G-GPU blocks (G x floor(fully free GPUs / G)) times the share of the shape whose CPU fits
  * the node's free CPU. The pressure min(1, d x F / H) is the share of a host the shape is
  * expected to take whole. Used by CpuStrandModel: a host is stranded only if the shape does not
- * take it, so it counts (1 - pressure x CPU fit) of its stranding, and a small pod that breaks it
- * earns no credit for stranding that the large shape would never have left.
+ * take it, so a placement that relieves its stranding earns (1 - pressure x CPU fit) of the
+ * credit. While hosts are plentiful for the shape (default trace: d = 6%, about 0.07) a CPU-light
+ * pod still earns most of it for breaking one; once the shape needs them all, none.
  *
  * Free capacity is re-read every `every` placements (like model pressure) and a new pressure is
  * published (a new epoch: node states are re-scored) only when it moved by at least `minChange`.
@@ -16,7 +17,7 @@
  */
 import { fitMass } from './fragmentation';
 import type { ShapeMix } from './shape-mix';
-import { type DeviceOption, type JobView, type NodeView, poolFree } from './views';
+import { type NodeView, poolFree } from './views';
 
 export interface WholeHostOptions {
   /** Re-read free capacity every this many placements (0: only when the mix changes). */
@@ -82,14 +83,6 @@ export class WholeHostModel {
     const p = this.pressure();
     if (p === 0 || wholeFree < this.gpus) return 0;
     return p * fitMass(this.cpu, this.cum, cpuFree);
-  }
-
-  /** Fully free GPUs a replica of `job` with `option` takes (a share breaks a free GPU too). */
-  taken(job: JobView, n: NodeView, option: DeviceOption): number {
-    if (job.kind !== 'whole' && job.kind !== 'share') return 0;
-    let t = 0;
-    for (const pos of option.gpus) if (poolFree(n.gpus[pos]!) === 1000) t++;
-    return t;
   }
 
   private sync(): void {
