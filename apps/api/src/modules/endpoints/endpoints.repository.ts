@@ -58,6 +58,11 @@ export class EndpointsRepository {
     return this.prisma.client.endpoint.findFirst({ where: this.where(scope, id), include: endpointWithReplicas });
   }
 
+  /** What the activator needs of an endpoint (no replicas or allocations: one query on the request's path). */
+  findForInvoke(scope: TenantScope, id: string) {
+    return this.prisma.client.endpoint.findFirst({ where: this.where(scope, id), select: { id: true, name: true, model: true } });
+  }
+
   /** Settings change; `desiredReplicas` follows the new bounds. False when gone. */
   async update(scope: TenantScope, id: string, patch: EndpointUpdate & { desiredReplicas?: number }): Promise<boolean> {
     const r = await this.prisma.client.endpoint.updateMany({ where: this.where(scope, id), data: { ...patch, version: { increment: 1 } } });

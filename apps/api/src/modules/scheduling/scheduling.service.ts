@@ -39,6 +39,16 @@ export interface CycleReport {
 
 type PendingRow = Awaited<ReturnType<SchedulingRepository['pendingJobs']>>[number];
 
+/** What the caller of a cycle hears while it runs (the schedule processor wires the node manager). */
+export interface CycleHooks {
+  /**
+   * Pending work (job ids, endpoint replica units) the engine could not place that asks for a MIG
+   * slice: called right after the placements are committed, before preemption and explanations,
+   * so that a re-partition of a free GPU is planned without waiting for the rest of the cycle.
+   */
+  migWaiting?(ids: string[]): void;
+}
+
 /** The scheduling cycle (docs/design.md section 4): snapshot, order, admit, place, commit, explain. */
 @Injectable()
 export class SchedulingService {
@@ -57,7 +67,7 @@ export class SchedulingService {
 
   private preemptedThisCycle = 0;
 
-  async cycle(): Promise<CycleReport> {
+  async cycle(hooks: CycleHooks = {}): Promise<CycleReport> {
     const t0 = performance.now();
     this.preemptedThisCycle = 0;
     // 1. snapshot
@@ -132,6 +142,8 @@ export class SchedulingService {
     if (placed) crashPoint('placement.committed');
     // The driver gets the cycle's starts together (startMany), through one lifecycle message.
     if (started.length) await this.queues.lifecycleStartMany(started);
+    const migWaiting = decision.pending.filter((u) => (byId.get(u.jobId)?.resources as JobResources | undefined)?.migProfile).map((u) => u.jobId);
+    if (migWaiting.length) hooks.migWaiting?.(migWaiting);
     // 5b. plan preemption for what is still waiting: reclaim from borrowers, lower priority in the team
     const preempting = await this.preempt(nodes, ordered, decision, held, borrowing, q, byId, holds, holdInfo);
     decision.pending = decision.pending.map((u) => preempting.get(u.jobId) ?? u);
@@ -143,14 +155,13 @@ export class SchedulingService {
     await this.repo.setReasons(reasons.filter((u) => !this.endpoints.owns(u.jobId)));
     await this.endpoints.explain(reasons);
     if (conflicts) await this.queues.requestSchedule('placement conflicts');
-    const migWaiting = decision.pending.filter((u) => (byId.get(u.jobId)?.resources as JobResources | undefined)?.migProfile).length;
     const report = {
       pending: pending.length,
       placed,
       conflicts,
       preempted: this.preemptedThisCycle,
       ms: Math.round(performance.now() - t0),
-      migWaiting,
+      migWaiting: migWaiting.length,
       snapshot: snapshotRead,
     };
     if (placed || conflicts)
