@@ -72,12 +72,15 @@ export class EndpointReplicasRepository {
    * still want another replica, the replica index must be free (unique active key) and every
    * GPU slot must be free (unique active slot, share sum under a lock). Null when not committed.
    */
-  async commitReplica(work: { endpointId: string; replica: number }, allocs: NewAllocation[], guard?: QuotaGuard): Promise<{ id: string } | null> {
+  async commitReplica(
+    work: { endpointId: string; replica: number; tenantId: string; teamId: string },
+    allocs: NewAllocation[],
+    guard?: QuotaGuard,
+  ): Promise<{ id: string } | null> {
     try {
       return await this.prisma.client.$transaction(async (tx) => {
-        const owner = await tx.endpoint.findUnique({ where: { id: work.endpointId }, select: { tenantId: true, teamId: true } });
-        if (!owner) return null;
-        if (guard && !(await withinQuota(tx, owner, allocs, guard))) return null;
+        // (an endpoint never changes team: the owner read with the pending work holds)
+        if (guard && !(await withinQuota(tx, { tenantId: work.tenantId, teamId: work.teamId }, allocs, guard))) return null;
         await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${work.endpointId} FOR UPDATE`;
         const ep = await tx.endpoint.findUnique({ where: { id: work.endpointId }, include: activeReplicas });
         if (!ep || ep.deletedAt || ep.replicas.length >= ep.desiredReplicas + ep.warmPool) return null;

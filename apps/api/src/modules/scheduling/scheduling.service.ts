@@ -78,15 +78,15 @@ export class SchedulingService {
     const pending: PendingRow[] = [...jobs, ...(replicas as unknown as PendingRow[])];
     // Reservations: the GPUs each open or coming window holds; at a window's start, other teams'
     // preemptible work on them is checkpointed and requeued (docs/reservations.md).
-    const holds = await this.reservations.holds(nodes);
-    await this.evictFromHolds(holds, nodes);
-    const snapshotRead = { full: read.full, reread: read.reread };
-    if (!pending.length) return { pending: 0, placed: 0, conflicts: 0, preempted: this.preemptedThisCycle, ms: performance.now() - t0, snapshot: snapshotRead };
-    const snapshot = buildSnapshot(nodes, undefined, Date.now(), this.foreign.current());
     // 2. order: priority, then age (the engine orders again, with fair share, among admitted jobs)
     const ordered = [...pending].sort((a, b) => PRIORITY_VALUE[b.priority] - PRIORITY_VALUE[a.priority] || a.createdAt.getTime() - b.createdAt.getTime());
+    // (the quota state is read meanwhile: an eviction changes no allocation before its checkpoint)
+    const [holds, q] = await Promise.all([this.reservations.holds(nodes), pending.length ? this.quotaState(ordered) : undefined]);
+    await this.evictFromHolds(holds, nodes);
+    const snapshotRead = { full: read.full, reread: read.reread };
+    if (!q) return { pending: 0, placed: 0, conflicts: 0, preempted: this.preemptedThisCycle, ms: performance.now() - t0, snapshot: snapshotRead };
+    const snapshot = buildSnapshot(nodes, undefined, Date.now(), this.foreign.current());
     // 3. admit: guaranteed, borrowing within the tenant's pool up to the limit, tenant total, budgets
-    const q = await this.quotaState(ordered);
     const { admitted, borrowing, held } = admit(
       ordered.map((j) => ({
         ...j,
@@ -115,7 +115,7 @@ export class SchedulingService {
     for (const [index, d] of decision.placed.entries()) {
       const job = byId.get(d.jobId)!;
       if (this.endpoints.owns(job.id)) {
-        outcome[index] = await this.endpoints.commit(job.id, toAllocations(job, d.replicas, nodesById), q.guard(job));
+        outcome[index] = await this.endpoints.commit(job, toAllocations(job, d.replicas, nodesById), q.guard(job));
       } else {
         placements.push({
           index,
