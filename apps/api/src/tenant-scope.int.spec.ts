@@ -277,6 +277,7 @@ const cases: Record<string, Case> = {
   },
   'EndpointsRepository.list': async (o) => expect((await repos.endpoints.list(o, page, {})).map((e) => e.id)).not.toContain(A.endpoint),
   'EndpointsRepository.find': async (o) => expect(await repos.endpoints.find(o, A.endpoint)).toBeNull(),
+  'EndpointsRepository.findForInvoke': async (o) => expect(await repos.endpoints.findForInvoke(o, A.endpoint)).toBeNull(),
   'EndpointsRepository.update': async (o) => {
     expect(await repos.endpoints.update(o, A.endpoint, { maxReplicas: 9 })).toBe(false);
     expect((await endpoint()).maxReplicas).toBe(2);

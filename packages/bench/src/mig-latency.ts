@@ -19,6 +19,7 @@
 import { startBenchApi, startBenchWorker } from '@gantry/api/bench-support';
 import { createApiKey, createTeam, createTenant, type PrismaClient } from '@gantry/db';
 import { generateTopology, SimulatedDriver, topologyCounts } from '@gantry/driver';
+import { probeDriver } from './driver-probe';
 import { scratchDatabase } from './scratch-db';
 import { gpusRegistered, percentile, sleep, until } from './waiting';
 
@@ -91,6 +92,7 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
   const nodes = Math.ceil((2 * o.runs + 1) / 8) + 1;
   const topology = generateTopology({ spines: 1, leavesPerSpine: 1, nodesPerLeaf: nodes, gpusPerNode: 8, models: [GPU_MODEL] });
   const driver = new SimulatedDriver({ topology, speed: 1 });
+  const probe = probeDriver(driver);
   const env = { DATABASE_URL: scratch.url, GANTRY_QUEUE_PREFIX: `gantry-bench-${scratch.id}`, GANTRY_SIM_SPEED: '1' };
   let w: Awaited<ReturnType<typeof startBenchWorker>> | undefined;
   let api: Awaited<ReturnType<typeof startBenchApi>> | undefined;
@@ -131,6 +133,10 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
       const row = await until(() => db.job.findFirst({ where: { id: job.id, runningSince: { not: null } } }), 60_000, 10);
       const ms = row.runningSince!.getTime() - t0;
       const { stages, requested } = await migStages(db, t0);
+      const applyCalled = probe.migApplyCalledAt(t0);
+      if (applyCalled) stages.driverMigApply = applyCalled - t0;
+      const started = probe.startedAt(job.id);
+      if (started) stages.driverStart = started - t0;
       if (requested !== 1) log(`migJobStart run ${i + 1}: expected one MIG change, saw ${requested}`);
       const alloc = await db.allocation.findFirst({ where: { jobId: job.id } });
       if (alloc) stages.placed = alloc.startedAt.getTime() - t0;
@@ -159,6 +165,8 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
       const stages: Stages = {};
       if (rep) {
         stages.placed = rep.createdAt.getTime() - t0;
+        const started = probe.startedAt(rep.id);
+        if (started) stages.driverStart = started - t0;
         if (rep.readyAt) stages.ready = rep.readyAt.getTime() - t0;
       }
       stages.answered = ms;
@@ -172,6 +180,8 @@ export async function runMigLatency(o: { runs: number }, log: (s: string) => voi
       const ep = await endpoint(`repartition-${i}`, 3600);
       const r = await invoke(ep.id, `repartition ${i}`);
       const mig = await migStages(db, r.t0);
+      const applyCalled = probe.migApplyCalledAt(r.t0);
+      if (applyCalled) mig.stages.driverMigApply = applyCalled - r.t0;
       if (mig.requested !== 1) log(`coldStartRepartition run ${i + 1}: expected one MIG change, saw ${mig.requested}`);
       const stages = { ...mig.stages, ...r.stages };
       b.push({ ms: r.ms, stages, offPath: mig.requested !== 1 });

@@ -197,6 +197,11 @@ export interface ClusterDriver {
   /** Checkpoints and stops the job (no `job-exited` event); resume with start({ progressSeconds, checkpoint }). */
   suspend(jobId: string): Promise<{ checkpoint: string; progressSeconds: number }>;
   status(jobId: string): Promise<WorkloadStatus>;
+  /**
+   * Optional: status() once the workload is no longer starting (it serves, or it ended), or as it
+   * is after `timeoutMs` real milliseconds. Without it a caller waiting for a start polls status().
+   */
+  untilStarted?(jobId: string, timeoutMs: number): Promise<WorkloadStatus>;
   /** Subscribes to health and workload events; returns an unsubscribe function. */
   onEvent(listener: (e: DriverEvent) => void): () => void;
   metrics(): Promise<GpuMetricSample[]>;

@@ -27,10 +27,10 @@ export class ScheduleProcessor implements QueueProcessor {
     let round = 0;
     do {
       await this.queues.takeScheduleRequest();
-      const report = await this.scheduling.cycle();
+      // MIG-waiting work goes to the node manager mid-cycle, as soon as the placements are committed
+      const report = await this.scheduling.cycle({ migWaiting: (ids) => this.nodeManager.planSoon(ids) });
       reports.push(report);
       await this.metrics.recordCycle(report);
-      if (report.migWaiting) this.nodeManager.planSoon();
     } while (++round < MAX_ROUNDS && (await this.queues.takeScheduleRequest()));
     return reports;
   }

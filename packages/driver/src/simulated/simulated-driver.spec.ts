@@ -1,4 +1,4 @@
-import type { DriverEvent, StartRequest } from '../types';
+import type { DriverEvent, StartRequest, WorkloadStatus } from '../types';
 import { generateTopology } from './generate-topology';
 import { MigLayoutError } from '../shared/mig-layout';
 import { SimulatedDriverClosedError } from './sim-timers';
@@ -183,6 +183,31 @@ describe('SimulatedDriver workloads', () => {
     await jest.advanceTimersByTimeAsync(600);
     expect((await driver.status('other-node')).starting).toBeUndefined();
     expect((await driver.status('other-image')).starting).toBeUndefined();
+  });
+
+  it('untilStarted wakes at the end of the container start and model load, not before; at once for a workload not starting', async () => {
+    const { driver } = tracked({ delays: { startSeconds: 1, modelLoadSeconds: 3 } });
+    await driver.start(wholeGpuJob('replica', { kind: 'inference' }));
+    const woken: WorkloadStatus[] = [];
+    void driver.untilStarted('replica', 60_000).then((s) => woken.push(s));
+    await jest.advanceTimersByTimeAsync(3_999);
+    expect(woken).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(woken).toEqual([{ state: 'running', progressSeconds: 0 }]);
+    expect(await driver.untilStarted('replica', 60_000)).toEqual({ state: 'running', progressSeconds: 0 });
+    expect(await driver.untilStarted('never-started', 60_000)).toEqual({ state: 'unknown', progressSeconds: 0 });
+  });
+
+  it('untilStarted wakes when a starting workload is stopped, and answers "still starting" after its timeout', async () => {
+    const { driver } = tracked({ delays: { startSeconds: 1, modelLoadSeconds: 3 } });
+    await driver.start(wholeGpuJob('stopped', { kind: 'inference' }));
+    await driver.start(wholeGpuJob('slow', { kind: 'inference' }, NODE, 1));
+    const stopped = driver.untilStarted('stopped', 60_000);
+    const slow = driver.untilStarted('slow', 500);
+    await driver.stop('stopped');
+    expect(await stopped).toEqual({ state: 'unknown', progressSeconds: 0 });
+    await jest.advanceTimersByTimeAsync(500);
+    expect(await slow).toEqual({ state: 'running', progressSeconds: 0, starting: true });
   });
 
   it('never starts a cached image slower than a pull when only startSeconds is set (benchmarks at zero delay)', async () => {

@@ -324,6 +324,12 @@ export class SimulatedDriver implements ClusterDriver {
     return this.workloads.status(jobId);
   }
 
+  /** Wakes at the workload's own transition (end of container start and model load), not at a poll. */
+  async untilStarted(jobId: string, timeoutMs: number): Promise<WorkloadStatus> {
+    await this.workloads.settled(jobId, timeoutMs);
+    return this.workloads.status(jobId);
+  }
+
   onEvent(listener: (e: DriverEvent) => void): () => void {
     return this.events.on(listener);
   }

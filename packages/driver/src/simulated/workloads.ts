@@ -65,6 +65,8 @@ interface SimJob {
 export class SimWorkloads {
   private readonly jobs = new Map<string, SimJob>();
   private readonly jobLogs: SimJobLogs;
+  /** Callers waiting for a job to leave `starting` (settled). */
+  private readonly startWaiters = new Map<string, Set<() => void>>();
 
   constructor(private readonly deps: SimWorkloadsDeps) {
     this.jobLogs = new SimJobLogs(deps.speed);
@@ -148,6 +150,28 @@ export class SimWorkloads {
     if (job && job.phase !== 'exited') this.exit(job, exitCode, reason);
   }
 
+  /** Resolves once the job is no longer starting (running, stopped, suspending, exited), or after `ms` real milliseconds. */
+  settled(jobId: string, ms: number): Promise<void> {
+    if (this.jobs.get(jobId)?.phase !== 'starting') return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const waiters = this.startWaiters.get(jobId) ?? new Set<() => void>();
+      this.startWaiters.set(jobId, waiters);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (!waiters.size && this.startWaiters.get(jobId) === waiters) this.startWaiters.delete(jobId);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref?.();
+      waiters.add(done);
+    });
+  }
+
+  private leftStarting(jobId: string): void {
+    for (const done of [...(this.startWaiters.get(jobId) ?? [])]) done();
+  }
+
   status(jobId: string): WorkloadStatus {
     const job = this.jobs.get(jobId);
     if (!job) return { state: 'unknown', progressSeconds: 0 };
@@ -169,6 +193,7 @@ export class SimWorkloads {
     job.phase = 'running';
     job.runningSince = this.deps.clock.now();
     job.log.running(job.runningSince, job.progressBase);
+    this.leftStarting(job.request.jobId);
     const duration = job.request.durationSeconds;
     const failAt = job.script?.failAtSeconds;
     if (failAt !== undefined && (duration === undefined || failAt < duration)) {
@@ -204,6 +229,7 @@ export class SimWorkloads {
     job.log.paused(this.deps.clock.now(), job.progressBase);
     job.runningSince = undefined;
     job.phase = phase;
+    this.leftStarting(job.request.jobId);
   }
 
   private forget(jobId: string): void {
@@ -211,6 +237,7 @@ export class SimWorkloads {
     if (!job) return;
     job.cancelTimer?.();
     this.jobs.delete(jobId);
+    this.leftStarting(jobId);
   }
 
   private progressOf(job: SimJob): number {

@@ -12,7 +12,10 @@ import { StartRefusals } from '../node-manager/start-refusals.service';
 
 /** How long a replica may take to load before the worker gives up on it (real seconds). */
 const READY_TIMEOUT_MS = 10 * 60_000;
+/** Between status() reads of a driver that cannot tell when a start ends. */
 const READY_POLL_MS = 25;
+/** One wait of a driver that can (untilStarted): bounded, so that the deadline and a shutdown are seen. */
+const READY_WAIT_MS = 1000;
 /** A replica still `starting` after this long has lost its start message (worker restart): start it again. */
 const RESTART_STALE_MS = 30_000;
 
@@ -174,14 +177,13 @@ export class AutoscalerService {
    * the model-load time) and marks it ready once the driver says it serves.
    */
   async start(replicaId: string): Promise<void> {
-    const rep = await this.repo.findReplica(replicaId);
-    if (!rep || rep.endedAt || rep.state !== 'starting') return;
-    const allocs = await this.repo.replicaAllocations(rep.endpointId, rep.replica);
-    if (!allocs.length) return;
-    const spec: ReplicaSpec = { replica: rep.replica, nodeName: allocs[0]!.node.name, gpus: [] };
+    const rep = await this.repo.startingReplica(replicaId);
+    if (!rep) return;
+    const allocs = rep.allocations;
+    const spec: ReplicaSpec = { replica: rep.replica, nodeName: allocs[0]!.nodeName, gpus: [] };
     for (const a of allocs) {
       spec.gpus.push({
-        index: a.gpu.index,
+        index: a.gpuIndex,
         ...(a.migProfile ? { migProfile: a.migProfile, migStart: a.migStart ?? 0 } : {}),
         ...(a.milli < 1000 && !a.migProfile ? { milli: a.milli } : {}),
       });
@@ -204,7 +206,8 @@ export class AutoscalerService {
     }
     const deadline = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
-      const s = await this.driver.status(rep.id);
+      // a driver that tells when a start ends is waited on (woken at once); others are polled
+      const s = this.driver.untilStarted ? await this.driver.untilStarted(rep.id, READY_WAIT_MS) : await this.driver.status(rep.id);
       if (s.state === 'running' && !s.starting) break;
       if (s.state !== 'running' || Date.now() > deadline) {
         this.logger.warn(`endpoint replica ${rep.id} did not become ready (${s.state}): releasing it`);
@@ -212,7 +215,7 @@ export class AutoscalerService {
         await this.queues.requestSchedule('endpoint replica failed to start');
         return;
       }
-      await new Promise((r) => setTimeout(r, READY_POLL_MS));
+      if (!this.driver.untilStarted) await new Promise((r) => setTimeout(r, READY_POLL_MS));
     }
     if (!(await this.repo.markReady(rep.id, new Date()))) await this.driver.stop(rep.id);
     // (a warm-pool replica too: it may have been promoted while it loaded)

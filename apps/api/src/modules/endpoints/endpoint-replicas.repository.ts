@@ -21,6 +21,14 @@ export interface EndpointReplicaWork {
   indexes: number[];
 }
 
+/** A placed replica to start: its GPUs as the driver's start request names them. */
+export interface StartingReplica {
+  id: string;
+  endpointId: string;
+  replica: number;
+  allocations: { gpuId: string; migProfile: string | null; migStart: number | null; milli: number; nodeName: string; gpuIndex: number }[];
+}
+
 /**
  * Endpoint replicas as the worker sees them (system-scoped: the scheduling cycle and the
  * autoscaler act for the whole cluster, never for a route).
@@ -64,12 +72,15 @@ export class EndpointReplicasRepository {
    * still want another replica, the replica index must be free (unique active key) and every
    * GPU slot must be free (unique active slot, share sum under a lock). Null when not committed.
    */
-  async commitReplica(work: { endpointId: string; replica: number }, allocs: NewAllocation[], guard?: QuotaGuard): Promise<{ id: string } | null> {
+  async commitReplica(
+    work: { endpointId: string; replica: number; tenantId: string; teamId: string },
+    allocs: NewAllocation[],
+    guard?: QuotaGuard,
+  ): Promise<{ id: string } | null> {
     try {
       return await this.prisma.client.$transaction(async (tx) => {
-        const owner = await tx.endpoint.findUnique({ where: { id: work.endpointId }, select: { tenantId: true, teamId: true } });
-        if (!owner) return null;
-        if (guard && !(await withinQuota(tx, owner, allocs, guard))) return null;
+        // (an endpoint never changes team: the owner read with the pending work holds)
+        if (guard && !(await withinQuota(tx, { tenantId: work.tenantId, teamId: work.teamId }, allocs, guard))) return null;
         await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${work.endpointId} FOR UPDATE`;
         const ep = await tx.endpoint.findUnique({ where: { id: work.endpointId }, include: activeReplicas });
         if (!ep || ep.deletedAt || ep.replicas.length >= ep.desiredReplicas + ep.warmPool) return null;
@@ -96,17 +107,39 @@ export class EndpointReplicasRepository {
     }
   }
 
-  findReplica(id: string) {
-    return this.prisma.client.endpointReplica.findUnique({ where: { id }, include: { endpoint: true } });
-  }
-
-  /** The replica's active allocations (the driver's start request). */
-  replicaAllocations(endpointId: string, replica: number) {
-    return this.prisma.client.allocation.findMany({
-      where: { endpointId, replica, endedAt: null },
-      orderBy: { gpuId: 'asc' },
-      include: { node: { select: { name: true } }, gpu: { select: { index: true } } },
-    });
+  /**
+   * A replica still starting and what the driver's start request needs (its active allocations
+   * with node name and GPU index), in one statement: it is on the path of every cold start.
+   * Null when the replica is gone, ended, no longer starting or holds no allocation.
+   */
+  async startingReplica(id: string): Promise<StartingReplica | null> {
+    const rows = await this.prisma.sql.query<{
+      endpointId: string;
+      replica: number;
+      gpuId: string;
+      migProfile: string | null;
+      migStart: number | null;
+      milli: number;
+      nodeName: string;
+      gpuIndex: number;
+    }>(
+      `SELECT r."endpointId", r."replica", a."gpuId", a."migProfile", a."migStart", a."milli", n."name" AS "nodeName", g."index" AS "gpuIndex"
+       FROM "EndpointReplica" r
+       JOIN "Allocation" a ON a."endpointId" = r."endpointId" AND a."replica" = r."replica" AND a."endedAt" IS NULL
+       JOIN "Node" n ON n."id" = a."nodeId"
+       JOIN "Gpu" g ON g."id" = a."gpuId"
+       WHERE r."id" = $1 AND r."state" = 'starting' AND r."endedAt" IS NULL
+       ORDER BY a."gpuId"`,
+      [id],
+    );
+    const first = rows[0];
+    if (!first) return null;
+    return {
+      id,
+      endpointId: first.endpointId,
+      replica: first.replica,
+      allocations: rows.map((r) => ({ gpuId: r.gpuId, migProfile: r.migProfile, migStart: r.migStart, milli: r.milli, nodeName: r.nodeName, gpuIndex: r.gpuIndex })),
+    };
   }
 
   /** starting -> ready. */

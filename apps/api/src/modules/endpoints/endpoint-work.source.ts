@@ -49,9 +49,9 @@ export class EndpointWorkSource {
   }
 
   /** Commits one replica (quota re-checked under the team lock, as for jobs) and asks the worker to start it. False when the slots, the quota or the need went away. */
-  async commit(id: string, allocs: NewAllocation[], guard?: QuotaGuard): Promise<boolean> {
-    const { endpointId, replica } = parse(id);
-    const row = await this.repo.commitReplica({ endpointId, replica }, allocs, guard);
+  async commit(work: { id: string; tenantId: string; teamId: string }, allocs: NewAllocation[], guard?: QuotaGuard): Promise<boolean> {
+    const { endpointId, replica } = parse(work.id);
+    const row = await this.repo.commitReplica({ endpointId, replica, tenantId: work.tenantId, teamId: work.teamId }, allocs, guard);
     if (!row) return false;
     await this.queues.autoscale({ action: 'start', replicaId: row.id });
     await this.traffic.setReasons(endpointId, []);

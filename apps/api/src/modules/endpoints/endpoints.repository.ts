@@ -58,6 +58,11 @@ export class EndpointsRepository {
     return this.prisma.client.endpoint.findFirst({ where: this.where(scope, id), include: endpointWithReplicas });
   }
 
+  /** What the activator needs of an endpoint (no replicas or allocations: one query on the request's path). */
+  findForInvoke(scope: TenantScope, id: string) {
+    return this.prisma.client.endpoint.findFirst({ where: this.where(scope, id), select: { id: true, name: true, model: true } });
+  }
+
   /** Settings change; `desiredReplicas` follows the new bounds. False when gone. */
   async update(scope: TenantScope, id: string, patch: EndpointUpdate & { desiredReplicas?: number }): Promise<boolean> {
     const r = await this.prisma.client.endpoint.updateMany({ where: this.where(scope, id), data: { ...patch, version: { increment: 1 } } });
@@ -93,14 +98,17 @@ export class EndpointsRepository {
    * replica when there is one. Returns true when a warm replica now serves.
    */
   async activate(scope: TenantScope, id: string, now: Date): Promise<boolean> {
-    await this.prisma.client.endpoint.updateMany({
-      where: { AND: [this.where(scope, id), { desiredReplicas: 0 }] },
-      data: { desiredReplicas: 1, lastRequestAt: now, version: { increment: 1 } },
-    });
-    const warm = await this.prisma.client.endpointReplica.findFirst({
-      where: { AND: [{ endpointId: id, endedAt: null, serving: false, state: 'ready' }, { endpoint: scopeWhere(scope, 'team-rows') }] },
-      orderBy: { replica: 'asc' },
-    });
+    // (independent: the warm replica is looked for while the wanted replica is written)
+    const [, warm] = await Promise.all([
+      this.prisma.client.endpoint.updateMany({
+        where: { AND: [this.where(scope, id), { desiredReplicas: 0 }] },
+        data: { desiredReplicas: 1, lastRequestAt: now, version: { increment: 1 } },
+      }),
+      this.prisma.client.endpointReplica.findFirst({
+        where: { AND: [{ endpointId: id, endedAt: null, serving: false, state: 'ready' }, { endpoint: scopeWhere(scope, 'team-rows') }] },
+        orderBy: { replica: 'asc' },
+      }),
+    ]);
     if (!warm) return false;
     const r = await this.prisma.client.endpointReplica.updateMany({
       where: { id: warm.id, serving: false, endedAt: null, endpoint: scopeWhere(scope, 'team-rows') },

@@ -152,16 +152,17 @@ export class EndpointsService {
    */
   async invoke(p: Principal, id: string, body: EndpointInvoke): Promise<EndpointInvokeResult> {
     const scope = scopeOf(p);
-    const row = await this.mustFind(scope, id);
+    // Independent round trips go out together: on a cold start every one is on the request's path.
+    const row = await this.endpoints.findForInvoke(scope, id);
+    if (!row) throw notFound('endpoint', id);
     const t0 = Date.now();
-    await this.traffic.recordRequest(id, t0);
-    const now = await this.endpoints.servingReplica(scope, id);
+    const [, now] = await Promise.all([this.traffic.recordRequest(id, t0), this.endpoints.servingReplica(scope, id)]);
     if (now) {
       await this.endpoints.touch(scope, id, new Date(t0));
       return this.answer(row, now.replica, body, false, 0);
     }
-    const leader = await this.traffic.beginColdStart(id, t0);
-    await this.traffic.hold(id);
+    // Held before the activation: the autoscaler never sees the wanted replica without the request that wants it.
+    const [leader] = await Promise.all([this.traffic.beginColdStart(id, t0), this.traffic.hold(id)]);
     try {
       const warm = await this.endpoints.activate(scope, id, new Date(t0));
       if (!warm) await this.queues.requestSchedule(`endpoint ${id} activated`);
@@ -171,11 +172,12 @@ export class EndpointsService {
         const rep = await this.endpoints.servingReplica(scope, id);
         if (rep) {
           const readyAt = new Date();
-          await this.endpoints.touch(scope, id, readyAt);
-          if (leader && scope.kind === 'tenant') {
-            await this.endpoints.recordColdStart(scope, id, { startedAt: new Date(t0), readyAt, warm });
-            await this.metrics.inc('cold_starts');
-          }
+          await Promise.all([
+            this.endpoints.touch(scope, id, readyAt),
+            leader && scope.kind === 'tenant'
+              ? Promise.all([this.endpoints.recordColdStart(scope, id, { startedAt: new Date(t0), readyAt, warm }), this.metrics.inc('cold_starts')])
+              : undefined,
+          ]);
           return this.answer(row, rep.replica, body, true, readyAt.getTime() - t0);
         }
         if (Date.now() - t0 > ACTIVATOR_TIMEOUT_MS) {
@@ -184,8 +186,7 @@ export class EndpointsService {
         await announced;
       }
     } finally {
-      await this.traffic.release(id);
-      if (leader) await this.traffic.endColdStart(id);
+      await Promise.all([this.traffic.release(id), leader ? this.traffic.endColdStart(id) : undefined]);
     }
   }
 
@@ -200,7 +201,7 @@ export class EndpointsService {
     return { endpointId: body.endpointId, rps: body.rps, until: new Date(untilMs).toISOString() };
   }
 
-  private answer(row: EndpointRow, replica: number, body: EndpointInvoke, coldStart: boolean, waitedMs: number): EndpointInvokeResult {
+  private answer(row: Pick<EndpointRow, 'id' | 'model'>, replica: number, body: EndpointInvoke, coldStart: boolean, waitedMs: number): EndpointInvokeResult {
     const input = (body.input ?? '').slice(0, 60);
     return { endpointId: row.id, replica, output: `simulated response of ${row.model} (replica ${replica}) to "${input}"`, coldStart, waitedMs };
   }

@@ -35,6 +35,8 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
   private timer?: NodeJS.Timeout;
   private running = false;
   private again = false;
+  /** Pending work a scheduling cycle just failed to place for want of a MIG slice (see planSoon). */
+  private waitingForMig = new Set<string>();
 
   constructor(
     private readonly nodes: NodesRepository,
@@ -66,8 +68,11 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
   /**
    * A scheduling cycle left work waiting for a MIG slice no GPU has free: plan now rather than
    * at the next tick (a free GPU is re-partitioned at once). Folded into a round that runs.
+   * `waiting`: the ids of that work, counted as tried by a cycle even before the cycle has
+   * written its reasons (it calls this before its preemption and explanation steps).
    */
-  planSoon(): void {
+  planSoon(waiting: readonly string[] = []): void {
+    for (const id of waiting) this.waitingForMig.add(id);
     if (this.running) {
       this.again = true;
       return;
@@ -87,9 +92,11 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
       // The cluster before the demand: a job placed between the two reads then shows as placed,
       // never as still pending beside a slice it already took (which would re-partition another GPU).
       const rows = await this.cluster.allNodes();
+      const waiting = this.waitingForMig;
+      this.waitingForMig = new Set();
       const [pending, replicas] = await Promise.all([this.demand.unplacedPendingJobs(), this.demand.missingReplicas()]);
       const vm = pending.some((p) => p.kind === 'vm');
-      const tried = pending.filter((p) => p.tried);
+      const tried = pending.filter((p) => p.tried || waiting.has(p.id));
       // personas: VM demand to serve, or idle VM nodes to give back
       if (vm || rows.some((n) => n.persona === 'vm_passthrough')) await this.planPersonas(rows, pending, now);
       if (tried.length || replicas.length) await this.planMig(rows, [...tried, ...replicas], now);

@@ -65,9 +65,8 @@ export class SchedulingRepository {
 
   /** Every team of the tenants these teams belong to (the cohorts), with quotas, weights and tenant totals. */
   async quotaContext(teamIds: string[]) {
-    const tenants = await this.prisma.client.team.findMany({ where: { id: { in: teamIds } }, select: { tenantId: true }, distinct: ['tenantId'] });
     return this.prisma.client.team.findMany({
-      where: { tenantId: { in: tenants.map((t) => t.tenantId) } },
+      where: { tenant: { teams: { some: { id: { in: teamIds } } } } },
       select: { id: true, tenantId: true, weight: true, tenant: { select: { gpuTotal: true } }, quotas: true },
     });
   }

@@ -39,6 +39,16 @@ export interface CycleReport {
 
 type PendingRow = Awaited<ReturnType<SchedulingRepository['pendingJobs']>>[number];
 
+/** What the caller of a cycle hears while it runs (the schedule processor wires the node manager). */
+export interface CycleHooks {
+  /**
+   * Pending work (job ids, endpoint replica units) the engine could not place that asks for a MIG
+   * slice: called right after the placements are committed, before preemption and explanations,
+   * so that a re-partition of a free GPU is planned without waiting for the rest of the cycle.
+   */
+  migWaiting?(ids: string[]): void;
+}
+
 /** The scheduling cycle (docs/design.md section 4): snapshot, order, admit, place, commit, explain. */
 @Injectable()
 export class SchedulingService {
@@ -57,7 +67,7 @@ export class SchedulingService {
 
   private preemptedThisCycle = 0;
 
-  async cycle(): Promise<CycleReport> {
+  async cycle(hooks: CycleHooks = {}): Promise<CycleReport> {
     const t0 = performance.now();
     this.preemptedThisCycle = 0;
     // 1. snapshot
@@ -68,15 +78,15 @@ export class SchedulingService {
     const pending: PendingRow[] = [...jobs, ...(replicas as unknown as PendingRow[])];
     // Reservations: the GPUs each open or coming window holds; at a window's start, other teams'
     // preemptible work on them is checkpointed and requeued (docs/reservations.md).
-    const holds = await this.reservations.holds(nodes);
-    await this.evictFromHolds(holds, nodes);
-    const snapshotRead = { full: read.full, reread: read.reread };
-    if (!pending.length) return { pending: 0, placed: 0, conflicts: 0, preempted: this.preemptedThisCycle, ms: performance.now() - t0, snapshot: snapshotRead };
-    const snapshot = buildSnapshot(nodes, undefined, Date.now(), this.foreign.current());
     // 2. order: priority, then age (the engine orders again, with fair share, among admitted jobs)
     const ordered = [...pending].sort((a, b) => PRIORITY_VALUE[b.priority] - PRIORITY_VALUE[a.priority] || a.createdAt.getTime() - b.createdAt.getTime());
+    // (the quota state is read meanwhile: an eviction changes no allocation before its checkpoint)
+    const [holds, q] = await Promise.all([this.reservations.holds(nodes), pending.length ? this.quotaState(ordered) : undefined]);
+    await this.evictFromHolds(holds, nodes);
+    const snapshotRead = { full: read.full, reread: read.reread };
+    if (!q) return { pending: 0, placed: 0, conflicts: 0, preempted: this.preemptedThisCycle, ms: performance.now() - t0, snapshot: snapshotRead };
+    const snapshot = buildSnapshot(nodes, undefined, Date.now(), this.foreign.current());
     // 3. admit: guaranteed, borrowing within the tenant's pool up to the limit, tenant total, budgets
-    const q = await this.quotaState(ordered);
     const { admitted, borrowing, held } = admit(
       ordered.map((j) => ({
         ...j,
@@ -105,7 +115,7 @@ export class SchedulingService {
     for (const [index, d] of decision.placed.entries()) {
       const job = byId.get(d.jobId)!;
       if (this.endpoints.owns(job.id)) {
-        outcome[index] = await this.endpoints.commit(job.id, toAllocations(job, d.replicas, nodesById), q.guard(job));
+        outcome[index] = await this.endpoints.commit(job, toAllocations(job, d.replicas, nodesById), q.guard(job));
       } else {
         placements.push({
           index,
@@ -132,6 +142,8 @@ export class SchedulingService {
     if (placed) crashPoint('placement.committed');
     // The driver gets the cycle's starts together (startMany), through one lifecycle message.
     if (started.length) await this.queues.lifecycleStartMany(started);
+    const migWaiting = decision.pending.filter((u) => (byId.get(u.jobId)?.resources as JobResources | undefined)?.migProfile).map((u) => u.jobId);
+    if (migWaiting.length) hooks.migWaiting?.(migWaiting);
     // 5b. plan preemption for what is still waiting: reclaim from borrowers, lower priority in the team
     const preempting = await this.preempt(nodes, ordered, decision, held, borrowing, q, byId, holds, holdInfo);
     decision.pending = decision.pending.map((u) => preempting.get(u.jobId) ?? u);
@@ -143,14 +155,13 @@ export class SchedulingService {
     await this.repo.setReasons(reasons.filter((u) => !this.endpoints.owns(u.jobId)));
     await this.endpoints.explain(reasons);
     if (conflicts) await this.queues.requestSchedule('placement conflicts');
-    const migWaiting = decision.pending.filter((u) => (byId.get(u.jobId)?.resources as JobResources | undefined)?.migProfile).length;
     const report = {
       pending: pending.length,
       placed,
       conflicts,
       preempted: this.preemptedThisCycle,
       ms: Math.round(performance.now() - t0),
-      migWaiting,
+      migWaiting: migWaiting.length,
       snapshot: snapshotRead,
     };
     if (placed || conflicts)
