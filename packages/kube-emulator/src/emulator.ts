@@ -66,7 +66,7 @@ export interface EmulatorOptions {
   delays?: Partial<EmulatorDelays>;
   /** Lease renewal period, default 10 s (the kubelet's). */
   leaseRenewSeconds?: number;
-  /** Ready heartbeat period in node status, default 60 s. */
+  /** Ready heartbeat period in node status, default 300 s (the kubelet's nodeStatusReportFrequency; its Lease is the liveness signal). */
   nodeStatusSeconds?: number;
   /** `nvidia.com/gpu.shared` replicas per whole GPU (time-slicing). Default 4; 0 advertises none. */
   sharedReplicasPerGpu?: number;
@@ -121,7 +121,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     sharedReplicasPerGpu,
     leaseDurationSeconds: 40,
     leaseRenewSeconds: options.leaseRenewSeconds ?? 10,
-    nodeStatusSeconds: options.nodeStatusSeconds ?? 60,
+    nodeStatusSeconds: options.nodeStatusSeconds ?? 300,
     onError,
   });
   const kubelet = new Kubelet(nodes, {
