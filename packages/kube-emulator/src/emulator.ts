@@ -109,15 +109,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const log = options.log ?? ((message: string) => process.emitWarning(message));
   const onError = (what: string, err: unknown) => log(`kube-emulator: ${what}: ${(err as Error)?.message ?? String(err)}`);
   const concurrency = options.concurrency ?? 64;
-  const config = options.kubeConfig ? withConnectionPool(options.kubeConfig, concurrency) : loadKubeConfig(options.kubeconfigPath, concurrency);
+  // Lease renewals and heartbeats have their own share (NodeRegistrarOptions.heartbeatQueue)
+  const heartbeatConcurrency = Math.max(1, Math.round(concurrency / 4));
+  const sockets = concurrency + heartbeatConcurrency;
+  const config = options.kubeConfig ? withConnectionPool(options.kubeConfig, sockets) : loadKubeConfig(options.kubeconfigPath, sockets);
   const clients = kubeClients(config);
   const queue = new WorkQueue(concurrency);
+  const heartbeatQueue = new WorkQueue(heartbeatConcurrency);
   const sharedReplicasPerGpu = options.sharedReplicasPerGpu ?? 4;
   const nodes = new Map(emulatedNodesOf(resolveTopology(options.topology)).map((n) => [n.name, n]));
 
   const registrar = new NodeRegistrar(nodes, {
     clients,
     queue,
+    heartbeatQueue,
     sharedReplicasPerGpu,
     leaseDurationSeconds: 40,
     leaseRenewSeconds: options.leaseRenewSeconds ?? 10,

@@ -40,6 +40,11 @@ export const etcdRequestsByKind = (metricsText: string): Counts =>
 
 export const total = (counts: Counts): number => Object.values(counts).reduce((s, n) => s + n, 0);
 
+/** The kubelets' heartbeat traffic: Lease renewals and node status (`requestsByKind` keys). */
+export const isHeartbeat = (kind: string): boolean => / (leases|nodes\/status)$/.test(kind);
+
+export const heartbeats = (counts: Counts): number => total(Object.fromEntries(Object.entries(counts).filter(([k]) => isHeartbeat(k))));
+
 /** Every label summed: the API server's requests so far. */
 export const sumRequestTotal = (metricsText: string): number => total(requestsByKind(metricsText));
 

@@ -1,4 +1,4 @@
-import { countsDelta, etcdRequestsByKind, perUnit, requestsByKind, sumRequestTotal } from './apiserver-metrics';
+import { countsDelta, etcdRequestsByKind, heartbeats, perUnit, requestsByKind, sumRequestTotal } from './apiserver-metrics';
 import { cpuBetween } from './cpu-accounting';
 import { requestKey } from './counting-proxy';
 import { benchTopology } from './kube-bench';
@@ -45,6 +45,7 @@ describe('the Kubernetes benchmark', () => {
     const delta = countsDelta(requestsByKind(before), after);
     expect(delta).toEqual({ 'POST pods': 20, 'PATCH pods/status': 20, 'GET nodes': 4 });
     expect(perUnit(delta, 20)).toEqual({ 'POST pods': 1, 'PATCH pods/status': 1, 'GET nodes': 0.2 });
+    expect(heartbeats({ 'PUT leases': 100, 'GET leases': 3, 'PATCH nodes/status': 4, 'PATCH nodes': 7, 'POST pods': 9 })).toBe(107);
   });
 
   it('adds up CPU by part over the pids each sample found: a pid that appeared in between counts in full', () => {

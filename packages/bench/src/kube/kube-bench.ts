@@ -3,7 +3,8 @@
  * kube-emulator registering N 8-GPU nodes, and the whole system on it (API + worker with
  * GANTRY_DRIVER=kubernetes) placing `jobs` 1-GPU jobs submitted through the REST API.
  *
- *   pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--concurrency 32] [--start-seconds 0.5] [--through system|driver] [--deadline-seconds 900] [--json]
+ *   pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--concurrency 32] [--start-seconds 0.5] [--through system|driver] [--deadline-seconds 900]
+ *                            [--apiserver-profile-seconds 0] [--json]
  *
  * Reported (method in docs/benchmarks-kubernetes.md):
  * - syncSeconds: the driver's discover() of the N nodes (what the worker's inventory sync does),
@@ -24,9 +25,9 @@ import { startControlPlane, type ControlPlane } from '@gantry/kube-control-plane
 import { BENCH_ADMIN_KEY, ManagedProcess, freePort, waitForHttp } from '../processes';
 import { repoRoot, scratchDatabase } from '../scratch-db';
 import { percentile, sleep, until } from '../waiting';
-import { apiserverCounters, countsDelta, perUnit, total, type ApiserverCounters, type Counts } from './apiserver-metrics';
+import { apiserverCounters, countsDelta, heartbeats, perUnit, total, type ApiserverCounters, type Counts } from './apiserver-metrics';
 import { cpuBetween, sampleCpu, type CpuParts, type CpuSample } from './cpu-accounting';
-import { kubeCreate } from './kube-http';
+import { kubeCreate, kubeRequest, type KubeEndpoint } from './kube-http';
 import { startCountingProxy } from './counting-proxy';
 import { PodWatch } from './pod-watch';
 import { processMemoryMiB } from './process-memory';
@@ -46,6 +47,11 @@ export interface KubeBenchOptions {
   through: 'system' | 'driver';
   /** Seconds to wait, after the last submission, for every pod to run; what is not Running then is `unplaced`. */
   deadlineSeconds: number;
+  /**
+   * When > 0, a CPU profile of the kube-apiserver (its /debug/pprof/profile) over the first this
+   * many seconds of the starts, written to the run's log directory (`go tool pprof -top FILE`).
+   */
+  apiserverProfileSeconds?: number;
   /** Ends the wait early (SIGINT/SIGTERM): the report covers what ran, and everything is stopped. */
   signal?: AbortSignal;
 }
@@ -76,6 +82,8 @@ export interface KubeBenchReport {
   etcdRequestsPerPlacementByKind: Counts;
   /** Everyone's requests a second while the cluster idles (Leases, heartbeats), measured before the starts. */
   idleApiserverRequestsPerSecond: number;
+  /** The kubelets' heartbeats (Lease renewals, node status) a second: idle, and while pods start (fewer when the emulator or the API server is starved). */
+  heartbeatsPerSecond: { idle: number; duringStarts: number };
   /** Jobs accepted but without a Running pod at the deadline (pending in Gantry, or a pod not started yet). */
   unplaced: number;
   /** Starts (driver only) or submissions (whole system) refused, by error. */
@@ -261,21 +269,25 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
     let cpuBefore: CpuSample<CpuPart | 'harness'> = await sampleCpu(cpuParts);
     const cpuIdlePerSecond = Object.fromEntries(CPU_PARTS.map((k) => [k, 0])) as Record<CpuPart, number>;
     let idleRequestsPerSecond = 0;
+    let idleHeartbeatsPerSecond = 0;
+    let profile: Promise<void> | undefined;
     let cpuAt = Date.now();
     const startCounting = async () => {
       await watch!.start();
       // the cluster's background before any start (Leases, heartbeats, watches): measured for 10 s
       const idleFrom = await sampleCpu(cpuParts);
-      const idleRequests = total((await apiserverCounters(api)).requests);
+      const idleRequests = (await apiserverCounters(api)).requests;
       const idleAt = Date.now();
       await sleep(10_000);
       const idle = cpuBetween(idleFrom, await sampleCpu(cpuParts));
       const idleSeconds = (Date.now() - idleAt) / 1000;
       for (const k of CPU_PARTS) cpuIdlePerSecond[k] = idle[k] / idleSeconds;
       counted = { before: proxy!.total(), counts: proxy!.counts(), apiserver: await apiserverCounters(api) };
-      idleRequestsPerSecond = (total(counted.apiserver.requests) - idleRequests) / idleSeconds;
+      idleRequestsPerSecond = (total(counted.apiserver.requests) - total(idleRequests)) / idleSeconds;
+      idleHeartbeatsPerSecond = (heartbeats(counted.apiserver.requests) - heartbeats(idleRequests)) / idleSeconds;
       cpuBefore = await sampleCpu(cpuParts);
       cpuAt = Date.now();
+      if (o.apiserverProfileSeconds) profile = profileApiserver(api, o.apiserverProfileSeconds, resolve(logDir, 'apiserver.cpu.pprof'), log);
     };
     let t0 = Date.now();
     if (o.through === 'system') {
@@ -358,6 +370,7 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       .sort((a, b) => a - b);
 
     const cpuUsed = cpuBetween(cpuBefore, await sampleCpu(cpuParts));
+    await profile;
     const cpuSeconds = (Date.now() - cpuAt) / 1000;
     const driverRequests = proxy.total() - counted.before;
     const byKind = Object.fromEntries(
@@ -386,9 +399,14 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
     const perPlacementMs = (seconds: number) => Math.round((seconds * 1000) / Math.max(1, placed));
     const withTotal = (ms: Record<CpuPart, number>): CpuMs => ({ ...ms, total: CPU_PARTS.reduce((sum, k) => sum + ms[k], 0) });
     const cpuMsPerPlacement = withTotal(Object.fromEntries(CPU_PARTS.map((k) => [k, perPlacementMs(cpuUsed[k])])) as Record<CpuPart, number>);
-    // the same, less the background the idle cluster burns over the same time
+    // The same, less the background: for the cluster's processes, the idle cluster's CPU per
+    // heartbeat (Lease renewal, node status) times the heartbeats sent meanwhile (a starved
+    // emulator sends fewer: subtracting by time would take off work that was never done); for
+    // Gantry's processes (timers, reconcile), their idle CPU a second times the seconds.
+    const heartbeatSeconds = idleHeartbeatsPerSecond > 0 ? heartbeats(apiserverByKind) / idleHeartbeatsPerSecond : cpuSeconds;
+    const backgroundSeconds = (k: CpuPart) => (k === 'apiserver' || k === 'etcd' || k === 'emulator' ? heartbeatSeconds : cpuSeconds);
     const netCpuMsPerPlacement = withTotal(
-      Object.fromEntries(CPU_PARTS.map((k) => [k, Math.max(0, perPlacementMs(cpuUsed[k] - cpuIdlePerSecond[k] * cpuSeconds))])) as Record<CpuPart, number>,
+      Object.fromEntries(CPU_PARTS.map((k) => [k, Math.max(0, perPlacementMs(cpuUsed[k] - cpuIdlePerSecond[k] * backgroundSeconds(k)))])) as Record<CpuPart, number>,
     );
     const idleCpuCores = round(Object.values(cpuIdlePerSecond).reduce((a, b) => a + b, 0));
     const report: KubeBenchReport = {
@@ -414,6 +432,7 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       apiserverRequestsPerPlacementByKind: perUnit(apiserverByKind, placed),
       etcdRequestsPerPlacementByKind: perUnit(etcdByKind, placed),
       idleApiserverRequestsPerSecond: round(idleRequestsPerSecond),
+      heartbeatsPerSecond: { idle: round(idleHeartbeatsPerSecond), duringStarts: round(heartbeats(apiserverByKind) / Math.max(0.001, cpuSeconds)) },
       unplaced,
       refused: rejected,
       podsCreatedNotRunning: Math.max(0, (byKind['CREATE pods'] ?? 0) - placed),
@@ -467,6 +486,7 @@ export function kubeCommand(opts: Record<string, string>, log: (s: string) => vo
     startSeconds: Number(opts['start-seconds'] ?? 0.5),
     through: opts.through === 'driver' ? ('driver' as const) : ('system' as const),
     deadlineSeconds: Number(opts['deadline-seconds'] ?? 900),
+    apiserverProfileSeconds: Number(opts['apiserver-profile-seconds'] ?? 0),
   };
   const abort = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
@@ -490,4 +510,18 @@ export function kubeCommand(opts: Record<string, string>, log: (s: string) => vo
 async function databaseBackends(db: ReturnType<typeof createPrismaClient>, database: string): Promise<number[]> {
   const rows = await db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = ${database}`;
   return rows.map((r) => Number(r.pid));
+}
+
+/** The API server's CPU profile over the next `seconds`, saved to `file` (never fails the run). */
+async function profileApiserver(api: KubeEndpoint, seconds: number, file: string, log: (s: string) => void): Promise<void> {
+  try {
+    const res = await kubeRequest(api, `/debug/pprof/profile?seconds=${seconds}`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
+    writeFileSync(file, Buffer.concat(chunks));
+    log(`kube-apiserver CPU profile (${seconds} s of the starts): ${file}`);
+  } catch (err) {
+    log(`no kube-apiserver CPU profile: ${(err as Error).message}`);
+  }
 }

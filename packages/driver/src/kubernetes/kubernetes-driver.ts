@@ -415,7 +415,7 @@ export class KubernetesDriver implements ClusterDriver {
       created = await Promise.all(wanted.map(({ pod }) => this.api.createPod(pod)));
     } finally {
       // still counted only while a create that went through waits for its watch event
-      wanted.forEach(({ pod }, i) => created[i] || this.view.forget(pod));
+      for (const [i, { pod }] of wanted.entries()) if (!created[i]) this.view.forget(pod);
     }
     if (created.every(Boolean)) return;
     await this.settleNameConflicts(

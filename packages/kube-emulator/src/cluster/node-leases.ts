@@ -3,7 +3,9 @@
  * (k8s.io/component-helpers/apimachinery/lease, Kubernetes 1.20): an UPDATE of the Lease the
  * previous renewal got back, its resourceVersion as the precondition, so a renewal is one request
  * and the API server has no patch to apply. Only when that fails (someone else wrote the Lease:
- * 409; it was deleted: 404) does it read the Lease again (or create it) and update that.
+ * 409; it was deleted: 404) does it read the Lease again (or create it) and update that. Like the
+ * kubelet's (one loop per node), a node's next renewal waits until its last one has answered: on a
+ * busy API server, overlapping renewals would conflict with each other and each cost a read more.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { httpStatusOf } from '../kube/client';
@@ -23,6 +25,8 @@ const leasePath = (nodeName: string) => `${LEASES}/${encodeURIComponent(nodeName
 export class NodeLeases {
   /** The Lease each node's last write got back. */
   private readonly latest = new Map<string, LeaseObject>();
+  /** Nodes whose renewal has not answered yet. */
+  private readonly renewing = new Set<string>();
 
   constructor(
     private readonly config: KubeConfig,
@@ -40,8 +44,21 @@ export class NodeLeases {
     }
   }
 
-  /** One renewal: UPDATE of the last Lease seen; read again (or created) and updated when that was stale. */
+  /**
+   * One renewal: UPDATE of the last Lease seen; read again (or created) and updated when that was
+   * stale. Skipped while the node's previous renewal is still waiting for its answer.
+   */
   async renew(nodeName: string, nodeUid: string | undefined): Promise<void> {
+    if (this.renewing.has(nodeName)) return;
+    this.renewing.add(nodeName);
+    try {
+      await this.renewNow(nodeName, nodeUid);
+    } finally {
+      this.renewing.delete(nodeName);
+    }
+  }
+
+  private async renewNow(nodeName: string, nodeUid: string | undefined): Promise<void> {
     const latest = this.latest.get(nodeName);
     if (latest) {
       try {

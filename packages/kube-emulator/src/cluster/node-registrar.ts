@@ -19,6 +19,12 @@ import { staggeredRound, type StaggeredRound } from './staggered-round';
 export interface NodeRegistrarOptions extends NodeObjectOptions {
   clients: KubeClients;
   queue: WorkQueue;
+  /**
+   * Lease renewals and Ready heartbeats, bounded on their own: each kubelet has its own
+   * connection to the API server, so one node's pod status never waits behind a thousand other
+   * nodes' renewals (which, on a busy API server, can fill a shared queue).
+   */
+  heartbeatQueue: WorkQueue;
   /** Lease renewals, as the kubelet's (10 s). */
   leaseRenewSeconds: number;
   /** Ready condition heartbeats in node status (the kubelet's nodeStatusReportFrequency: 5 min). */
@@ -48,7 +54,7 @@ export class NodeRegistrar {
     private readonly nodes: ReadonlyMap<string, EmulatedNode>,
     private readonly options: NodeRegistrarOptions,
   ) {
-    this.leases = new NodeLeases(options.clients.config, options.queue, options.leaseDurationSeconds);
+    this.leases = new NodeLeases(options.clients.config, options.heartbeatQueue, options.leaseDurationSeconds);
   }
 
   /** Creates the nodes that do not exist, adopts those that do; then their leases. */
@@ -136,7 +142,7 @@ export class NodeRegistrar {
 
   private postReadyHeartbeat(node: EmulatedNode): void {
     const body = { status: { conditions: [readyCondition(node, new Date())] } };
-    this.options.queue
+    this.options.heartbeatQueue
       .run(() => kubeJsonRequest(this.options.clients.config, { method: 'PATCH', path: nodeStatusPath(node.name), body, contentType: STRATEGIC_MERGE_PATCH }, false))
       .catch((err) => this.options.onError(`posting the status of node ${node.name}`, err));
   }
