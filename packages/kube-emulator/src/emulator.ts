@@ -66,7 +66,7 @@ export interface EmulatorOptions {
   delays?: Partial<EmulatorDelays>;
   /** Lease renewal period, default 10 s (the kubelet's). */
   leaseRenewSeconds?: number;
-  /** Ready heartbeat period in node status, default 60 s. */
+  /** Ready heartbeat period in node status, default 300 s (the kubelet's nodeStatusReportFrequency; its Lease is the liveness signal). */
   nodeStatusSeconds?: number;
   /** `nvidia.com/gpu.shared` replicas per whole GPU (time-slicing). Default 4; 0 advertises none. */
   sharedReplicasPerGpu?: number;
@@ -109,19 +109,24 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const log = options.log ?? ((message: string) => process.emitWarning(message));
   const onError = (what: string, err: unknown) => log(`kube-emulator: ${what}: ${(err as Error)?.message ?? String(err)}`);
   const concurrency = options.concurrency ?? 64;
-  const config = options.kubeConfig ? withConnectionPool(options.kubeConfig, concurrency) : loadKubeConfig(options.kubeconfigPath, concurrency);
+  // Lease renewals and heartbeats have their own share (NodeRegistrarOptions.heartbeatQueue)
+  const heartbeatConcurrency = Math.max(1, Math.round(concurrency / 4));
+  const sockets = concurrency + heartbeatConcurrency;
+  const config = options.kubeConfig ? withConnectionPool(options.kubeConfig, sockets) : loadKubeConfig(options.kubeconfigPath, sockets);
   const clients = kubeClients(config);
   const queue = new WorkQueue(concurrency);
+  const heartbeatQueue = new WorkQueue(heartbeatConcurrency);
   const sharedReplicasPerGpu = options.sharedReplicasPerGpu ?? 4;
   const nodes = new Map(emulatedNodesOf(resolveTopology(options.topology)).map((n) => [n.name, n]));
 
   const registrar = new NodeRegistrar(nodes, {
     clients,
     queue,
+    heartbeatQueue,
     sharedReplicasPerGpu,
     leaseDurationSeconds: 40,
     leaseRenewSeconds: options.leaseRenewSeconds ?? 10,
-    nodeStatusSeconds: options.nodeStatusSeconds ?? 60,
+    nodeStatusSeconds: options.nodeStatusSeconds ?? 300,
     onError,
   });
   const kubelet = new Kubelet(nodes, {

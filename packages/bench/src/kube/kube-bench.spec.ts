@@ -1,4 +1,5 @@
-import { sumRequestTotal } from './apiserver-metrics';
+import { countsDelta, etcdRequestsByKind, heartbeats, perUnit, requestsByKind, sumRequestTotal } from './apiserver-metrics';
+import { cpuBetween } from './cpu-accounting';
 import { requestKey } from './counting-proxy';
 import { benchTopology } from './kube-bench';
 
@@ -26,6 +27,33 @@ describe('the Kubernetes benchmark', () => {
       'apiserver_request_duration_seconds_count{resource="pods",verb="POST"} 2000',
     ].join('\n');
     expect(sumRequestTotal(text)).toBe(6503);
+  });
+
+  it('counts requests by verb and resource, and etcd requests by operation and type', () => {
+    const before = [
+      'apiserver_request_total{code="201",component="apiserver",contentType="application/json",group="",resource="pods",scope="namespace",subresource="",verb="POST",version="v1"} 10',
+      'apiserver_request_total{code="409",component="apiserver",contentType="application/json",group="",resource="pods",scope="namespace",subresource="",verb="POST",version="v1"} 1',
+      'apiserver_request_total{code="200",component="apiserver",group="",resource="pods",scope="namespace",subresource="status",verb="PATCH",version="v1"} 5',
+      'apiserver_request_total{code="200",component="apiserver",group="coordination.k8s.io",resource="leases",scope="namespace",subresource="",verb="PUT",version="v1"} 100',
+      'etcd_request_duration_seconds_count{operation="create",type="*core.Pod"} 11',
+      'etcd_request_duration_seconds_count{operation="update",type="*coordination.Lease"} 100',
+      'etcd_request_duration_seconds_sum{operation="update",type="*coordination.Lease"} 0.5',
+    ].join('\n');
+    expect(requestsByKind(before)).toEqual({ 'POST pods': 11, 'PATCH pods/status': 5, 'PUT leases': 100 });
+    expect(etcdRequestsByKind(before)).toEqual({ 'create *core.Pod': 11, 'update *coordination.Lease': 100 });
+    const after = { 'POST pods': 31, 'PATCH pods/status': 25, 'PUT leases': 100, 'GET nodes': 4 };
+    const delta = countsDelta(requestsByKind(before), after);
+    expect(delta).toEqual({ 'POST pods': 20, 'PATCH pods/status': 20, 'GET nodes': 4 });
+    expect(perUnit(delta, 20)).toEqual({ 'POST pods': 1, 'PATCH pods/status': 1, 'GET nodes': 0.2 });
+    expect(heartbeats({ 'PUT leases': 100, 'GET leases': 3, 'PATCH nodes/status': 4, 'PATCH nodes': 7, 'POST pods': 9 })).toBe(107);
+  });
+
+  it('adds up CPU by part over the pids each sample found: a pid that appeared in between counts in full', () => {
+    const before = { postgres: new Map([[10, 5], [11, 1]]), apiserver: new Map([[20, 100]]) };
+    const after = { postgres: new Map([[10, 7], [12, 0.5]]), apiserver: new Map([[20, 103]]) };
+    const used = cpuBetween(before, after);
+    expect(used.postgres).toBeCloseTo(2.5);
+    expect(used.apiserver).toBeCloseTo(3);
   });
 
   it('lays out 1,000 nodes as 5 spines x 10 leaves x 20 nodes of 8 GPUs, and small clusters in one spine', () => {

@@ -3,7 +3,8 @@
  * kube-emulator registering N 8-GPU nodes, and the whole system on it (API + worker with
  * GANTRY_DRIVER=kubernetes) placing `jobs` 1-GPU jobs submitted through the REST API.
  *
- *   pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--concurrency 32] [--start-seconds 0.5] [--through system|driver] [--deadline-seconds 900] [--json]
+ *   pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--concurrency 32] [--start-seconds 0.5] [--through system|driver] [--deadline-seconds 900]
+ *                            [--apiserver-profile-seconds 0] [--json]
  *
  * Reported (method in docs/benchmarks-kubernetes.md):
  * - syncSeconds: the driver's discover() of the N nodes (what the worker's inventory sync does),
@@ -24,11 +25,12 @@ import { startControlPlane, type ControlPlane } from '@gantry/kube-control-plane
 import { BENCH_ADMIN_KEY, ManagedProcess, freePort, waitForHttp } from '../processes';
 import { repoRoot, scratchDatabase } from '../scratch-db';
 import { percentile, sleep, until } from '../waiting';
-import { apiserverRequestTotal } from './apiserver-metrics';
-import { kubeCreate } from './kube-http';
+import { apiserverCounters, countsDelta, heartbeats, perUnit, total, type ApiserverCounters, type Counts } from './apiserver-metrics';
+import { cpuBetween, sampleCpu, type CpuParts, type CpuSample } from './cpu-accounting';
+import { kubeCreate, kubeRequest, type KubeEndpoint } from './kube-http';
 import { startCountingProxy } from './counting-proxy';
 import { PodWatch } from './pod-watch';
-import { processCpuSeconds, processMemoryMiB } from './process-memory';
+import { processMemoryMiB } from './process-memory';
 
 export interface KubeBenchOptions {
   nodes: number;
@@ -45,6 +47,11 @@ export interface KubeBenchOptions {
   through: 'system' | 'driver';
   /** Seconds to wait, after the last submission, for every pod to run; what is not Running then is `unplaced`. */
   deadlineSeconds: number;
+  /**
+   * When > 0, a CPU profile of the kube-apiserver (its /debug/pprof/profile) over the first this
+   * many seconds of the starts, written to the run's log directory (`go tool pprof -top FILE`).
+   */
+  apiserverProfileSeconds?: number;
   /** Ends the wait early (SIGINT/SIGTERM): the report covers what ran, and everything is stopped. */
   signal?: AbortSignal;
 }
@@ -69,6 +76,14 @@ export interface KubeBenchReport {
   driverRequestsPerPlacement: number;
   driverRequestsByKind: Record<string, number>;
   apiserverRequestsPerPlacement: number;
+  /** Everyone's requests per placement by `VERB resource[/subresource]` (apiserver_request_total), idle background included. */
+  apiserverRequestsPerPlacementByKind: Counts;
+  /** The API server's etcd requests per placement by `operation type`, idle background included. */
+  etcdRequestsPerPlacementByKind: Counts;
+  /** Everyone's requests a second while the cluster idles (Leases, heartbeats), measured before the starts. */
+  idleApiserverRequestsPerSecond: number;
+  /** The kubelets' heartbeats (Lease renewals, node status) a second: idle, and while pods start (fewer when the emulator or the API server is starved). */
+  heartbeatsPerSecond: { idle: number; duringStarts: number };
   /** Jobs accepted but without a Running pod at the deadline (pending in Gantry, or a pod not started yet). */
   unplaced: number;
   /** Starts (driver only) or submissions (whole system) refused, by error. */
@@ -87,17 +102,25 @@ export interface KubeBenchReport {
   /**
    * CPU milliseconds spent per pod placed, from the first start to the last pod Running: the
    * machine-independent figure on a loaded machine. `driver` is the worker (whole system) or this
-   * process (driver only: the driver, and the benchmark's own pod watch).
+   * process (driver only: the driver, the benchmark's counting proxy and pod watch); `api` (the
+   * REST API process) and `postgres` (the backends serving the scratch database) are the whole
+   * system's only. `total` adds them up.
    */
-  cpuMsPerPlacement: { apiserver: number; etcd: number; emulator: number; driver: number; total: number };
+  cpuMsPerPlacement: CpuMs;
   /** cpuMsPerPlacement less the background the idle cluster burns (Leases, heartbeats) over the same time. */
-  netCpuMsPerPlacement: { apiserver: number; etcd: number; emulator: number; driver: number; total: number };
-  /** Cores the idle cluster keeps busy (measured for 10 s before the starts). */
+  netCpuMsPerPlacement: CpuMs;
+  /** The benchmark's own process in the whole-system run (counting proxy, pod watch, submissions), per placement: not in `total`. */
+  harnessCpuMsPerPlacement: number;
+  /** Cores the idle cluster (and idle Gantry) keeps busy (measured for 10 s before the starts). */
   idleCpuCores: number;
   /** (2 cores - idleCpuCores) / netCpuMsPerPlacement: the starts per second 2 cores of their own would sustain. */
   startsPerSecondOnTwoIdleCores: number;
   pass: boolean;
 }
+
+type CpuPart = 'apiserver' | 'etcd' | 'emulator' | 'driver' | 'api' | 'postgres';
+type CpuMs = Record<CpuPart | 'total', number>;
+const CPU_PARTS: CpuPart[] = ['apiserver', 'etcd', 'emulator', 'driver', 'api', 'postgres'];
 
 /** About `nodes` nodes in leaves of 20 under spines of 10 leaves (1,000 = 5 x 10 x 20), 8 H100s each. */
 export function benchTopology(nodes: number): Topology {
@@ -156,7 +179,7 @@ async function startGantry(
   kubeconfig: string,
   logDir: string,
   processes: ManagedProcess[],
-): Promise<{ apiUrl: string; workerPid?: number; startedAt: number }> {
+): Promise<{ apiUrl: string; apiPid?: number; workerPid?: number; startedAt: number }> {
   const apiPort = await freePort();
   const apiMain = resolve(repoRoot(), 'apps/api/dist/main.js');
   const common = {
@@ -177,7 +200,7 @@ async function startGantry(
   worker.start();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await waitForHttp(`${apiUrl}/healthz`, 90_000);
-  return { apiUrl, workerPid: worker.child?.pid, startedAt };
+  return { apiUrl, apiPid: api.child?.pid, workerPid: worker.child?.pid, startedAt };
 }
 
 /** Runs `fn` over `items` with at most `concurrency` in flight. */
@@ -229,35 +252,47 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
     const created = new Map<string, number>();
     const rejected: Record<string, number> = {};
     let registeredSeconds = -1;
-    let workerPid: number | undefined;
+    let system: Awaited<ReturnType<typeof startGantry>> | undefined;
     watch = new PodWatch(api, 'gantry', log);
-    let counted = { before: 0, counts: {} as Record<string, number>, apiserver: 0 };
-    const cpuNow = () => ({
-      apiserver: processCpuSeconds(apiserverPid) ?? 0,
-      etcd: processCpuSeconds(etcdPid) ?? 0,
-      emulator: processCpuSeconds(emulator!.pid!) ?? 0,
-      driver: workerPid ? (processCpuSeconds(workerPid) ?? 0) : (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
-    });
-    let cpuBefore = cpuNow();
-    const cpuIdlePerSecond = { apiserver: 0, etcd: 0, emulator: 0, driver: 0 };
+    let counted = { before: 0, counts: {} as Record<string, number>, apiserver: { requests: {}, etcd: {} } as ApiserverCounters };
+    const pids = (pid: number | undefined) => () => (pid ? [pid] : []);
+    const cpuParts: CpuParts<CpuPart | 'harness'> = {
+      apiserver: pids(apiserverPid),
+      etcd: pids(etcdPid),
+      emulator: pids(emulator.pid),
+      // the worker's driver; driver only: this process (the driver, the counting proxy, the pod watch)
+      driver: () => (o.through === 'system' ? (system?.workerPid ? [system.workerPid] : []) : [process.pid]),
+      api: () => (system?.apiPid ? [system.apiPid] : []),
+      postgres: async () => (system ? databaseBackends(db, scratch.name) : []),
+      harness: () => (o.through === 'system' ? [process.pid] : []),
+    };
+    let cpuBefore: CpuSample<CpuPart | 'harness'> = await sampleCpu(cpuParts);
+    const cpuIdlePerSecond = Object.fromEntries(CPU_PARTS.map((k) => [k, 0])) as Record<CpuPart, number>;
+    let idleRequestsPerSecond = 0;
+    let idleHeartbeatsPerSecond = 0;
+    let profile: Promise<void> | undefined;
     let cpuAt = Date.now();
     const startCounting = async () => {
       await watch!.start();
       // the cluster's background before any start (Leases, heartbeats, watches): measured for 10 s
-      const idleFrom = cpuNow();
+      const idleFrom = await sampleCpu(cpuParts);
+      const idleRequests = (await apiserverCounters(api)).requests;
       const idleAt = Date.now();
       await sleep(10_000);
-      const idleTo = cpuNow();
+      const idle = cpuBetween(idleFrom, await sampleCpu(cpuParts));
       const idleSeconds = (Date.now() - idleAt) / 1000;
-      for (const k of Object.keys(cpuIdlePerSecond) as (keyof typeof cpuIdlePerSecond)[]) cpuIdlePerSecond[k] = (idleTo[k] - idleFrom[k]) / idleSeconds;
-      counted = { before: proxy!.total(), counts: proxy!.counts(), apiserver: await apiserverRequestTotal(api) };
-      cpuBefore = cpuNow();
+      for (const k of CPU_PARTS) cpuIdlePerSecond[k] = idle[k] / idleSeconds;
+      counted = { before: proxy!.total(), counts: proxy!.counts(), apiserver: await apiserverCounters(api) };
+      idleRequestsPerSecond = (total(counted.apiserver.requests) - total(idleRequests)) / idleSeconds;
+      idleHeartbeatsPerSecond = (heartbeats(counted.apiserver.requests) - heartbeats(idleRequests)) / idleSeconds;
+      cpuBefore = await sampleCpu(cpuParts);
       cpuAt = Date.now();
+      if (o.apiserverProfileSeconds) profile = profileApiserver(api, o.apiserverProfileSeconds, resolve(logDir, 'apiserver.cpu.pprof'), log);
     };
     let t0 = Date.now();
     if (o.through === 'system') {
-      const system = await startGantry(scratch.url, scratch.id, proxyKubeconfig, logDir, processes);
-      workerPid = system.workerPid;
+      system = await startGantry(scratch.url, scratch.id, proxyKubeconfig, logDir, processes);
+      const { apiUrl } = system;
       await until(async () => (await db.gpu.count()) >= gpus, 180_000, 250);
       registeredSeconds = (Date.now() - system.startedAt) / 1000;
       log(`worker start -> ${gpus} GPUs in Gantry's database: ${registeredSeconds.toFixed(1)} s`);
@@ -270,7 +305,7 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
         Array.from({ length: o.jobs }, (_, i) => i),
         o.concurrency,
         async (i) => {
-          const res = await fetch(`${system.apiUrl}/v1/jobs`, {
+          const res = await fetch(`${apiUrl}/v1/jobs`, {
             method: 'POST',
             headers: { 'content-type': 'application/json', authorization: `Bearer ${key.key}` },
             body: JSON.stringify({ teamId: team.id, name: `kube-bench-${i}`, kind: 'batch', resources: { gpus: 1 }, simulation: { durationSeconds: 3600 } }),
@@ -334,7 +369,8 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       .map(([id, at]) => watch!.runningAt.get(id)! - at)
       .sort((a, b) => a - b);
 
-    const cpuAfter = cpuNow();
+    const cpuUsed = cpuBetween(cpuBefore, await sampleCpu(cpuParts));
+    await profile;
     const cpuSeconds = (Date.now() - cpuAt) / 1000;
     const driverRequests = proxy.total() - counted.before;
     const byKind = Object.fromEntries(
@@ -342,7 +378,10 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
         .map(([k, n]) => [k, n - (counted.counts[k] ?? 0)] as const)
         .filter(([, n]) => n > 0),
     );
-    const apiserverRequests = (await apiserverRequestTotal(api)) - counted.apiserver;
+    const apiserverAfter = await apiserverCounters(api);
+    const apiserverByKind = countsDelta(counted.apiserver.requests, apiserverAfter.requests);
+    const etcdByKind = countsDelta(counted.apiserver.etcd, apiserverAfter.etcd);
+    const apiserverRequests = total(apiserverByKind);
     await sleep(1000); // pods seen Running settle in the database too
     // lost: failed, cancelled or finished in Gantry instead of running
     const ids = [...created.keys()];
@@ -351,20 +390,24 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
     const memory = (pid: number | undefined) => (pid ? processMemoryMiB(pid) : undefined) ?? { rssMiB: -1, peakMiB: -1 };
     const apiserverMemory = memory(apiserverPid);
     const emulatorMemory = memory(emulator.pid);
-    const workerMemory = memory(workerPid);
+    const workerMemory = memory(system?.workerPid);
     // a job Gantry placed whose pod the (busy) emulated kubelet has not started yet is unplaced, not lost
     const unplaced = Math.max(0, noPod - lostInGantry);
     const lost = lostInGantry + (o.jobs - created.size);
     const placed = runningTimes.length;
     const startsPerSecond = placed / Math.max(0.001, placementSeconds);
-    const cpuMs = (k: keyof typeof cpuAfter) => Math.round(((cpuAfter[k] - cpuBefore[k]) * 1000) / Math.max(1, placed));
-    const cpuMsPerPlacement = { apiserver: cpuMs('apiserver'), etcd: cpuMs('etcd'), emulator: cpuMs('emulator'), driver: cpuMs('driver'), total: 0 };
-    cpuMsPerPlacement.total = cpuMsPerPlacement.apiserver + cpuMsPerPlacement.etcd + cpuMsPerPlacement.emulator + cpuMsPerPlacement.driver;
-    // the same, less the background the idle cluster burns over the same time
-    const netMs = (k: keyof typeof cpuIdlePerSecond) =>
-      Math.max(0, Math.round(((cpuAfter[k] - cpuBefore[k] - cpuIdlePerSecond[k] * cpuSeconds) * 1000) / Math.max(1, placed)));
-    const netCpuMsPerPlacement = { apiserver: netMs('apiserver'), etcd: netMs('etcd'), emulator: netMs('emulator'), driver: netMs('driver'), total: 0 };
-    netCpuMsPerPlacement.total = netCpuMsPerPlacement.apiserver + netCpuMsPerPlacement.etcd + netCpuMsPerPlacement.emulator + netCpuMsPerPlacement.driver;
+    const perPlacementMs = (seconds: number) => Math.round((seconds * 1000) / Math.max(1, placed));
+    const withTotal = (ms: Record<CpuPart, number>): CpuMs => ({ ...ms, total: CPU_PARTS.reduce((sum, k) => sum + ms[k], 0) });
+    const cpuMsPerPlacement = withTotal(Object.fromEntries(CPU_PARTS.map((k) => [k, perPlacementMs(cpuUsed[k])])) as Record<CpuPart, number>);
+    // The same, less the background: for the cluster's processes, the idle cluster's CPU per
+    // heartbeat (Lease renewal, node status) times the heartbeats sent meanwhile (a starved
+    // emulator sends fewer: subtracting by time would take off work that was never done); for
+    // Gantry's processes (timers, reconcile), their idle CPU a second times the seconds.
+    const heartbeatSeconds = idleHeartbeatsPerSecond > 0 ? heartbeats(apiserverByKind) / idleHeartbeatsPerSecond : cpuSeconds;
+    const backgroundSeconds = (k: CpuPart) => (k === 'apiserver' || k === 'etcd' || k === 'emulator' ? heartbeatSeconds : cpuSeconds);
+    const netCpuMsPerPlacement = withTotal(
+      Object.fromEntries(CPU_PARTS.map((k) => [k, Math.max(0, perPlacementMs(cpuUsed[k] - cpuIdlePerSecond[k] * backgroundSeconds(k)))])) as Record<CpuPart, number>,
+    );
     const idleCpuCores = round(Object.values(cpuIdlePerSecond).reduce((a, b) => a + b, 0));
     const report: KubeBenchReport = {
       bench: 'kube',
@@ -386,6 +429,10 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       driverRequestsPerPlacement: round(driverRequests / Math.max(1, placed)),
       driverRequestsByKind: byKind,
       apiserverRequestsPerPlacement: round(apiserverRequests / Math.max(1, placed)),
+      apiserverRequestsPerPlacementByKind: perUnit(apiserverByKind, placed),
+      etcdRequestsPerPlacementByKind: perUnit(etcdByKind, placed),
+      idleApiserverRequestsPerSecond: round(idleRequestsPerSecond),
+      heartbeatsPerSecond: { idle: round(idleHeartbeatsPerSecond), duringStarts: round(heartbeats(apiserverByKind) / Math.max(0.001, cpuSeconds)) },
       unplaced,
       refused: rejected,
       podsCreatedNotRunning: Math.max(0, (byKind['CREATE pods'] ?? 0) - placed),
@@ -400,6 +447,7 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
       workerPeakMiB: workerMemory.peakMiB,
       cpuMsPerPlacement,
       netCpuMsPerPlacement,
+      harnessCpuMsPerPlacement: perPlacementMs(cpuUsed.harness),
       idleCpuCores,
       startsPerSecondOnTwoIdleCores: round((Math.max(0, 2 - idleCpuCores) * 1000) / Math.max(1, netCpuMsPerPlacement.total)),
       pass: syncSeconds < 10 && startsPerSecond >= 100 && unplaced === 0 && lost === 0 && watch.doubleBound.length === 0,
@@ -438,6 +486,7 @@ export function kubeCommand(opts: Record<string, string>, log: (s: string) => vo
     startSeconds: Number(opts['start-seconds'] ?? 0.5),
     through: opts.through === 'driver' ? ('driver' as const) : ('system' as const),
     deadlineSeconds: Number(opts['deadline-seconds'] ?? 900),
+    apiserverProfileSeconds: Number(opts['apiserver-profile-seconds'] ?? 0),
   };
   const abort = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
@@ -455,4 +504,24 @@ export function kubeCommand(opts: Record<string, string>, log: (s: string) => vo
       process.exit(1);
     },
   );
+}
+
+/** Pids of the Postgres backends serving `database` (its connections: the API's, the worker's, this benchmark's). */
+async function databaseBackends(db: ReturnType<typeof createPrismaClient>, database: string): Promise<number[]> {
+  const rows = await db.$queryRaw<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE datname = ${database}`;
+  return rows.map((r) => Number(r.pid));
+}
+
+/** The API server's CPU profile over the next `seconds`, saved to `file` (never fails the run). */
+async function profileApiserver(api: KubeEndpoint, seconds: number, file: string, log: (s: string) => void): Promise<void> {
+  try {
+    const res = await kubeRequest(api, `/debug/pprof/profile?seconds=${seconds}`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
+    writeFileSync(file, Buffer.concat(chunks));
+    log(`kube-apiserver CPU profile (${seconds} s of the starts): ${file}`);
+  } catch (err) {
+    log(`no kube-apiserver CPU profile: ${(err as Error).message}`);
+  }
 }

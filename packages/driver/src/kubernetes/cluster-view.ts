@@ -8,6 +8,9 @@
  *
  * A cache lags the API server by a watch event; the driver uses it where a stale answer is safe or
  * is checked again against the API server before it matters (kubernetes-driver.ts says where).
+ * The pods the driver itself is creating are counted on their node from before the create is sent
+ * until the active-pods watch shows them (kube-scheduler's "assumed" pods): a start never misses
+ * the GPUs a concurrent start has just taken because its watch event is still on the way.
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { GANTRY_LABELS } from '../shared/labels';
@@ -25,6 +28,9 @@ export interface ClusterViewOptions {
 }
 
 const keyOf = (o: { metadata?: { namespace?: string; name?: string } }): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+/** An assumed pod the watch never showed (its watch was down, or it finished at once) stops counting after this long. */
+export const ASSUMED_POD_TTL_MS = 30_000;
 
 /** Keeps `index[group][key] = object` in step with an informer's deltas. */
 function indexBy<T extends { metadata?: { namespace?: string; name?: string } }>(
@@ -54,6 +60,8 @@ export class ClusterView {
   readonly activePods: Informer<V1Pod>;
   private readonly podsByJob = new Map<string, Map<string, V1Pod>>();
   private readonly activeByNode = new Map<string, Map<string, V1Pod>>();
+  /** Pods being created by this driver, by node, until the active-pods watch shows them. */
+  private readonly assumedByNode = new Map<string, Map<string, { pod: V1Pod; at: number }>>();
   private started?: Promise<void>;
 
   constructor(options: ClusterViewOptions) {
@@ -70,11 +78,15 @@ export class ClusterView {
       onDelta: indexBy(this.podsByJob, (p) => p.metadata?.labels?.[GANTRY_LABELS.jobId]),
     });
     this.nodes = new Informer({ ...common, what: 'nodes', source: api.nodeInformerSource(nodeLabelSelector) });
+    const indexActive = indexBy(this.activeByNode, (p) => p.spec?.nodeName || undefined);
     this.activePods = new Informer({
       ...common,
       what: 'active pods',
       source: api.activePodInformerSource(),
-      onDelta: indexBy(this.activeByNode, (p) => p.spec?.nodeName || undefined),
+      onDelta: (delta: Delta<V1Pod>) => {
+        indexActive(delta);
+        this.forget(delta.object); // seen: no longer assumed
+      },
     });
   }
 
@@ -104,8 +116,35 @@ export class ClusterView {
     return this.nodes.get(undefined, name);
   }
 
-  /** Unfinished pods bound to the node, whoever created them. */
+  /** Unfinished pods bound to the node, whoever created them, and the ones this driver is creating there. */
   activePodsOn(nodeName: string): V1Pod[] {
-    return [...(this.activeByNode.get(nodeName)?.values() ?? [])];
+    const seen = this.activeByNode.get(nodeName);
+    const pods = [...(seen?.values() ?? [])];
+    const assumed = this.assumedByNode.get(nodeName);
+    if (!assumed) return pods;
+    const now = Date.now();
+    for (const [key, { pod, at }] of assumed) {
+      if (now - at > ASSUMED_POD_TTL_MS) assumed.delete(key);
+      else if (!seen?.has(key)) pods.push(pod);
+    }
+    if (assumed.size === 0) this.assumedByNode.delete(nodeName);
+    return pods;
+  }
+
+  /** Counts a pod about to be created on its node (spec.nodeName) until the watch shows it or forget() is called. */
+  assume(pod: V1Pod): void {
+    const nodeName = pod.spec?.nodeName;
+    if (!nodeName) return;
+    const assumed = this.assumedByNode.get(nodeName) ?? new Map<string, { pod: V1Pod; at: number }>();
+    assumed.set(keyOf(pod), { pod, at: Date.now() });
+    this.assumedByNode.set(nodeName, assumed);
+  }
+
+  /** The pod's create failed, or the watch shows it now. */
+  forget(pod: V1Pod): void {
+    const nodeName = pod.spec?.nodeName;
+    const assumed = nodeName ? this.assumedByNode.get(nodeName) : undefined;
+    if (!assumed?.delete(keyOf(pod))) return;
+    if (assumed.size === 0) this.assumedByNode.delete(nodeName!);
   }
 }

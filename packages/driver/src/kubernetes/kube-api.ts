@@ -88,16 +88,6 @@ export class KubeApi {
     return plain((await this.retrying(() => this.core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${nodeName}` }))).items);
   }
 
-  /**
-   * The unfinished pods bound to a node, from the API server's watch cache (`resourceVersion=0`:
-   * no etcd read, which for a field selector scans every pod of the cluster). As fresh as the API
-   * server's own cache, milliseconds behind etcd; the kubelet's admission catches the rest.
-   */
-  async listActivePodsOnNode(nodeName: string): Promise<K8s.V1Pod[]> {
-    const fieldSelector = `spec.nodeName=${nodeName},${ACTIVE_PODS_FIELD_SELECTOR}`;
-    return plain((await this.retrying(() => this.core.listPodForAllNamespaces({ fieldSelector, resourceVersion: '0' }))).items);
-  }
-
   /** Every pod in the cluster that is not finished (Pending, Running, Unknown). */
   async listActivePods(): Promise<K8s.V1Pod[]> {
     return plain((await this.retrying(() => this.core.listPodForAllNamespaces({ fieldSelector: ACTIVE_PODS_FIELD_SELECTOR }))).items);

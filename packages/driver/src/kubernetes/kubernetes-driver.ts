@@ -378,11 +378,12 @@ export class KubernetesDriver implements ClusterDriver {
   /**
    * Idempotent: a job whose pods run is left alone, and a retried create finds its pod there.
    * One request per replica in the usual case (the pod, created already bound to its node): what
-   * runs and what holds the node's GPUs is read from the informers' caches, and whatever the caches
-   * had not seen yet shows up as a conflict the API server answers (409: the pod's name is taken),
-   * settled then against the API server itself. Pods of an earlier run are deleted and, while they
-   * terminate (their names are taken), waited for. A replica that does not fit beside the pods
-   * already bound to its node (Gantry's or not) is refused before anything is created.
+   * runs and what holds the node's GPUs is read from the informers' caches (with the pods this
+   * driver is creating counted from before their create: ClusterView.assume), and whatever the
+   * caches had not seen yet shows up as a conflict the API server answers (409: the pod's name is
+   * taken), settled then against the API server itself. Pods of an earlier run are deleted and,
+   * while they terminate (their names are taken), waited for. A replica that does not fit beside
+   * the pods already bound to its node (Gantry's or not) is refused before anything is created.
    */
   async start(req: StartRequest): Promise<void> {
     await this.view.synced();
@@ -403,11 +404,19 @@ export class KubernetesDriver implements ClusterDriver {
       await this.deletePods(known);
       await this.waitUntilGone(req.jobId);
     }
-    await this.assertFits(
-      req.jobId,
-      wanted.map((w) => w.replica),
-    );
-    const created = await Promise.all(wanted.map(({ pod }) => this.api.createPod(pod)));
+    // counted on their nodes at once, so that a concurrent start on the same node sees them
+    for (const { pod } of wanted) this.view.assume(pod);
+    let created: boolean[] = [];
+    try {
+      await this.assertFits(
+        req.jobId,
+        wanted.map((w) => w.replica),
+      );
+      created = await Promise.all(wanted.map(({ pod }) => this.api.createPod(pod)));
+    } finally {
+      // still counted only while a create that went through waits for its watch event
+      for (const [i, { pod }] of wanted.entries()) if (!created[i]) this.view.forget(pod);
+    }
     if (created.every(Boolean)) return;
     await this.settleNameConflicts(
       req.jobId,
@@ -601,10 +610,11 @@ export class KubernetesDriver implements ClusterDriver {
         const staying = others.filter((p) => !isPodTerminating(p));
         return { shortfall: capacityShortfall(node, others, wanted), lasting: capacityShortfall(node, staying, wanted) };
       };
-      // The node's allocatable from the node watch; what is bound there from the API server's watch
-      // cache (one cheap request: a pod created a moment ago, by anyone, is already in it).
+      // The node's allocatable from the node watch; what is bound there from the active-pods watch
+      // and the pods this driver is creating (no request: a pod someone else created in the last
+      // moment, not in the watch yet, is the kubelet's admission to refuse, as on any cluster).
       const cachedNode = this.view.node(nodeName);
-      if (cachedNode && !shortfalls(cachedNode, await this.api.listActivePodsOnNode(nodeName)).shortfall) continue;
+      if (cachedNode && !shortfalls(cachedNode, this.view.activePodsOn(nodeName)).shortfall) continue;
       // Short: ask etcd itself before refusing or waiting.
       const check = async () => {
         const [node, pods] = await Promise.all([this.api.readNode(nodeName), this.api.listPodsOnNode(nodeName)]);

@@ -1,33 +1,33 @@
 /**
  * The kubelets' part of node lifecycle: registers every topology node (or adopts the Node a
- * previous run left), renews each node's Lease in kube-node-lease, posts the Ready condition's
- * heartbeat, and publishes capacity/allocatable whenever the hardware changes (MIG, persona,
- * GPU health). A node that is down posts nothing.
+ * previous run left), renews each node's Lease in kube-node-lease (node-leases.ts), posts the
+ * Ready condition's heartbeat, and publishes capacity/allocatable whenever the hardware changes
+ * (MIG, persona, GPU health). Renewals and heartbeats are spread over their period, as
+ * independent kubelets' are (staggered-round.ts). A node that is down posts nothing.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { httpStatusOf, type KubeClients } from '../kube/client';
 import { kubernetesSpecs } from '@gantry/driver';
+import { STRATEGIC_MERGE_PATCH, kubeJsonRequest } from '../kube/json-request';
 import type { WorkQueue } from '../kube/work-queue';
 import { adoptNodeState, advertisedResources } from './adopt-node';
 import type { EmulatedNode } from './emulated-node';
-import {
-  EMULATED_NODE_LABEL,
-  EMULATED_NODES_SELECTOR,
-  NODE_LEASE_NAMESPACE,
-  microTime,
-  nodeCapacity,
-  nodeLease,
-  nodeObject,
-  readyCondition,
-  type NodeObjectOptions,
-} from './node-objects';
+import { NodeLeases } from './node-leases';
+import { EMULATED_NODE_LABEL, EMULATED_NODES_SELECTOR, NODE_LEASE_NAMESPACE, nodeCapacity, nodeObject, readyCondition, type NodeObjectOptions } from './node-objects';
+import { staggeredRound, type StaggeredRound } from './staggered-round';
 
 export interface NodeRegistrarOptions extends NodeObjectOptions {
   clients: KubeClients;
   queue: WorkQueue;
+  /**
+   * Lease renewals and Ready heartbeats, bounded on their own: each kubelet has its own
+   * connection to the API server, so one node's pod status never waits behind a thousand other
+   * nodes' renewals (which, on a busy API server, can fill a shared queue).
+   */
+  heartbeatQueue: WorkQueue;
   /** Lease renewals, as the kubelet's (10 s). */
   leaseRenewSeconds: number;
-  /** Ready condition heartbeats (the kubelet's nodeStatusReportFrequency, 5 min; shorter here). */
+  /** Ready condition heartbeats in node status (the kubelet's nodeStatusReportFrequency: 5 min). */
   nodeStatusSeconds: number;
   onError: (what: string, err: unknown) => void;
 }
@@ -46,14 +46,16 @@ export interface RegistrationReport {
 export class NodeRegistrar {
   private readonly uids = new Map<string, string>();
   private readonly advertised = new Map<string, Set<string>>();
-  private leaseTimer?: NodeJS.Timeout;
-  private statusTimer?: NodeJS.Timeout;
+  private readonly leases: NodeLeases;
+  private rounds: StaggeredRound[] = [];
   private stopped = false;
 
   constructor(
     private readonly nodes: ReadonlyMap<string, EmulatedNode>,
     private readonly options: NodeRegistrarOptions,
-  ) {}
+  ) {
+    this.leases = new NodeLeases(options.clients.config, options.heartbeatQueue, options.leaseDurationSeconds);
+  }
 
   /** Creates the nodes that do not exist, adopts those that do; then their leases. */
   async register(): Promise<RegistrationReport> {
@@ -92,20 +94,26 @@ export class NodeRegistrar {
     const untaint = created.map((name) =>
       this.options.queue.run(() => core.patchNode({ name, body: { spec: { taints: null } } }, this.options.clients.mergePatch)),
     );
-    await Promise.all([...untaint, this.options.queue.all([...this.nodes.values()], (node) => this.createLease(node))]);
+    await Promise.all([...untaint, this.options.queue.all([...this.nodes.values()], (node) => this.leases.create(node.name, this.uids.get(node.name)))]);
     return { created: created.length, adopted: adoptedNodes.length, ms, settledMs: Date.now() - started, adoptedNodes };
   }
 
   /** Starts lease renewals and Ready heartbeats; adopted nodes get their status published once. */
   startHeartbeats(): void {
-    this.leaseTimer = setInterval(() => this.renewLeases(), this.options.leaseRenewSeconds * 1000);
-    this.statusTimer = setInterval(() => this.postReadyHeartbeats(), this.options.nodeStatusSeconds * 1000);
+    const up = () => [...this.nodes.values()].filter((n) => !n.down);
+    this.rounds = [
+      staggeredRound(up, this.options.leaseRenewSeconds * 1000, (node) => {
+        if (!this.stopped) this.renewLease(node).catch((err) => this.options.onError(`renewing the lease of node ${node.name}`, err));
+      }),
+      staggeredRound(up, this.options.nodeStatusSeconds * 1000, (node) => {
+        if (!this.stopped) this.postReadyHeartbeat(node);
+      }),
+    ];
   }
 
   stop(): void {
     this.stopped = true;
-    clearInterval(this.leaseTimer);
-    clearInterval(this.statusTimer);
+    for (const round of this.rounds) round.stop();
   }
 
   /** Capacity, allocatable and the Ready condition from the node's current hardware state. */
@@ -123,16 +131,8 @@ export class NodeRegistrar {
     await this.options.queue.run(() => this.options.clients.core.patchNode({ name: nodeName, body: { metadata } }, this.options.clients.mergePatch));
   }
 
-  async renewLease(node: EmulatedNode): Promise<void> {
-    const body = { spec: { renewTime: microTime(new Date()), holderIdentity: node.name } };
-    try {
-      await this.options.queue.run(() =>
-        this.options.clients.coordination.patchNamespacedLease({ name: node.name, namespace: NODE_LEASE_NAMESPACE, body }, this.options.clients.mergePatch),
-      );
-    } catch (err) {
-      if (httpStatusOf(err) !== 404) throw err;
-      await this.createLease(node);
-    }
+  renewLease(node: EmulatedNode): Promise<void> {
+    return this.leases.renew(node.name, this.uids.get(node.name));
   }
 
   private remember(name: string, node: V1Node): void {
@@ -140,30 +140,11 @@ export class NodeRegistrar {
     this.advertised.set(name, new Set(advertisedResources(node)));
   }
 
-  private renewLeases(): void {
-    for (const node of this.nodes.values()) {
-      if (node.down || this.stopped) continue;
-      this.renewLease(node).catch((err) => this.options.onError(`renewing the lease of node ${node.name}`, err));
-    }
-  }
-
-  private postReadyHeartbeats(): void {
-    for (const node of this.nodes.values()) {
-      if (node.down || this.stopped) continue;
-      const body = { status: { conditions: [readyCondition(node, new Date())] } };
-      this.options.queue
-        .run(() => this.options.clients.core.patchNodeStatus({ name: node.name, body }, this.options.clients.strategicPatch))
-        .catch((err) => this.options.onError(`posting the status of node ${node.name}`, err));
-    }
-  }
-
-  private async createLease(node: EmulatedNode): Promise<void> {
-    const body = nodeLease(node.name, this.uids.get(node.name), this.options, new Date());
-    try {
-      await this.options.clients.coordination.createNamespacedLease({ namespace: NODE_LEASE_NAMESPACE, body });
-    } catch (err) {
-      if (httpStatusOf(err) !== 409) throw err;
-    }
+  private postReadyHeartbeat(node: EmulatedNode): void {
+    const body = { status: { conditions: [readyCondition(node, new Date())] } };
+    this.options.heartbeatQueue
+      .run(() => kubeJsonRequest(this.options.clients.config, { method: 'PATCH', path: nodeStatusPath(node.name), body, contentType: STRATEGIC_MERGE_PATCH }, false))
+      .catch((err) => this.options.onError(`posting the status of node ${node.name}`, err));
   }
 
   private async ensureLeaseNamespace(): Promise<void> {
@@ -174,3 +155,5 @@ export class NodeRegistrar {
     }
   }
 }
+
+const nodeStatusPath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}/status`;

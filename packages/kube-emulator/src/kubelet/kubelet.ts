@@ -18,6 +18,7 @@ import type { EmulatedNode } from '../cluster/emulated-node';
 import { internalIp } from '../cluster/node-objects';
 import { httpStatusOf, type KubeClients } from '../kube/client';
 import { Informer } from '../kube/informer';
+import { MERGE_PATCH, kubeJsonRequest } from '../kube/json-request';
 import type { WorkQueue } from '../kube/work-queue';
 import { kubernetesSpecs } from '@gantry/driver';
 import { nodeEvent } from '../health/fault-reports';
@@ -287,9 +288,7 @@ export class Kubelet {
           ? { exitCode: EXIT_CODES.sigterm, reason: 'Error' }
           : { exitCode: EXIT_CODES.sigkill, reason: 'Error', message: 'killed at the end of the grace period' };
         const status = terminatedStatus(pod, internalIp(node.name), startedAt, now, end);
-        await queue.run(() =>
-          clients.core.patchNamespacedPodStatus({ name: tracked.name, namespace: tracked.namespace, body: { status } }, clients.mergePatch),
-        );
+        await queue.run(() => this.patchStatus(tracked, status));
       }
       this.devices.release(tracked.nodeName, tracked.uid);
       await queue.run(() =>
@@ -307,11 +306,19 @@ export class Kubelet {
   }
 
   private async writeStatus(tracked: TrackedPod, status: object): Promise<void> {
-    const { clients, queue } = this.options;
     try {
-      await queue.run(() => clients.core.patchNamespacedPodStatus({ name: tracked.name, namespace: tracked.namespace, body: { status } }, clients.mergePatch));
+      await this.options.queue.run(() => this.patchStatus(tracked, status));
     } catch (err) {
       if (httpStatusOf(err) !== 404) this.options.onError(`writing the status of pod ${tracked.namespace}/${tracked.name}`, err);
     }
+  }
+
+  /**
+   * One merge patch of the pod's status (phase, conditions and container statuses together, as
+   * the kubelet's status manager writes them); the answer is not read: the pod watch brings it.
+   */
+  private patchStatus(tracked: TrackedPod, status: object): Promise<void> {
+    const path = `/api/v1/namespaces/${encodeURIComponent(tracked.namespace)}/pods/${encodeURIComponent(tracked.name)}/status`;
+    return kubeJsonRequest<void>(this.options.clients.config, { method: 'PATCH', path, body: { status }, contentType: MERGE_PATCH }, false);
   }
 }
