@@ -9,6 +9,9 @@ const node = (id: string, over: Partial<FlatNodeRows['nodes'][number]> = {}) =>
     spineId: 'spine-1',
     spineName: 's1',
     state: 'ready',
+    persona: 'container',
+    personaTarget: null,
+    powerState: 'on',
     bareMetalLeaseId: null,
     leaseName: null,
     leaseTenantId: null,
@@ -20,7 +23,11 @@ const gpu = (id: string, nodeId: string, index: number) => ({ id, nodeId, index,
 describe('assembleNodeRows', () => {
   it('nests GPUs under their node, slices and active allocations under their GPU, leaf, spine and lease under the node', () => {
     const rows = assembleNodeRows({
-      nodes: [node('a'), node('b', { bareMetalLeaseId: 'lease-1', leaseName: 'bm', leaseTenantId: 't1', leaseTeamId: 'team-1' }), node('c')],
+      nodes: [
+        node('a', { persona: 'vm-passthrough' as never, powerState: 'powering-up' as never }),
+        node('b', { bareMetalLeaseId: 'lease-1', leaseName: 'bm', leaseTenantId: 't1', leaseTeamId: 'team-1', personaTarget: 'vm-passthrough' as never }),
+        node('c'),
+      ],
       gpus: [gpu('a0', 'a', 0), gpu('a1', 'a', 1), gpu('b0', 'b', 0)],
       instances: [
         { id: 'i1', gpuId: 'a1', profile: '3g.40gb', start: 0, size: 4 },
@@ -45,6 +52,9 @@ describe('assembleNodeRows', () => {
     expect(a!.gpus[1]!.allocations).toEqual([expect.objectContaining({ jobId: 'j1', tenantId: 't1', migStart: 4, milli: 1000, cpuMilli: 100, memoryMiB: 10 })]);
     expect(a!.gpus[1]!.allocations[0]!.gpuUnits.toNumber()).toBe(0.4286);
     expect(b!.gpus[0]!.allocations[0]!.gpuUnits.toNumber()).toBe(0.5);
+    // enum values as Prisma spells them (Postgres stores the @map spelling)
+    expect([a!.persona, a!.powerState, a!.personaTarget]).toEqual(['vm_passthrough', 'powering_up', null]);
+    expect([b!.persona, b!.powerState, b!.personaTarget]).toEqual(['container', 'on', 'vm_passthrough']);
     // the flat columns of the joins do not leak into the node
     expect(Object.keys(a!)).not.toEqual(expect.arrayContaining(['leafName', 'spineName', 'leaseName']));
   });

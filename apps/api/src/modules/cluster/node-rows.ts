@@ -27,7 +27,8 @@ export interface FlatNodeRows {
 /**
  * Nested NodeRows (the shape of Prisma's `nodeWithGpus` include) from the flat rows: every node
  * with its leaf and spine, its bare-metal lease, its GPUs by index, each with its MIG slices by
- * start and its active allocations. Pure: one pass over each list, no query per node.
+ * start and its active allocations, enum values spelled as Prisma spells them. Pure: one pass
+ * over each list, no query per node.
  */
 export function assembleNodeRows(flat: FlatNodeRows): NodeRow[] {
   const instancesOf = groupBy(flat.instances, (i) => i.gpuId);
@@ -52,6 +53,9 @@ export function assembleNodeRows(flat: FlatNodeRows): NodeRow[] {
   }
   return flat.nodes.map(({ leafName, spineId, spineName, leaseName, leaseTenantId, leaseTeamId, ...n }) => ({
     ...n,
+    persona: prismaEnum(n.persona),
+    personaTarget: prismaEnum(n.personaTarget),
+    powerState: prismaEnum(n.powerState),
     leaf: { id: n.leafId, name: leafName, spineId, spine: { id: spineId, name: spineName } },
     bareMetalLease:
       n.bareMetalLeaseId === null ? null : { id: n.bareMetalLeaseId, name: leaseName!, tenantId: leaseTenantId!, teamId: leaseTeamId! },
@@ -90,6 +94,13 @@ export async function readNodeRows(sql: Sql, ids?: readonly string[]): Promise<N
     ),
   ]);
   return assembleNodeRows({ nodes, gpus, instances, allocations });
+}
+
+/** Enum values that Postgres spells differently from Prisma (`@map` in schema.prisma): Postgres's spelling to Prisma's. */
+const PRISMA_SPELLING: Readonly<Record<string, string>> = { 'vm-passthrough': 'vm_passthrough', 'powering-down': 'powering_down', 'powering-up': 'powering_up' };
+
+function prismaEnum<T extends string | null>(value: T): T {
+  return (value === null ? value : (PRISMA_SPELLING[value] ?? value)) as T;
 }
 
 function groupBy<T>(xs: readonly T[], key: (x: T) => string): Map<string, T[]> {
