@@ -107,7 +107,11 @@ export type DriverEvent =
   | { type: 'xid'; nodeName: string; gpuIndex: number; xid: number; at: number }
   | { type: 'nic-down' | 'nic-up'; nodeName: string; at: number }
   | { type: 'node-down' | 'node-up'; nodeName: string; at: number }
-  | { type: 'heartbeat'; nodeName: string; at: number };
+  /**
+   * Nodes alive at `at`: every node that beat at that moment, in one event (a cluster of
+   * 10,000 nodes sends one event per beat, not 10,000; like a list of renewed node leases).
+   */
+  | { type: 'heartbeat'; nodeNames: string[]; at: number };
 
 /**
  * A fault to inject into a simulated cluster (`POST /v1/sim/faults`). `latent`: a defect idle

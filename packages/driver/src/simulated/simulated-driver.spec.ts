@@ -308,7 +308,7 @@ describe('SimulatedDriver faults', () => {
     await driver.injectFault({ nodeName: NODE, kind: 'node-down' });
     await jest.advanceTimersByTimeAsync(5_000);
 
-    const beatsOf = (name: string) => events.filter((e) => e.type === 'heartbeat' && e.nodeName === name).length;
+    const beatsOf = (name: string) => events.filter((e) => e.type === 'heartbeat' && e.nodeNames.includes(name)).length;
     expect(events.filter((e) => e.type === 'node-down')).toEqual([expect.objectContaining({ nodeName: NODE })]);
     expect(exitsOf(events)).toEqual([expect.objectContaining({ jobId: 'train', exitCode: 137, reason: 'node-lost' })]);
     expect(beatsOf(NODE)).toBe(0);
@@ -443,7 +443,7 @@ describe('SimulatedDriver power', () => {
     await expect(driver.start(wholeGpuJob('on-an-off-node'))).rejects.toThrow(/powered off/);
     events.length = 0;
     await jest.advanceTimersByTimeAsync(2_000);
-    expect(events.filter((e) => e.type === 'heartbeat' && e.nodeName === NODE)).toHaveLength(0);
+    expect(events.filter((e) => e.type === 'heartbeat' && e.nodeNames.includes(NODE))).toHaveLength(0);
 
     const on = driver.setPower(NODE, 'on');
     expect((await nodeOf(driver)).powerState).toBe('powering-up');

@@ -105,7 +105,7 @@ export interface SimulatedDriverOptions {
   /** Simulated seconds per real second. Default 1. */
   speed?: number;
   delays?: Partial<SimulatedDelays>;
-  /** Emit `heartbeat` events for every up node each heartbeatSeconds. Default false (quiet tests). */
+  /** Emit a `heartbeat` event naming every up node each heartbeatSeconds. Default false (quiet tests). */
   heartbeats?: boolean;
   clock?: Clock;
 }
@@ -491,10 +491,13 @@ export class SimulatedDriver implements ClusterDriver {
     }
   }
 
+  /** One heartbeat event naming every node that is up and powered on. */
   private beat(): void {
-    for (const node of this.cluster.all()) {
-      if (!node.down && node.power === 'on') this.emit({ type: 'heartbeat', nodeName: node.name });
-    }
+    const nodeNames = this.cluster
+      .all()
+      .filter((node) => !node.down && node.power === 'on')
+      .map((node) => node.name);
+    if (nodeNames.length) this.emit({ type: 'heartbeat', nodeNames });
   }
 
   private emit(event: DistributiveOmit<DriverEvent, 'at'>): void {

@@ -1,7 +1,7 @@
 import type { Gpu, Node, NodeBareMetal, NodeDetail, NodePowerState, NodeTransition, Persona, TimelineEvent } from '@gantry/contracts';
 import { covers, type TenantScope } from '../../common/tenant-scope';
 import { nodeStepToApi } from '../bare-metal/lease-states';
-import type { GpuRow, NodeRow } from './cluster.repository';
+import type { ApiNodeRow, GpuRow, NodeRow } from './cluster.repository';
 
 type GpuLike = Omit<GpuRow, 'node'>;
 
@@ -82,7 +82,7 @@ export function presentBareMetal(scope: TenantScope, n: Pick<NodeRow, 'bareMetal
   return { state, leaseId: lease.id, leaseName: lease.name, teamId: lease.teamId };
 }
 
-export function presentNode(scope: TenantScope, n: NodeRow): Node {
+export function presentNode(scope: TenantScope, n: ApiNodeRow): Node {
   const models = [...new Set(n.gpus.map((g) => g.model))];
   return {
     id: n.id,
@@ -97,7 +97,7 @@ export function presentNode(scope: TenantScope, n: NodeRow): Node {
     gpuModel: models.length === 1 ? models[0]! : models.length ? models.join(', ') : null,
     gpuCount: n.gpus.length,
     gpusAllocated: Math.round(n.gpus.reduce((s, g) => s + gpuUnitsInUse(g), 0) * 1000) / 1000,
-    heartbeatAt: n.heartbeatAt?.toISOString() ?? null,
+    heartbeatAt: n.heartbeat?.at.toISOString() ?? null,
     labels: (n.labels ?? {}) as Record<string, string>,
     stateReason: n.stateReason ?? null,
     personaTarget: n.personaTarget ? personaToApi(n.personaTarget) : null,
@@ -106,6 +106,6 @@ export function presentNode(scope: TenantScope, n: NodeRow): Node {
   };
 }
 
-export function presentNodeDetail(scope: TenantScope, n: NodeRow, events: TimelineEvent[]): NodeDetail {
+export function presentNodeDetail(scope: TenantScope, n: ApiNodeRow, events: TimelineEvent[]): NodeDetail {
   return { ...presentNode(scope, n), gpus: n.gpus.map((g) => presentGpu(scope, g)), events };
 }

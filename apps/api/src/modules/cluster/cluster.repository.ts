@@ -4,12 +4,10 @@ import { Prisma } from '@gantry/db';
 import { migProfile } from '@gantry/scheduler';
 import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
+import { readNodeRows } from './node-rows';
 import type { PageQuery } from '@gantry/contracts';
 
 const ACTIVE = { endedAt: null } as const;
-
-/** Nodes per query of the snapshot reads: 1,000 nodes of 8 GPUs keep each nested `IN` list far below Postgres's 65,535 bind parameters. */
-const NODE_PAGE = 1000;
 
 export const nodeWithGpus = {
   leaf: { include: { spine: true } },
@@ -27,6 +25,11 @@ export const nodeWithGpus = {
 } satisfies Prisma.NodeInclude;
 
 export type NodeRow = Prisma.NodeGetPayload<{ include: typeof nodeWithGpus }>;
+
+/** A node as the API shows it: the snapshot's rows and the last heartbeat. */
+export const nodeForApi = { ...nodeWithGpus, heartbeat: { select: { at: true } } } satisfies Prisma.NodeInclude;
+
+export type ApiNodeRow = Prisma.NodeGetPayload<{ include: typeof nodeForApi }>;
 
 export const gpuWithUse = {
   node: { select: { name: true } },
@@ -52,11 +55,11 @@ export class ClusterRepository {
       ...(filter.state ? { state: filter.state as Prisma.NodeWhereInput['state'] } : {}),
       ...(filter.gpuModel ? { gpus: { some: { model: filter.gpuModel } } } : {}),
     };
-    return this.prisma.client.node.findMany({ ...a, where, include: nodeWithGpus });
+    return this.prisma.client.node.findMany({ ...a, where, include: nodeForApi });
   }
 
   findNode(idOrName: string) {
-    return this.prisma.client.node.findFirst({ where: { OR: [{ id: idOrName }, { name: idOrName }] }, include: nodeWithGpus });
+    return this.prisma.client.node.findFirst({ where: { OR: [{ id: idOrName }, { name: idOrName }] }, include: nodeForApi });
   }
 
   listGpus(q: PageQuery, filter: { nodeId?: string; model?: string; health?: string }) {
@@ -70,33 +73,14 @@ export class ClusterRepository {
     return this.prisma.client.gpu.findMany({ ...a, where, include: gpuWithUse });
   }
 
-  /**
-   * Every node with its GPUs, slices and active allocations: the scheduler's snapshot source.
-   * In pages of NODE_PAGE nodes (by name): Prisma reads a nested include with one `IN` list of
-   * the parents' ids, and a list of more than 65,535 (80,000 GPUs) is more bind parameters
-   * than Postgres's protocol can carry, so one query for 10,000 nodes fails.
-   */
-  async allNodes(): Promise<NodeRow[]> {
-    const out: NodeRow[] = [];
-    for (let after: string | undefined; ;) {
-      const page = await this.prisma.client.node.findMany({
-        include: nodeWithGpus,
-        orderBy: { name: 'asc' },
-        take: NODE_PAGE,
-        ...(after === undefined ? {} : { cursor: { name: after }, skip: 1 }),
-      });
-      out.push(...page);
-      if (page.length < NODE_PAGE) return out;
-      after = page[page.length - 1]!.name;
-    }
+  /** Every node (by name) with its GPUs, slices and active allocations: the scheduler's snapshot source and the node manager's plan. */
+  allNodes(): Promise<NodeRow[]> {
+    return readNodeRows(this.prisma.sql);
   }
 
-  /** The nodes `ids` with their GPUs, slices and active allocations (those of them that still exist), NODE_PAGE at a time. */
-  async nodesByIds(ids: string[]): Promise<NodeRow[]> {
-    const out: NodeRow[] = [];
-    for (let i = 0; i < ids.length; i += NODE_PAGE)
-      out.push(...(await this.prisma.client.node.findMany({ where: { id: { in: ids.slice(i, i + NODE_PAGE) } }, include: nodeWithGpus })));
-    return out;
+  /** The nodes `ids` with their GPUs, slices and active allocations (those of them that still exist). */
+  nodesByIds(ids: string[]): Promise<NodeRow[]> {
+    return readNodeRows(this.prisma.sql, ids);
   }
 
   /**
@@ -127,12 +111,12 @@ export class ClusterRepository {
     return this.prisma.client.gpu.count({ where: gpuModel ? { model: gpuModel } : {} });
   }
 
-  /** For each GPU model, the most GPUs of that model on one node. */
+  /** For each GPU model, the most GPUs of that model on one node (aggregated in SQL: one row per model, not per node). */
   async maxGpusPerNodeByModel(): Promise<Map<string, number>> {
-    const rows = await this.prisma.client.gpu.groupBy({ by: ['nodeId', 'model'], _count: { _all: true } });
-    const max = new Map<string, number>();
-    for (const r of rows) max.set(r.model, Math.max(max.get(r.model) ?? 0, r._count._all));
-    return max;
+    const rows = await this.prisma.sql.query<{ model: string; n: number }>(
+      `SELECT model, max(c)::int AS n FROM (SELECT "nodeId", model, count(*) AS c FROM "Gpu" GROUP BY 1, 2) per_node GROUP BY model`,
+    );
+    return new Map(rows.map((r) => [r.model, r.n]));
   }
 
   /** Per GPU model: GPUs, unhealthy GPUs and allocated GPU units. */

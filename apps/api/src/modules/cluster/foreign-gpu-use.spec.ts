@@ -56,6 +56,13 @@ describe('GPUs held by pods Gantry did not create', () => {
     expect(withOwn.nodes[0]!.gpus.filter((g) => !g.allocated).map((g) => g.index)).toEqual([1]);
   });
 
+  it('leaves the nodes it is given as they are (buildSnapshot shares them between cycles)', () => {
+    const given = cluster(Array.from({ length: 8 }, (_, i) => gpu(i)));
+    const marked = markForeignUse(given, new Map([['node-1', { 'nvidia.com/gpu': 6 }]]));
+    expect(marked.nodes[0]!.gpus.filter((g) => g.allocated)).toHaveLength(6);
+    expect(given.nodes[0]!.gpus.filter((g) => g.allocated)).toHaveLength(0);
+  });
+
   it('MIG slices of the profile a foreign pod holds are busy', () => {
     const slices = [0, 1, 2, 3].map((start) => ({ profile: '1g.10gb', start, size: 1, busy: false }));
     const snapshot = markForeignUse(cluster([gpu(0, { mode: 'mig', mig: slices })]), new Map([['node-1', { 'nvidia.com/mig-1g.10gb': 3 }]]));

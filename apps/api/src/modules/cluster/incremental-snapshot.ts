@@ -54,6 +54,7 @@ export class IncrementalSnapshot {
   private readonly dirty = new Set<string>();
   private readonly marks: { atMs: number; mark: bigint }[] = [];
   private prunedMs = 0;
+  private reading: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly source: SnapshotSource,
@@ -62,8 +63,21 @@ export class IncrementalSnapshot {
     private readonly onError: (e: unknown) => void = () => undefined,
   ) {}
 
-  /** The snapshot brought up to date: every change committed before this call is in it. */
-  async read(): Promise<SnapshotRead> {
+  /**
+   * The snapshot brought up to date: every change committed before this call is in it. Reads
+   * run one at a time (the cycle and the node manager's planning share the snapshot): a read
+   * asked for while another runs starts when it ends.
+   */
+  read(): Promise<SnapshotRead> {
+    const next = this.reading.then(
+      () => this.readNow(),
+      () => this.readNow(),
+    );
+    this.reading = next;
+    return next;
+  }
+
+  private async readNow(): Promise<SnapshotRead> {
     const now = this.now();
     let full = false;
     if (this.loaded) {

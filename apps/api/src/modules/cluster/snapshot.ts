@@ -7,10 +7,41 @@ import { markForeignUse, type ForeignGpuUseByNode } from './foreign-gpu-use';
 /**
  * Step 1 of the cycle: the engine's in-memory view of the cluster, from Postgres rows, with the
  * GPUs that workloads Gantry did not start hold (`foreign`, from the driver) taken.
+ *
+ * A node's state is derived once per row and kept with it (the worker's snapshot replaces only
+ * the rows of changed nodes, so a cycle at 10,000 nodes derives the few hundred that changed):
+ * until the earliest start refusal on the node ends, and only for nodes that hold none of the
+ * `without` jobs. The states are shared between calls: nothing may change them in place (the
+ * engine works on its own views of them; `markForeignUse` copies the nodes it marks).
  */
-export function buildSnapshot(nodes: NodeRow[], without?: ReadonlySet<string>, nowMs = Date.now(), foreign?: ForeignGpuUseByNode): ClusterSnapshot {
-  const snapshot = { nodes: nodes.map((n) => nodeState(n, without, nowMs)) };
+export function buildSnapshot(nodes: readonly NodeRow[], without?: ReadonlySet<string>, nowMs = Date.now(), foreign?: ForeignGpuUseByNode): ClusterSnapshot {
+  const snapshot = { nodes: nodes.map((n) => (without?.size && holdsAnyOf(n, without) ? nodeState(n, without, nowMs) : keptNodeState(n, nowMs))) };
   return foreign ? markForeignUse(snapshot, foreign) : snapshot;
+}
+
+/** Derived node states, by the row they were derived from; `fromMs` to `untilMs`: when it holds. */
+const derived = new WeakMap<NodeRow, { state: NodeState; fromMs: number; untilMs: number }>();
+
+function keptNodeState(n: NodeRow, nowMs: number): NodeState {
+  const kept = derived.get(n);
+  if (kept && kept.fromMs <= nowMs && nowMs < kept.untilMs) return kept.state;
+  const state = nodeState(n, undefined, nowMs);
+  derived.set(n, { state, fromMs: nowMs, untilMs: nextRefusalEnd(n, nowMs) });
+  return state;
+}
+
+/** When the earliest start refusal still running on the node ends (a GPU becomes schedulable); Infinity without one. */
+function nextRefusalEnd(n: NodeRow, nowMs: number): number {
+  let end = Infinity;
+  for (const g of n.gpus) {
+    const until = g.startRefusedUntil?.getTime();
+    if (until !== undefined && until > nowMs && until < end) end = until;
+  }
+  return end;
+}
+
+function holdsAnyOf(n: NodeRow, jobs: ReadonlySet<string>): boolean {
+  return n.gpus.some((g) => g.allocations.some((a) => a.jobId !== null && jobs.has(a.jobId)));
 }
 
 /** `without`: jobs whose allocations are left out ("what if these were preempted"). */

@@ -20,7 +20,7 @@ describe('HealthMonitor', () => {
     jest.useRealTimers();
   });
 
-  const beat = (nodeName: string) => listener({ type: 'heartbeat', nodeName, at: Date.now() });
+  const beat = (nodeName: string) => listener({ type: 'heartbeat', nodeNames: [nodeName], at: Date.now() });
   const calls = () => failover.mock.calls.map(([p]) => p as { action: string; kind?: string; nodeName?: string; source?: string });
 
   it('declares a node down after it misses its heartbeats past the grace period, and up when they return', async () => {
@@ -59,6 +59,22 @@ describe('HealthMonitor', () => {
       expect.objectContaining({ action: 'fault', kind: 'nic-down', nodeName: 'n1' }),
       expect.objectContaining({ action: 'job-lost', jobId: 'j1', exitReason: 'node-lost' }),
     ]);
+  });
+
+  it('blames no node when the event stream lags behind the clock (every beat arrives late alike)', async () => {
+    const nodes = ['a', 'b', 'c'];
+    // each beat reaches the worker 8 s after the node sent it: past the 6 s grace by the clock
+    for (let i = 0; i < 10; i++) {
+      listener({ type: 'heartbeat', nodeNames: nodes, at: Date.now() - 8000 });
+      await jest.advanceTimersByTimeAsync(2000);
+    }
+    expect(calls().filter((c) => c.kind === 'node-down')).toHaveLength(0);
+    // the stream keeps flowing but one node's beats stop: that one is down
+    for (let i = 0; i < 6; i++) {
+      listener({ type: 'heartbeat', nodeNames: ['a', 'b'], at: Date.now() - 8000 });
+      await jest.advanceTimersByTimeAsync(2000);
+    }
+    expect(calls().filter((c) => c.kind === 'node-down')).toEqual([expect.objectContaining({ nodeName: 'c', source: 'heartbeat' })]);
   });
 
   it('does not fail the cluster over when most nodes fall silent at once (the heartbeat path is suspect)', async () => {

@@ -27,6 +27,8 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
   private beatsSinceFlush = new Set<string>();
   private lastFlush = 0;
   private lastWatch = 0;
+  /** The time of the newest heartbeat received: how far the event stream has come. */
+  private newestBeat = 0;
 
   constructor(
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
@@ -49,7 +51,9 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
     const fail = (err: unknown) => this.logger.error(`cannot enqueue ${e.type}: ${String(err)}`);
     switch (e.type) {
       case 'heartbeat':
-        return this.beat(e.nodeName, e.at);
+        for (const name of e.nodeNames) this.beat(name, e.at);
+        this.newestBeat = Math.max(this.newestBeat, e.at);
+        return;
       case 'xid':
         this.queues
           .failover(
@@ -99,10 +103,13 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /**
-   * Nodes silent for longer than MISSED_BEATS of their own heartbeat interval are down. Two
+   * Nodes silent for longer than MISSED_BEATS of their own heartbeat interval are down. Three
    * guards against blaming the cluster for our own trouble: after a stall of this process (the
-   * watch ran late) every node gets a fresh grace period, and when most nodes fall silent at
-   * once the monitor reports it instead of failing the whole cluster over.
+   * watch ran late) every node gets a fresh grace period; a node is late only when the event
+   * stream has brought other nodes' heartbeats from past its grace (a stream that lags behind
+   * the clock, as under a heavy load, delays every node alike and proves no node silent); and
+   * when most nodes fall silent at once the monitor reports it instead of failing the whole
+   * cluster over.
    */
   private async watch(): Promise<void> {
     const now = Date.now();
@@ -117,7 +124,7 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
     for (const [name, last] of this.lastBeat) {
       if (this.silent.has(name)) continue;
       const grace = Math.max(MIN_GRACE_MS, MISSED_BEATS * (this.interval.get(name) ?? MIN_GRACE_MS));
-      if (now - last > grace) late.push(name);
+      if (now - last > grace && this.newestBeat - last > grace) late.push(name);
     }
     const watched = this.lastBeat.size - this.silent.size;
     if (late.length >= 4 && late.length > watched / 2) {
@@ -128,6 +135,8 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
     for (const name of late) {
       const last = this.lastBeat.get(name)!;
       const grace = Math.max(MIN_GRACE_MS, MISSED_BEATS * (this.interval.get(name) ?? MIN_GRACE_MS));
+      // a heartbeat that arrived while the nodes before it were reported: not silent after all
+      if (now - last <= grace) continue;
       this.silent.add(name);
       this.logger.warn(`${name}: no heartbeat for ${now - last} ms (grace ${grace} ms): node down`);
       await this.queues

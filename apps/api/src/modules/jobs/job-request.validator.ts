@@ -29,7 +29,7 @@ const SUMMARY_TTL_MS = 15_000;
  */
 @Injectable()
 export class JobRequestValidator {
-  private cached?: { at: number; summary: InventorySummary };
+  private cached?: { at: number; summary: Promise<InventorySummary> };
 
   constructor(private readonly cluster: ClusterRepository) {}
 
@@ -56,11 +56,16 @@ export class JobRequestValidator {
     }
   }
 
-  private async summary(): Promise<InventorySummary> {
+  /** The inventory summary, read at most once per TTL: submissions that arrive while it is read share the read. */
+  private summary(): Promise<InventorySummary> {
     const now = Date.now();
     if (this.cached && now - this.cached.at < SUMMARY_TTL_MS) return this.cached.summary;
-    const summary = { maxGpusPerNode: await this.cluster.maxGpusPerNodeByModel() };
+    const summary = this.cluster.maxGpusPerNodeByModel().then((maxGpusPerNode) => ({ maxGpusPerNode }));
     this.cached = { at: now, summary };
+    // a failed read is not kept: the next submission reads again
+    summary.catch(() => {
+      if (this.cached?.summary === summary) this.cached = undefined;
+    });
     return summary;
   }
 }

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { QueuesService } from '../../queues/queues.service';
-import { ClusterRepository } from '../cluster/cluster.repository';
+import type { NodeRow } from '../cluster/cluster.repository';
+import { ClusterSnapshotStore } from '../cluster/cluster-snapshot.store';
 import { personaToApi, powerToApi } from '../cluster/cluster.presenter';
 import { buildSnapshot } from '../cluster/snapshot';
 import { planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
@@ -14,7 +15,7 @@ import { DemandRepository } from './demand.repository';
 import { PowerRepository } from './power.repository';
 import { planPower, queuedReplicasOf, type PowerNode } from './power-planning';
 
-type NodeRows = Awaited<ReturnType<ClusterRepository['allNodes']>>;
+type NodeRows = NodeRow[];
 type PendingRows = Awaited<ReturnType<DemandRepository['unplacedPendingJobs']>>;
 type PendingDemandRows = { kind: string; replicas: number; resources: unknown }[];
 
@@ -43,7 +44,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
     private readonly incidents: IncidentsRepository,
     private readonly migChanges: MigChangesRepository,
     private readonly demand: DemandRepository,
-    private readonly cluster: ClusterRepository,
+    private readonly snapshots: ClusterSnapshotStore,
     private readonly mig: MigManagerService,
     private readonly queues: QueuesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -91,7 +92,8 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
       if (o.rederive !== false) await this.rederive(now);
       // The cluster before the demand: a job placed between the two reads then shows as placed,
       // never as still pending beside a slice it already took (which would re-partition another GPU).
-      const rows = await this.cluster.allNodes();
+      // The worker's kept snapshot (brought up to date from the change log), not a read of every node.
+      const rows = (await this.snapshots.read()).nodes;
       const waiting = this.waitingForMig;
       this.waitingForMig = new Set();
       const [pending, replicas] = await Promise.all([this.demand.unplacedPendingJobs(), this.demand.missingReplicas()]);

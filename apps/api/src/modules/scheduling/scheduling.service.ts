@@ -23,6 +23,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { ReservationHoldsService } from '../reservations/reservation-holds.service';
 import type { Hold } from '../reservations/reservation-holds';
 import { placeAroundHolds, type HoldJobInfo } from './hold-placement';
+import { nodesByJob, whatIfNodes } from './what-if-nodes';
 
 export interface CycleReport {
   pending: number;
@@ -35,7 +36,15 @@ export interface CycleReport {
   migWaiting?: number;
   /** The cluster snapshot: loaded in full this cycle, or nodes read again from the change log. */
   snapshot?: { full: boolean; reread: number };
+  /** Milliseconds of each step, when there was pending work (a slow cycle is logged with them). */
+  steps?: CycleSteps;
 }
+
+/** Where a cycle's time went: reads (snapshot, pending work, holds), derive (engine snapshot), admit, place (engine), commit, preempt, explain. */
+export type CycleSteps = Record<'read' | 'derive' | 'admit' | 'place' | 'commit' | 'preempt' | 'explain', number>;
+
+/** A cycle slower than this is logged (warn) with its steps. */
+const SLOW_CYCLE_MS = 1000;
 
 type PendingRow = Awaited<ReturnType<SchedulingRepository['pendingJobs']>>[number];
 
@@ -85,7 +94,10 @@ export class SchedulingService {
     await this.evictFromHolds(holds, nodes);
     const snapshotRead = { full: read.full, reread: read.reread };
     if (!q) return { pending: 0, placed: 0, conflicts: 0, preempted: this.preemptedThisCycle, ms: performance.now() - t0, snapshot: snapshotRead };
+    const lap = stopwatch(t0);
+    const steps = { read: lap() } as CycleSteps;
     const snapshot = buildSnapshot(nodes, undefined, Date.now(), this.foreign.current());
+    steps.derive = lap();
     // 3. admit: guaranteed, borrowing within the tenant's pool up to the limit, tenant total, budgets
     const { admitted, borrowing, held } = admit(
       ordered.map((j) => ({
@@ -99,10 +111,12 @@ export class SchedulingService {
       q.quotas,
       q.ctx,
     );
+    steps.admit = lap();
     // 4-5. place (the engine), fair share by each team's weighted dominant resource share
     // (reservations: holders first, then the rest around the GPUs held for others)
     const holdInfo = this.holdInfo(pending);
     const decision: CycleDecision = placeAroundHolds(snapshot, admitted.map(pendingJob), holds, holdInfo, { teamUsage: q.fairUsage, teamWeights: q.weights });
+    steps.place = lap();
     // 6. commit, re-checking the quota under a per-team lock
     const byId = new Map(pending.map((j) => [j.id, j]));
     const nodesById = new Map(snapshot.nodes.map((n) => [n.id, n]));
@@ -144,10 +158,12 @@ export class SchedulingService {
     if (started.length) await this.queues.lifecycleStartMany(started);
     const migWaiting = decision.pending.filter((u) => (byId.get(u.jobId)?.resources as JobResources | undefined)?.migProfile).map((u) => u.jobId);
     if (migWaiting.length) hooks.migWaiting?.(migWaiting);
+    steps.commit = lap();
     // 5b. plan preemption for what is still waiting: reclaim from borrowers, lower priority in the team
     const preempting = await this.preempt(nodes, ordered, decision, held, borrowing, q, byId, holds, holdInfo);
     decision.pending = decision.pending.map((u) => preempting.get(u.jobId) ?? u);
     for (const h of held) h.reasons = preempting.get(h.jobId)?.reasons ?? h.reasons;
+    steps.preempt = lap();
     // 7. explain
     const reasons = [...held.map((h) => ({ jobId: h.jobId, reasons: h.reasons })), ...decision.pending, ...lost].filter(
       (u) => !sameReasons(byId.get(u.jobId)?.reasons, u.reasons),
@@ -155,6 +171,7 @@ export class SchedulingService {
     await this.repo.setReasons(reasons.filter((u) => !this.endpoints.owns(u.jobId)));
     await this.endpoints.explain(reasons);
     if (conflicts) await this.queues.requestSchedule('placement conflicts');
+    steps.explain = lap();
     const report = {
       pending: pending.length,
       placed,
@@ -163,7 +180,14 @@ export class SchedulingService {
       ms: Math.round(performance.now() - t0),
       migWaiting: migWaiting.length,
       snapshot: snapshotRead,
+      steps,
     };
+    if (report.ms > SLOW_CYCLE_MS)
+      this.logger.warn(
+        `slow cycle: ${report.ms} ms for ${pending.length} pending (${placed} placed); ${Object.entries(steps)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')} ms; snapshot ${read.full ? 'full load' : `${read.reread} nodes read again`}`,
+      );
     if (placed || conflicts)
       this.logger.log(
         `cycle: ${placed} placed, ${conflicts} conflicts, ${pending.length} pending, ${report.ms} ms (snapshot: ${read.full ? 'full load' : `${read.reread} nodes read again`})`,
@@ -258,6 +282,7 @@ export class SchedulingService {
     });
     if (!waiting.length) return out;
     const running = await this.repo.runningJobs();
+    const holders = nodesByJob(nodes);
     const toCandidate = (r: (typeof running)[number]): RunningJob => ({
       id: r.id,
       teamId: r.teamId,
@@ -270,13 +295,18 @@ export class SchedulingService {
     const candidates = running.filter((r) => r.state === 'running').map(toCandidate);
     const freeing = running.filter((r) => r.state === 'suspending').map(toCandidate);
     let planned = 0;
-    // Each feasibility check is an engine run on the whole snapshot: bound them per cycle.
+    // Each feasibility check is an engine run (on the nodes the victims leave, what-if-nodes.ts,
+    // or once per quota-held job on the whole snapshot): bound them per cycle.
     let checks = 0;
     const MAX_CHECKS = 300;
     for (const job of waiting.slice(0, 50)) {
       if (checks >= MAX_CHECKS) break;
       if (planned >= 4) break;
       const engineJob = pendingJob(job);
+      const fits = (rows: readonly NodeRow[], without: Set<string>) =>
+        placeAroundHolds(buildSnapshot(rows, without, Date.now(), this.foreign.current()), [engineJob], holds, holdInfo).placed.length === 1;
+      // The engine found no room for a job it was given this cycle: room can only appear where victims leave.
+      let fitsAsIs: boolean | undefined = unplaced.has(job.id) ? false : undefined;
       const h = heldById.get(job.id);
       const hasRows = (q.rowsOf.get(job.teamId)?.length ?? 0) > 0;
       const plan = planPreemption({
@@ -292,9 +322,12 @@ export class SchedulingService {
         running: candidates,
         borrowerTeams: q.borrowerTeams,
         freeing,
-        canPlace: (without) =>
-          ++checks <= MAX_CHECKS &&
-          placeAroundHolds(buildSnapshot(nodes, without, Date.now(), this.foreign.current()), [engineJob], holds, holdInfo).placed.length === 1,
+        canPlace: (without) => {
+          // A job held by its quota may fit anywhere once within it: the whole cluster as it is, once.
+          if (fitsAsIs === undefined) fitsAsIs = ++checks <= MAX_CHECKS && fits(nodes, new Set());
+          if (fitsAsIs) return true;
+          return ++checks <= MAX_CHECKS && fits(whatIfNodes(nodes, holders, without, job), without);
+        },
       });
       if (plan.kind === 'wait') {
         out.set(job.id, {
@@ -406,4 +439,15 @@ function describe(replicas: ReplicaPlacement[], nodes: Map<string, NodeState>, b
 
 function sameReasons(a: unknown, b: Reason[]): boolean {
   return JSON.stringify(a ?? []) === JSON.stringify(b);
+}
+
+/** Milliseconds since the last call (the first: since `t0`), rounded. */
+function stopwatch(t0: number): () => number {
+  let last = t0;
+  return () => {
+    const now = performance.now();
+    const ms = Math.round(now - last);
+    last = now;
+    return ms;
+  };
 }

@@ -12,11 +12,11 @@ import type { LatestGpuState, RollupDelta, RollupRow, TickAllocation, TickGpu, T
 export class TelemetryRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async inventory(): Promise<TickGpu[]> {
-    const rows = await this.prisma.client.gpu.findMany({
-      select: { id: true, nodeId: true, index: true, model: true, node: { select: { name: true } } },
-    });
-    return rows.map((g) => ({ id: g.id, nodeId: g.nodeId, nodeName: g.node.name, index: g.index, model: g.model }));
+  /** Every GPU with its node's name: one typed-SQL join (80,000 rows at 10,000 nodes, each tick). */
+  inventory(): Promise<TickGpu[]> {
+    return this.prisma.sql.query<TickGpu>(
+      `SELECT g.id, g."nodeId", n.name AS "nodeName", g.index, g.model FROM "Gpu" g JOIN "Node" n ON n.id = g."nodeId"`,
+    );
   }
 
   /** Allocations that overlap (from, to]: still active, or ended after `from`. */
