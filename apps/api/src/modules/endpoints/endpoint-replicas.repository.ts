@@ -138,7 +138,14 @@ export class EndpointReplicasRepository {
       id,
       endpointId: first.endpointId,
       replica: first.replica,
-      allocations: rows.map((r) => ({ gpuId: r.gpuId, migProfile: r.migProfile, migStart: r.migStart, milli: r.milli, nodeName: r.nodeName, gpuIndex: r.gpuIndex })),
+      allocations: rows.map((r) => ({
+        gpuId: r.gpuId,
+        migProfile: r.migProfile,
+        migStart: r.migStart,
+        milli: r.milli,
+        nodeName: r.nodeName,
+        gpuIndex: r.gpuIndex,
+      })),
     };
   }
 
