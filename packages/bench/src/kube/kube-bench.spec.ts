@@ -49,8 +49,20 @@ describe('the Kubernetes benchmark', () => {
   });
 
   it('adds up CPU by part over the pids each sample found: a pid that appeared in between counts in full', () => {
-    const before = { postgres: new Map([[10, 5], [11, 1]]), apiserver: new Map([[20, 100]]) };
-    const after = { postgres: new Map([[10, 7], [12, 0.5]]), apiserver: new Map([[20, 103]]) };
+    const before = {
+      postgres: new Map([
+        [10, 5],
+        [11, 1],
+      ]),
+      apiserver: new Map([[20, 100]]),
+    };
+    const after = {
+      postgres: new Map([
+        [10, 7],
+        [12, 0.5],
+      ]),
+      apiserver: new Map([[20, 103]]),
+    };
     const used = cpuBetween(before, after);
     expect(used.postgres).toBeCloseTo(2.5);
     expect(used.apiserver).toBeCloseTo(3);

@@ -406,7 +406,10 @@ export async function runKubeBench(o: KubeBenchOptions, log: (s: string) => void
     const heartbeatSeconds = idleHeartbeatsPerSecond > 0 ? heartbeats(apiserverByKind) / idleHeartbeatsPerSecond : cpuSeconds;
     const backgroundSeconds = (k: CpuPart) => (k === 'apiserver' || k === 'etcd' || k === 'emulator' ? heartbeatSeconds : cpuSeconds);
     const netCpuMsPerPlacement = withTotal(
-      Object.fromEntries(CPU_PARTS.map((k) => [k, Math.max(0, perPlacementMs(cpuUsed[k] - cpuIdlePerSecond[k] * backgroundSeconds(k)))])) as Record<CpuPart, number>,
+      Object.fromEntries(CPU_PARTS.map((k) => [k, Math.max(0, perPlacementMs(cpuUsed[k] - cpuIdlePerSecond[k] * backgroundSeconds(k)))])) as Record<
+        CpuPart,
+        number
+      >,
     );
     const idleCpuCores = round(Object.values(cpuIdlePerSecond).reduce((a, b) => a + b, 0));
     const report: KubeBenchReport = {

@@ -436,7 +436,8 @@ export class KubernetesDriver implements ClusterDriver {
    */
   private async settleNameConflicts(jobId: string, pods: V1Pod[]): Promise<void> {
     const names = new Set(pods.map((p) => p.metadata!.name!));
-    const existing = (await this.api.listPods(this.settings.namespace, jobSelector(jobId))).filter((p) => names.has(p.metadata?.name ?? ''));
+    // an earlier run's pod (the only kind that needs work) is long in the API server's watch cache
+    const existing = (await this.api.listPods(this.settings.namespace, jobSelector(jobId), true)).filter((p) => names.has(p.metadata?.name ?? ''));
     const stale = existing.filter((p) => isPodFinished(p) || isPodTerminating(p));
     if (stale.length === 0) return;
     await this.deletePods(stale);
@@ -491,7 +492,7 @@ export class KubernetesDriver implements ClusterDriver {
       const replicas = Number(cached[0]?.spec?.containers?.[0]?.env?.find((e) => e.name === 'GANTRY_REPLICAS')?.value);
       if (cached.length > 0 && cached.length === replicas) return workloadStatusFromPods(cached, this.clock.now(), (p) => this.gpuFaulted(p));
     }
-    return workloadStatusFromPods(await this.jobPods(jobId), this.clock.now(), (p) => this.gpuFaulted(p));
+    return workloadStatusFromPods(await this.jobPods(jobId, true), this.clock.now(), (p) => this.gpuFaulted(p));
   }
 
   private gpuFaulted(pod: V1Pod): boolean {
@@ -579,8 +580,9 @@ export class KubernetesDriver implements ClusterDriver {
   }
 
   /** The job's pods, without those being deleted (stopped, suspended, evicted: no longer the job's). */
-  private async jobPods(jobId: string): Promise<V1Pod[]> {
-    return (await this.api.listPods(this.settings.namespace, jobSelector(jobId))).filter((p) => !isPodTerminating(p));
+  /** The job's pods not being deleted; from etcd, or (status reads, every job every reconcile tick) the API server's watch cache. */
+  private async jobPods(jobId: string, fromWatchCache = false): Promise<V1Pod[]> {
+    return (await this.api.listPods(this.settings.namespace, jobSelector(jobId), fromWatchCache)).filter((p) => !isPodTerminating(p));
   }
 
   private waitUntilGone(jobId: string): Promise<void> {

@@ -13,7 +13,15 @@ import type { WorkQueue } from '../kube/work-queue';
 import { adoptNodeState, advertisedResources } from './adopt-node';
 import type { EmulatedNode } from './emulated-node';
 import { NodeLeases } from './node-leases';
-import { EMULATED_NODE_LABEL, EMULATED_NODES_SELECTOR, NODE_LEASE_NAMESPACE, nodeCapacity, nodeObject, readyCondition, type NodeObjectOptions } from './node-objects';
+import {
+  EMULATED_NODE_LABEL,
+  EMULATED_NODES_SELECTOR,
+  NODE_LEASE_NAMESPACE,
+  nodeCapacity,
+  nodeObject,
+  readyCondition,
+  type NodeObjectOptions,
+} from './node-objects';
 import { staggeredRound, type StaggeredRound } from './staggered-round';
 
 export interface NodeRegistrarOptions extends NodeObjectOptions {
@@ -143,7 +151,9 @@ export class NodeRegistrar {
   private postReadyHeartbeat(node: EmulatedNode): void {
     const body = { status: { conditions: [readyCondition(node, new Date())] } };
     this.options.heartbeatQueue
-      .run(() => kubeJsonRequest(this.options.clients.config, { method: 'PATCH', path: nodeStatusPath(node.name), body, contentType: STRATEGIC_MERGE_PATCH }, false))
+      .run(() =>
+        kubeJsonRequest(this.options.clients.config, { method: 'PATCH', path: nodeStatusPath(node.name), body, contentType: STRATEGIC_MERGE_PATCH }, false),
+      )
       .catch((err) => this.options.onError(`posting the status of node ${node.name}`, err));
   }
 
