@@ -4,7 +4,7 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../driver/driver.provider';
 import { ClusterRepository } from '../modules/cluster/cluster.repository';
 import { ForeignGpuUse } from '../modules/cluster/foreign-gpu-use.store';
 import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
-import { ExitBatcher } from '../modules/lifecycle/exit-batcher';
+import { ExitBatcher } from '../modules/lifecycle/exit-batcher.service';
 import { isFailoverExit } from '../modules/failover/fault-classification';
 import { incidentOfBurnIn } from '../modules/failover/burn-in';
 import { MigReconciler } from '../modules/node-manager/mig-reconciler.service';
@@ -42,7 +42,7 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
     this.unsubscribe = this.driver.onEvent((e) => {
       // Exits the cluster caused (node lost, GPU fault, eviction) go to failover (HealthMonitor).
       // (a burn-in is no tenant's job: its incident takes its exit)
-      // (recorded in batches: exit-batcher.ts)
+      // (recorded in batches: exit-batcher.service.ts)
       if (e.type === 'job-exited' && !isFailoverExit(e.reason) && !incidentOfBurnIn(e.jobId)) this.exits.exited(e.jobId, e.exitCode);
     });
     await this.tick();
