@@ -66,6 +66,7 @@ import { LifecycleProcessor } from './worker/lifecycle.processor';
 import { QUEUE_PROCESSORS, type QueueProcessor } from './worker/processor';
 import { WorkerHost } from './worker/worker.host';
 import { Reconciler } from './worker/reconciler.service';
+import { ExitBatcher } from './modules/lifecycle/exit-batcher.service';
 import { QuotasController } from './modules/quotas/quotas.controller';
 import { QuotasService } from './modules/quotas/quotas.service';
 import { QuotasRepository } from './modules/quotas/quotas.repository';
@@ -372,6 +373,7 @@ export class WorkerModule {
         },
         WorkerHost,
         Reconciler,
+        ExitBatcher,
       ],
     };
   }

@@ -51,6 +51,7 @@ export class ChangeEpoch {
  */
 export class EpochCache<V> {
   private readonly entries = new Map<string, { epoch: string; at: number; value: V }>();
+  private readonly loading = new Map<string, { epoch: string; value: Promise<V | null | undefined> }>();
 
   constructor(
     private readonly epochs: ChangeEpoch,
@@ -59,15 +60,36 @@ export class EpochCache<V> {
     private readonly maxEntries = 10_000,
   ) {}
 
-  /** The cached value of `key`, or what `load` returns (cached when not null/undefined). */
+  /**
+   * The cached value of `key`, or what `load` returns (cached when not null/undefined). Requests
+   * that miss while a load of the key under the same counter is in flight share it (a burst of
+   * submissions when an entry lapses reads Postgres once, not once per request); a request that
+   * read another counter value loads on its own.
+   */
   async get(key: string, load: () => Promise<V | null | undefined>, nowMs = Date.now()): Promise<V | null | undefined> {
     const epoch = await this.epochs.current(this.kind);
     const hit = this.entries.get(key);
     if (epoch !== null && hit && hit.epoch === epoch && nowMs - hit.at < this.ttlMs) return hit.value;
+    if (epoch === null) {
+      this.entries.delete(key);
+      return load();
+    }
+    const flight = this.loading.get(key);
+    if (flight && flight.epoch === epoch) return flight.value;
+    const value = load();
+    this.loading.set(key, { epoch, value });
+    try {
+      return await this.store(key, epoch, value, nowMs);
+    } finally {
+      if (this.loading.get(key)?.value === value) this.loading.delete(key);
+    }
+  }
+
+  private async store(key: string, epoch: string, loading: Promise<V | null | undefined>, nowMs: number): Promise<V | null | undefined> {
     // The counter was read before the load: a change committed meanwhile bumps it, and the
     // entry stored now is not trusted by the next request.
-    const value = await load();
-    if (epoch === null || value === null || value === undefined) {
+    const value = await loading;
+    if (value === null || value === undefined) {
       this.entries.delete(key);
       return value;
     }
@@ -79,6 +101,7 @@ export class EpochCache<V> {
   /** Drops one entry in this process (its own change, before the counter is bumped). */
   forget(key: string): void {
     this.entries.delete(key);
+    this.loading.delete(key);
   }
 
   /** Updates a cached value in place (e.g. a key's last-used time), keeping its epoch. */

@@ -4,7 +4,7 @@ import { CLUSTER_DRIVER, type ClusterDriver } from '../driver/driver.provider';
 import { ClusterRepository } from '../modules/cluster/cluster.repository';
 import { ForeignGpuUse } from '../modules/cluster/foreign-gpu-use.store';
 import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
-import { QueuesService } from '../queues/queues.service';
+import { ExitBatcher } from '../modules/lifecycle/exit-batcher.service';
 import { isFailoverExit } from '../modules/failover/fault-classification';
 import { incidentOfBurnIn } from '../modules/failover/burn-in';
 import { MigReconciler } from '../modules/node-manager/mig-reconciler.service';
@@ -26,9 +26,9 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly cluster: ClusterRepository,
     private readonly lifecycle: LifecycleService,
-    private readonly queues: QueuesService,
     private readonly mig: MigReconciler,
     private readonly foreign: ForeignGpuUse,
+    private readonly exits: ExitBatcher,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -42,9 +42,8 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
     this.unsubscribe = this.driver.onEvent((e) => {
       // Exits the cluster caused (node lost, GPU fault, eviction) go to failover (HealthMonitor).
       // (a burn-in is no tenant's job: its incident takes its exit)
-      if (e.type === 'job-exited' && !isFailoverExit(e.reason) && !incidentOfBurnIn(e.jobId)) {
-        this.queues.lifecycle({ action: 'exited', jobId: e.jobId, exitCode: e.exitCode }).catch((err: unknown) => this.logger.error(String(err)));
-      }
+      // (recorded in batches: exit-batcher.service.ts)
+      if (e.type === 'job-exited' && !isFailoverExit(e.reason) && !incidentOfBurnIn(e.jobId)) this.exits.exited(e.jobId, e.exitCode);
     });
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.config.reconcileSeconds * 1000);
@@ -65,9 +64,10 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /** Stops the safety net before the connections it uses close. */
-  beforeApplicationShutdown(): void {
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe?.();
+    await this.exits.drain();
   }
 
   async onApplicationShutdown(): Promise<void> {

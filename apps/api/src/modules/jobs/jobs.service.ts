@@ -33,7 +33,7 @@ const GPU_COUNT_MS = 5_000;
 @Injectable()
 export class JobsService {
   private readonly teamCache: EpochCache<TeamWithQuotas>;
-  private readonly gpuCounts = new Map<string, { at: number; n: number }>();
+  private readonly gpuCounts = new Map<string, { at: number; n: Promise<number> }>();
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -216,14 +216,24 @@ export class JobsService {
     return team && covers(scope, { tenantId: team.tenantId, teamId: team.id }) ? team : null;
   }
 
-  /** GPUs of a model (or all) in the cluster, re-read every few seconds (never trusted while zero: the inventory may be loading). */
+  /**
+   * GPUs of a model (or all) in the cluster, re-read every few seconds (never trusted while zero:
+   * the inventory may be loading). Submissions that arrive while it is read share the read.
+   */
   private async clusterGpus(gpuModel: string | undefined, nowMs = Date.now()): Promise<number> {
     const key = gpuModel ?? '*';
     const hit = this.gpuCounts.get(key);
     if (hit && nowMs - hit.at < GPU_COUNT_MS) return hit.n;
-    const n = await this.cluster.gpuCount(gpuModel);
-    if (n > 0) this.gpuCounts.set(key, { at: nowMs, n });
-    return n;
+    const n = this.cluster.gpuCount(gpuModel);
+    this.gpuCounts.set(key, { at: nowMs, n });
+    try {
+      if ((await n) > 0) return await n;
+    } catch (e) {
+      if (this.gpuCounts.get(key)?.n === n) this.gpuCounts.delete(key);
+      throw e;
+    }
+    if (this.gpuCounts.get(key)?.n === n) this.gpuCounts.delete(key);
+    return 0;
   }
 
   /** The quota rules of submission (see quota-coverage): covered, within the limit, borrowing only when preemptible. */

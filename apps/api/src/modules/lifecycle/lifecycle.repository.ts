@@ -89,34 +89,57 @@ export class LifecycleRepository {
    * or a second exit racing it changes nothing twice). False when the job had already ended.
    */
   async finish(jobId: string, exitCode: number, now: Date): Promise<boolean> {
-    const ok = exitCode === 0;
+    return (await this.finishMany([{ jobId, exitCode }], now)).has(jobId);
+  }
+
+  /**
+   * finish() of many jobs in one statement (the exits a worker heard within a few milliseconds):
+   * each job still starting, running or suspending ends with its own exit code, its GPUs released
+   * and its event written. Returns the ids this call ended (the others had already ended, or
+   * were never active). A job named twice ends once, with its first exit code.
+   */
+  async finishMany(exits: readonly { jobId: string; exitCode: number }[], now: Date): Promise<Set<string>> {
+    const first = new Map<string, number>();
+    for (const e of exits) if (!first.has(e.jobId)) first.set(e.jobId, e.exitCode);
+    if (!first.size) return new Set();
+    const ids = [...first.keys()];
     const rows = await this.prisma.sql.query<{ id: string }>(
-      `WITH j AS (
-         UPDATE "Job" SET "state" = $2::"JobState", "finishedAt" = $3::timestamp(3), "runningSince" = NULL, "version" = "version" + 1,
-           "progressSeconds" = CASE WHEN $4::boolean AND COALESCE("durationSeconds", 0) <> 0 THEN "durationSeconds" ELSE "progressSeconds" END,
-           "reasons" = $5::jsonb
-         WHERE "id" = $1 AND "state" IN ('running', 'starting', 'suspending')
-         RETURNING "id", "tenantId"
+      `WITH x AS (
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[]) AS x(id, code, eid)
+       ), j AS (
+         UPDATE "Job" AS job SET "state" = (CASE WHEN x.code = 0 THEN 'succeeded' ELSE 'failed' END)::"JobState",
+           "finishedAt" = $4::timestamp(3), "runningSince" = NULL, "version" = job."version" + 1,
+           "progressSeconds" = CASE WHEN x.code = 0 AND COALESCE(job."durationSeconds", 0) <> 0 THEN job."durationSeconds" ELSE job."progressSeconds" END,
+           "reasons" = CASE WHEN x.code = 0 THEN '[]'::jsonb
+             ELSE jsonb_build_array(jsonb_build_object('code', 'exit_code', 'message', 'a replica exited with code ' || x.code)) END
+         FROM x
+         WHERE job."id" = x.id AND job."state" IN ('running', 'starting', 'suspending')
+         RETURNING job."id", job."tenantId", x.code, x.eid
        ), a AS (
-         UPDATE "Allocation" SET "endedAt" = $3::timestamp(3), "activeSlot" = NULL
+         UPDATE "Allocation" SET "endedAt" = $4::timestamp(3), "activeSlot" = NULL
          WHERE "jobId" IN (SELECT "id" FROM j) AND "endedAt" IS NULL
-         RETURNING 1
+         RETURNING "jobId"
+       ), released AS (
+         SELECT "jobId", count(*) AS n FROM a GROUP BY "jobId"
        )
        INSERT INTO "Event" ("id", "tenantId", "jobId", "type", "message", "data")
-       SELECT $6, j."tenantId", j."id", $7, $8 || '; ' || (SELECT count(*) FROM a) || ' GPU allocation(s) released', '{}'::jsonb FROM j
+       SELECT j.eid, j."tenantId", j."id", CASE WHEN j.code = 0 THEN 'job.succeeded' ELSE 'job.failed' END,
+         CASE WHEN j.code = 0 THEN 'completed' ELSE 'failed with exit code ' || j.code END
+           || '; ' || COALESCE(released.n, 0) || ' GPU allocation(s) released', '{}'::jsonb
+       FROM j LEFT JOIN released ON released."jobId" = j."id"
        RETURNING "jobId" AS id`,
-      [
-        jobId,
-        ok ? 'succeeded' : 'failed',
-        now.toISOString(),
-        ok,
-        JSON.stringify(ok ? [] : [{ code: 'exit_code', message: `a replica exited with code ${exitCode}` }]),
-        newId(),
-        ok ? 'job.succeeded' : 'job.failed',
-        ok ? 'completed' : `failed with exit code ${exitCode}`,
-      ],
+      [ids, ids.map((id) => first.get(id)!), ids.map(() => newId()), now.toISOString()],
     );
-    return rows.length === 1;
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Of these jobs, those that have ended (succeeded or failed): what is left of their runs may be removed. */
+  async ended(jobIds: readonly string[]): Promise<Set<string>> {
+    if (!jobIds.length) return new Set();
+    const rows = await this.prisma.sql.query<{ id: string }>(`SELECT "id" FROM "Job" WHERE "id" = ANY($1::text[]) AND "state" IN ('succeeded', 'failed')`, [
+      jobIds,
+    ]);
+    return new Set(rows.map((r) => r.id));
   }
 
   /**

@@ -131,7 +131,11 @@ describe('LifecycleService.suspend when the job exits meanwhile', () => {
         calls.push(`markSuspended ${id} ${c.checkpoint} ${c.progressSeconds}`),
         true
       ),
-      finish: async (id: string, code: number) => (calls.push(`finish ${id} ${code}`), true),
+      finishMany: async (exits: { jobId: string; exitCode: number }[]) => (
+        exits.forEach((x) => calls.push(`finish ${x.jobId} ${x.exitCode}`)),
+        new Set(exits.map((x) => x.jobId))
+      ),
+      ended: async () => new Set<string>(),
     };
     const driver = {
       status: async () => status,
@@ -149,7 +153,7 @@ describe('LifecycleService.suspend when the job exits meanwhile', () => {
   it('a job whose end another message recorded already: its leftovers are removed; one that runs again is left alone', async () => {
     const calls: string[] = [];
     let state = 'failed';
-    const repo = { finish: async () => false, findWithAllocations: async () => ({ state }) };
+    const repo = { finishMany: async () => new Set<string>(), ended: async (ids: string[]) => new Set(ids.filter(() => state === 'failed')) };
     const driver = { stop: async (id: string) => void calls.push(`stop ${id}`) };
     const queues = { requestSchedule: async () => void calls.push('requestSchedule') };
     const svc = new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never, {} as never);
@@ -158,5 +162,49 @@ describe('LifecycleService.suspend when the job exits meanwhile', () => {
     state = 'pending';
     await svc.exited('j3', 1);
     expect(calls).toEqual(['stop j3']);
+  });
+});
+
+describe('LifecycleService.exitedMany', () => {
+  const setup = (finished: string[], endedElsewhere: string[], refuseStop: string[] = []) => {
+    const calls: string[] = [];
+    const repo = {
+      finishMany: async (exits: { jobId: string; exitCode: number }[]) => (
+        calls.push(`finishMany ${exits.map((x) => `${x.jobId}:${x.exitCode}`).join(',')}`),
+        new Set(finished)
+      ),
+      ended: async (ids: string[]) => (calls.push(`ended ${ids.join(',')}`), new Set(ids.filter((id) => endedElsewhere.includes(id)))),
+    };
+    const driver = {
+      stop: async (id: string) => {
+        if (refuseStop.includes(id)) throw new Error(`cannot stop ${id}`);
+        calls.push(`stop ${id}`);
+      },
+    };
+    const queues = { requestSchedule: async (why: string) => void calls.push(`requestSchedule ${why}`) };
+    return { calls, svc: new LifecycleService(repo as never, queues as never, driver as never, { driver: { simSpeed: 1 } } as never, {} as never) };
+  };
+
+  it('records the ends together, asks for one cycle, and removes the runs of every ended job of the batch', async () => {
+    const { calls, svc } = setup(['a', 'b'], ['c']);
+    const failed = await svc.exitedMany([
+      { jobId: 'a', exitCode: 0 },
+      { jobId: 'b', exitCode: 3 },
+      { jobId: 'c', exitCode: 0 },
+      { jobId: 'd', exitCode: 0 },
+    ]);
+    expect(failed).toEqual([]);
+    // c ended through another worker: removed here too; d is not ended (requeued meanwhile): left alone
+    expect(calls).toEqual(['finishMany a:0,b:3,c:0,d:0', 'requestSchedule 2 jobs finished', 'ended c,d', 'stop a', 'stop b', 'stop c']);
+  });
+
+  it('asks for no cycle when it ended nothing, and returns the removals the driver refused', async () => {
+    const { calls, svc } = setup([], ['a', 'b'], ['b']);
+    const failed = await svc.exitedMany([
+      { jobId: 'a', exitCode: 0 },
+      { jobId: 'b', exitCode: 0 },
+    ]);
+    expect(failed.map((f) => f.jobId)).toEqual(['b']);
+    expect(calls).toEqual(['finishMany a:0,b:0', 'ended a,b', 'stop a']);
   });
 });

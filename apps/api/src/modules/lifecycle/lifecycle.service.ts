@@ -8,6 +8,9 @@ import { LifecycleRepository } from './lifecycle.repository';
 import { isFailoverExit } from '../failover/fault-classification';
 import { StartRefusals } from '../node-manager/start-refusals.service';
 
+/** Removals of ended runs sent to the driver at once. */
+const STOP_PARALLEL = 16;
+
 type JobWithAllocations = NonNullable<Awaited<ReturnType<LifecycleRepository['findWithAllocations']>>>;
 
 /** Starts, stops and finishes jobs through the cluster driver. Every step is idempotent. */
@@ -122,10 +125,27 @@ export class LifecycleService {
    * recorded: a crash in between leaves the pods, and a retry of this message removes them.
    */
   async exited(jobId: string, exitCode: number): Promise<void> {
-    const finished = await this.repo.finish(jobId, exitCode, new Date());
-    if (finished) await this.queues.requestSchedule(`job ${jobId} finished`);
-    const state = finished ? 'finished' : (await this.repo.findWithAllocations(jobId))?.state;
-    if (state === 'finished' || state === 'succeeded' || state === 'failed') await this.driver.stop(jobId);
+    const stopFailed = await this.exitedMany([{ jobId, exitCode }]);
+    if (stopFailed.length) throw stopFailed[0]!.error;
+  }
+
+  /**
+   * exited() of the jobs whose exits a worker heard within a few milliseconds: their ends in one
+   * statement, one schedule request, then the driver removes the run of every job of the batch
+   * that has ended, whoever recorded the end (every worker hears every exit, so the run is removed
+   * even when the worker that recorded the end died before removing it). Returns the removals that
+   * failed (the caller retries them); a failure to record the ends throws (nothing was recorded).
+   */
+  async exitedMany(exits: readonly { jobId: string; exitCode: number }[]): Promise<{ jobId: string; error: unknown }[]> {
+    const finished = await this.repo.finishMany(exits, new Date());
+    if (finished.size) await this.queues.requestSchedule(finished.size === 1 ? `job ${[...finished][0]} finished` : `${finished.size} jobs finished`);
+    const others = [...new Set(exits.map((e) => e.jobId))].filter((id) => !finished.has(id));
+    const ended = [...finished, ...(await this.repo.ended(others))];
+    const failed: { jobId: string; error: unknown }[] = [];
+    for (let i = 0; i < ended.length; i += STOP_PARALLEL) {
+      await Promise.all(ended.slice(i, i + STOP_PARALLEL).map((id) => this.driver.stop(id).catch((error: unknown) => void failed.push({ jobId: id, error }))));
+    }
+    return failed;
   }
 
   /**
