@@ -57,14 +57,17 @@ export function assembleNodeRows(flat: FlatNodeRows): NodeRow[] {
     personaTarget: prismaEnum(n.personaTarget),
     powerState: prismaEnum(n.powerState),
     leaf: { id: n.leafId, name: leafName, spineId, spine: { id: spineId, name: spineName } },
-    bareMetalLease:
-      n.bareMetalLeaseId === null ? null : { id: n.bareMetalLeaseId, name: leaseName!, tenantId: leaseTenantId!, teamId: leaseTeamId! },
+    bareMetalLease: n.bareMetalLeaseId === null ? null : { id: n.bareMetalLeaseId, name: leaseName!, tenantId: leaseTenantId!, teamId: leaseTeamId! },
     gpus: gpusOf.get(n.id) ?? [],
   }));
 }
 
 /** Enum values that Postgres spells differently from Prisma (`@map` in schema.prisma): Postgres's spelling to Prisma's. */
-const PRISMA_SPELLING: Readonly<Record<string, string>> = { 'vm-passthrough': 'vm_passthrough', 'powering-down': 'powering_down', 'powering-up': 'powering_up' };
+const PRISMA_SPELLING: Readonly<Record<string, string>> = {
+  'vm-passthrough': 'vm_passthrough',
+  'powering-down': 'powering_down',
+  'powering-up': 'powering_up',
+};
 
 /** An enum value read by typed SQL, spelled as Prisma spells it. */
 export function prismaEnum<T extends string | null>(value: T): T {
