@@ -53,6 +53,18 @@ export class SimTimers {
     };
   }
 
+  /** Every `seconds` of wall-clock time, whatever the speed (liveness signals between processes, not workload time). */
+  everyWallClock(seconds: number, fn: () => void): CancelTimer {
+    this.assertOpen();
+    const timer = setInterval(fn, Math.max(1, seconds * 1000));
+    timer.unref?.();
+    this.intervals.add(timer);
+    return () => {
+      clearInterval(timer);
+      this.intervals.delete(timer);
+    };
+  }
+
   sleep(simSeconds: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.after(simSeconds, () => {

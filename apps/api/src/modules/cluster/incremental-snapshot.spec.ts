@@ -17,8 +17,11 @@ class FakeCluster implements SnapshotSource {
     else this.rows.set(row.id, row);
     this.log.push({ xid, nodeId: row.id });
   }
+  /** Runs while a full load reads (a test moves the clock: a slow load). */
+  duringFull = () => undefined as void;
   async allNodes() {
     this.calls.full++;
+    this.duringFull();
     return [...this.rows.values()];
   }
   async nodesByIds(ids: string[]) {
@@ -146,6 +149,26 @@ describe('IncrementalSnapshot', () => {
     expect(names(after.nodes)).toEqual(['n1:draining', 'n2:ready', 'n3:cordoned']);
     expect(db.calls.since.at(-1)).toBe(110n); // from the reload's mark, not the later read's
     expect(db.calls.full).toBe(2);
+  });
+
+  it('times the next background reload from the end of the last one: a load slower than refreshMs is not followed at once by another', async () => {
+    const { db, snap, advance } = setup();
+    await snap.read();
+    advance(timing.refreshMs + 1);
+    db.duringFull = () => void advance(timing.refreshMs * 2); // the load outlasts refreshMs
+    await snap.read(); // starts the reload
+    await snap.settled();
+    db.duringFull = () => undefined;
+    expect(db.calls.full).toBe(2);
+    const installed = await snap.read();
+    expect(installed.full).toBe(true);
+    await snap.read();
+    await snap.settled();
+    expect(db.calls.full).toBe(2); // no reload right after the slow one
+    advance(timing.refreshMs + 1);
+    await snap.read();
+    await snap.settled();
+    expect(db.calls.full).toBe(3);
   });
 
   it('prunes only change rows below the mark read retentionMs ago', async () => {

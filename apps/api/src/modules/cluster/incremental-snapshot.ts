@@ -22,6 +22,13 @@ export interface SnapshotTiming {
 
 export const SNAPSHOT_TIMING: SnapshotTiming = { refreshMs: 60_000, gapMs: 240_000, retentionMs: 300_000, pruneEveryMs: 60_000 };
 
+/** A full load: every node's rows, the change-log mark read before them, when the read ended. */
+interface FullLoad {
+  rows: NodeRow[];
+  mark: bigint;
+  doneMs: number;
+}
+
 /** What one read did: a full load (boot, gap) or the nodes re-read after the change log. */
 export interface SnapshotRead {
   nodes: NodeRow[];
@@ -48,9 +55,10 @@ export class IncrementalSnapshot {
   private index = new Map<string, number>();
   private mark: bigint | null = null;
   private lastReadMs = 0;
-  private builtMs = 0;
+  /** When the installed full load finished reading: the next background reload is due refreshMs after it. */
+  private refreshedMs = 0;
   private loading?: Promise<void>;
-  private loaded?: { rows: NodeRow[]; mark: bigint; atMs: number };
+  private loaded?: FullLoad;
   private readonly dirty = new Set<string>();
   private readonly marks: { atMs: number; mark: bigint }[] = [];
   private prunedMs = 0;
@@ -88,7 +96,7 @@ export class IncrementalSnapshot {
     if (this.mark === null || now - this.lastReadMs > this.timing.gapMs) {
       this.install(await this.fullLoad());
       full = true;
-    } else if (now - this.builtMs > this.timing.refreshMs && !this.loading) {
+    } else if (now - this.refreshedMs > this.timing.refreshMs && !this.loading) {
       this.loading = this.fullLoad()
         .then((l) => void (this.loaded = l))
         .catch(this.onError)
@@ -117,18 +125,23 @@ export class IncrementalSnapshot {
     await this.loading;
   }
 
-  private async fullLoad(): Promise<{ rows: NodeRow[]; mark: bigint; atMs: number }> {
-    const atMs = this.now();
+  /**
+   * Every node, and the mark read before them. Timed from its end: on a machine so loaded that a
+   * load of 10,000 nodes outlasts refreshMs, loads must not follow each other back to back (each
+   * one re-derives every node's engine state, and the worker did nothing else).
+   */
+  private async fullLoad(): Promise<FullLoad> {
     // The mark first: whatever commits while the rows are read is named again by the log.
     const mark = await this.source.changeMark();
-    return { rows: await this.source.allNodes(), mark, atMs };
+    const rows = await this.source.allNodes();
+    return { rows, mark, doneMs: this.now() };
   }
 
-  private install(l: { rows: NodeRow[]; mark: bigint; atMs: number }): void {
+  private install(l: FullLoad): void {
     this.sorted = [...l.rows].sort(byName);
     this.index = new Map(this.sorted.map((n, i) => [n.id, i]));
     this.mark = l.mark;
-    this.builtMs = l.atMs;
+    this.refreshedMs = l.doneMs;
   }
 
   /** The rows of the nodes `ids` as read again: replaced in place, added, or dropped when gone. */

@@ -1,4 +1,4 @@
-import { Prisma, type Sql } from '@gantry/db';
+import { Prisma } from '@gantry/db';
 import type { NodeRow } from './cluster.repository';
 
 type NodeScalars = Omit<NodeRow, 'leaf' | 'bareMetalLease' | 'gpus'>;
@@ -57,49 +57,20 @@ export function assembleNodeRows(flat: FlatNodeRows): NodeRow[] {
     personaTarget: prismaEnum(n.personaTarget),
     powerState: prismaEnum(n.powerState),
     leaf: { id: n.leafId, name: leafName, spineId, spine: { id: spineId, name: spineName } },
-    bareMetalLease:
-      n.bareMetalLeaseId === null ? null : { id: n.bareMetalLeaseId, name: leaseName!, tenantId: leaseTenantId!, teamId: leaseTeamId! },
+    bareMetalLease: n.bareMetalLeaseId === null ? null : { id: n.bareMetalLeaseId, name: leaseName!, tenantId: leaseTenantId!, teamId: leaseTeamId! },
     gpus: gpusOf.get(n.id) ?? [],
   }));
 }
 
-/**
- * The snapshot's rows in four statements of typed SQL (nodes by name, GPUs, MIG slices, active
- * allocations), for every node (`ids` undefined) or the nodes `ids` (one array parameter, so any
- * number of nodes fits in one statement, far from Postgres's 65,535 bind parameters). Replaces Prisma's nested include on this path: at
- * 10,000 nodes its result nesting and per-row objects cost seconds of the worker's CPU.
- */
-export async function readNodeRows(sql: Sql, ids?: readonly string[]): Promise<NodeRow[]> {
-  if (ids && !ids.length) return [];
-  const onNodes = (column: string) => (ids ? `AND ${column} = ANY($1::text[])` : '');
-  const values = ids ? [ids] : [];
-  const [nodes, gpus, instances, allocations] = await Promise.all([
-    sql.query<FlatNodeRows['nodes'][number]>(
-      `SELECT n.*, l.name AS "leafName", l."spineId", s.name AS "spineName",
-         b.name AS "leaseName", b."tenantId" AS "leaseTenantId", b."teamId" AS "leaseTeamId"
-       FROM "Node" n JOIN "Leaf" l ON l.id = n."leafId" JOIN "Spine" s ON s.id = l."spineId"
-       LEFT JOIN "BareMetalLease" b ON b.id = n."bareMetalLeaseId"
-       WHERE true ${onNodes('n.id')} ORDER BY n.name`,
-      values,
-    ),
-    sql.query<GpuScalars>(`SELECT g.* FROM "Gpu" g WHERE true ${onNodes('g."nodeId"')} ORDER BY g."nodeId", g.index`, values),
-    sql.query<InstanceRow>(
-      `SELECT i.* FROM "GpuInstance" i JOIN "Gpu" g ON g.id = i."gpuId" WHERE true ${onNodes('g."nodeId"')} ORDER BY i.start`,
-      values,
-    ),
-    sql.query<FlatNodeRows['allocations'][number]>(
-      `SELECT a."gpuId", a."jobId", a."tenantId", a."migStart", a.milli, a."gpuUnits"::text AS "gpuUnits", a."cpuMilli", a."memoryMiB"
-       FROM "Allocation" a WHERE a."endedAt" IS NULL ${onNodes('a."nodeId"')}`,
-      values,
-    ),
-  ]);
-  return assembleNodeRows({ nodes, gpus, instances, allocations });
-}
-
 /** Enum values that Postgres spells differently from Prisma (`@map` in schema.prisma): Postgres's spelling to Prisma's. */
-const PRISMA_SPELLING: Readonly<Record<string, string>> = { 'vm-passthrough': 'vm_passthrough', 'powering-down': 'powering_down', 'powering-up': 'powering_up' };
+const PRISMA_SPELLING: Readonly<Record<string, string>> = {
+  'vm-passthrough': 'vm_passthrough',
+  'powering-down': 'powering_down',
+  'powering-up': 'powering_up',
+};
 
-function prismaEnum<T extends string | null>(value: T): T {
+/** An enum value read by typed SQL, spelled as Prisma spells it. */
+export function prismaEnum<T extends string | null>(value: T): T {
   return (value === null ? value : (PRISMA_SPELLING[value] ?? value)) as T;
 }
 

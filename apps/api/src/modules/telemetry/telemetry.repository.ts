@@ -14,9 +14,7 @@ export class TelemetryRepository {
 
   /** Every GPU with its node's name: one typed-SQL join (80,000 rows at 10,000 nodes, each tick). */
   inventory(): Promise<TickGpu[]> {
-    return this.prisma.sql.query<TickGpu>(
-      `SELECT g.id, g."nodeId", n.name AS "nodeName", g.index, g.model FROM "Gpu" g JOIN "Node" n ON n.id = g."nodeId"`,
-    );
+    return this.prisma.sql.query<TickGpu>(`SELECT g.id, g."nodeId", n.name AS "nodeName", g.index, g.model FROM "Gpu" g JOIN "Node" n ON n.id = g."nodeId"`);
   }
 
   /** Allocations that overlap (from, to]: still active, or ended after `from`. */
