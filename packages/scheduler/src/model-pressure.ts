@@ -15,53 +15,27 @@
  * least `minChange`. With no pinned shapes in the mix every pressure is 0, nothing is read and
  * the charge vanishes.
  */
-import type { ShapeMix } from './shape-mix';
+import { FreeCapacitySignal, type FreeCapacitySignalOptions } from './free-capacity-signal';
 import { type DeviceOption, type JobView, type NodeView, poolFree } from './views';
 
-export interface ModelPressureOptions {
-  /** Re-read free capacities every this many placements (0: only when the mix changes). */
-  every?: number;
-  /** Publish new pressures only when one moved by at least this much. */
-  minChange?: number;
-}
+export type ModelPressureOptions = FreeCapacitySignalOptions;
 
-export class ModelPressureModel {
-  private mixVersion = -1;
-  /** Bumps whenever the published pressures change (part of the score plugin's epoch). */
-  version = 0;
+export class ModelPressureModel extends FreeCapacitySignal<Map<string, number>> {
   private readonly pressure = new Map<string, number>();
   /** Pinned shapes of the mix: share of expected GPU demand and allowed models. */
   private pinned: { d: number; models: string[] }[] = [];
-  private readonly every: number;
-  private readonly minChange: number;
-  private calls = 0;
-
-  constructor(
-    readonly mix: ShapeMix,
-    private readonly nodes: readonly NodeView[],
-    options: ModelPressureOptions = {},
-  ) {
-    this.every = options.every ?? 0;
-    this.minChange = options.minChange ?? 0;
-  }
-
-  /** Call once per placement attempt: re-reads free capacity on schedule; returns the version. */
-  epoch(): number {
-    if (this.mixVersion !== this.mix.version) this.sync();
-    else if (this.every > 0 && this.pinned.length > 0 && ++this.calls >= this.every) {
-      this.calls = 0;
-      this.publish(this.compute(), this.minChange);
-    }
-    return this.version;
-  }
 
   /** Pressure of a model, 0..1. */
   of(model: string): number {
-    if (this.mixVersion !== this.mix.version) this.sync();
+    this.current();
     return this.pressure.get(model) ?? 0;
   }
 
-  private sync(): void {
+  protected reads(): boolean {
+    return this.pinned.length > 0;
+  }
+
+  protected learn(): void {
     let total = 0;
     const pinned: { d: number; models: string[] }[] = [];
     for (const m of this.mix.entries) {
@@ -71,12 +45,9 @@ export class ModelPressureModel {
       if (m.models) pinned.push({ d, models: [...m.models] });
     }
     this.pinned = total > 0 ? pinned.map((x) => ({ d: x.d / total, models: x.models })) : [];
-    this.mixVersion = this.mix.version;
-    this.calls = 0;
-    this.publish(this.compute(), 0);
   }
 
-  private compute(): Map<string, number> {
+  protected compute(): Map<string, number> {
     const out = new Map<string, number>();
     if (this.pinned.length === 0) return out;
     const free = new Map<string, number>();
@@ -106,13 +77,15 @@ export class ModelPressureModel {
     return out;
   }
 
-  private publish(next: Map<string, number>, minChange: number): void {
+  protected distance(next: Map<string, number>): number {
     let moved = next.size !== this.pressure.size ? Number.POSITIVE_INFINITY : 0;
     for (const [x, p] of next) moved = Math.max(moved, Math.abs(p - (this.pressure.get(x) ?? 0)));
-    if (moved === 0 || (minChange > 0 && moved < minChange)) return;
+    return moved;
+  }
+
+  protected adopt(next: Map<string, number>): void {
     this.pressure.clear();
     for (const [x, p] of next) this.pressure.set(x, p);
-    this.version++;
   }
 
   /** GPUs of pinned work a placement is expected to displace. */

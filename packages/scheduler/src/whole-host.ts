@@ -16,15 +16,10 @@
  * With no whole shape of 2+ GPUs in the mix the pressure is 0 and nothing is read.
  */
 import { fitMass } from './fragmentation';
-import type { ShapeMix } from './shape-mix';
+import { FreeCapacitySignal, type FreeCapacitySignalOptions } from './free-capacity-signal';
 import { type NodeView, poolFree } from './views';
 
-export interface WholeHostOptions {
-  /** Re-read free capacity every this many placements (0: only when the mix changes). */
-  every?: number;
-  /** Publish a new pressure only when it moved by at least this much. */
-  minChange?: number;
-}
+export type WholeHostOptions = FreeCapacitySignalOptions;
 
 /** Fully free GPUs of a node (a share or a job on a GPU takes it out). */
 export function wholeFreeGpus(n: NodeView): number {
@@ -33,10 +28,7 @@ export function wholeFreeGpus(n: NodeView): number {
   return w;
 }
 
-export class WholeHostModel {
-  private mixVersion = -1;
-  /** Bumps whenever the published pressure changes (part of the score plugin's epoch). */
-  version = 0;
+export class WholeHostModel extends FreeCapacitySignal<number> {
   private value = 0;
   /** GPUs of the largest unpinned whole shape (0: none of 2+ GPUs in the mix). */
   private gpus = 0;
@@ -45,32 +37,10 @@ export class WholeHostModel {
   /** Its CPU thresholds ascending and the cumulative share of its mass (1 at the end). */
   private cpu = new Float64Array(0);
   private cum = new Float64Array(0);
-  private readonly every: number;
-  private readonly minChange: number;
-  private calls = 0;
-
-  constructor(
-    readonly mix: ShapeMix,
-    private readonly nodes: readonly NodeView[],
-    options: WholeHostOptions = {},
-  ) {
-    this.every = options.every ?? 0;
-    this.minChange = options.minChange ?? 0;
-  }
-
-  /** Call once per placement attempt: re-reads free capacity on schedule; returns the version. */
-  epoch(): number {
-    if (this.mixVersion !== this.mix.version) this.sync();
-    else if (this.every > 0 && this.gpus > 0 && ++this.calls >= this.every) {
-      this.calls = 0;
-      this.publish(this.compute(), this.minChange);
-    }
-    return this.version;
-  }
 
   /** Share of a host the largest whole shape is expected to take, 0..1. */
   pressure(): number {
-    if (this.mixVersion !== this.mix.version) this.sync();
+    this.current();
     return this.value;
   }
 
@@ -85,7 +55,11 @@ export class WholeHostModel {
     return p * fitMass(this.cpu, this.cum, cpuFree);
   }
 
-  private sync(): void {
+  protected reads(): boolean {
+    return this.gpus > 0;
+  }
+
+  protected learn(): void {
     let total = 0;
     let gpus = 0;
     for (const m of this.mix.entries) {
@@ -106,12 +80,9 @@ export class WholeHostModel {
     this.cum = Float64Array.from(items.map((x) => (c += x.p) / d));
     this.gpus = total > 0 ? gpus : 0;
     this.share = total > 0 ? (d * gpus * 1000) / total : 0;
-    this.mixVersion = this.mix.version;
-    this.calls = 0;
-    this.publish(this.compute(), 0);
   }
 
-  private compute(): number {
+  protected compute(): number {
     if (this.gpus === 0) return 0;
     let free = 0;
     let hosts = 0;
@@ -124,10 +95,11 @@ export class WholeHostModel {
     return hosts > 0 ? Math.min(1, need / hosts) : need > 0 ? 1 : 0;
   }
 
-  private publish(next: number, minChange: number): void {
-    const moved = Math.abs(next - this.value);
-    if (moved === 0 || (minChange > 0 && moved < minChange)) return;
+  protected distance(next: number): number {
+    return Math.abs(next - this.value);
+  }
+
+  protected adopt(next: number): void {
     this.value = next;
-    this.version++;
   }
 }
