@@ -1,5 +1,6 @@
 import { Prisma } from '@gantry/db';
 import type { NodeRow } from './cluster.repository';
+import { groupBy } from '../../common/group-by';
 
 type NodeScalars = Omit<NodeRow, 'leaf' | 'bareMetalLease' | 'gpus'>;
 type GpuScalars = Omit<NodeRow['gpus'][number], 'instances' | 'allocations'>;
@@ -72,15 +73,4 @@ const PRISMA_SPELLING: Readonly<Record<string, string>> = {
 /** An enum value read by typed SQL, spelled as Prisma spells it. */
 export function prismaEnum<T extends string | null>(value: T): T {
   return (value === null ? value : (PRISMA_SPELLING[value] ?? value)) as T;
-}
-
-function groupBy<T>(xs: readonly T[], key: (x: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const x of xs) {
-    const k = key(x);
-    const list = out.get(k);
-    if (list) list.push(x);
-    else out.set(k, [x]);
-  }
-  return out;
 }
