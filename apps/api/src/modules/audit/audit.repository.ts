@@ -4,6 +4,7 @@ import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
 import { scopeWhere, type TenantScope } from '../../common/tenant-scope';
 import { newId } from '../../common/ids';
+import { MicroBatch } from '../../common/micro-batch';
 
 export interface NewAuditEntry {
   tenantId: string | null;
@@ -24,6 +25,8 @@ export interface NewAuditEntry {
 const BATCH = 200;
 const WAIT_MS = 50;
 
+type Pending = { entry: NewAuditEntry; at: Date; done: () => void; failed: (e: unknown) => void };
+
 /**
  * The audit log: appended by the audit interceptor, read through the caller's tenant scope.
  * Appends are written in batches (one statement for up to BATCH entries, at most WAIT_MS after
@@ -33,32 +36,21 @@ const WAIT_MS = 50;
 @Injectable()
 export class AuditRepository implements BeforeApplicationShutdown {
   private readonly logger = new Logger('audit');
-  private buffer: { entry: NewAuditEntry; at: Date; done: () => void; failed: (e: unknown) => void }[] = [];
-  private timer?: NodeJS.Timeout;
-  private writing: Promise<void> = Promise.resolve();
+  private readonly batch = new MicroBatch<Pending>((batch) => this.write(batch), WAIT_MS, BATCH);
 
   constructor(private readonly prisma: PrismaService) {}
 
   /** Queues one entry; resolves once it is written (rejects when its batch could not be). */
   append(entry: NewAuditEntry, at = new Date()): Promise<void> {
-    return new Promise<void>((done, failed) => {
-      this.buffer.push({ entry, at, done, failed });
-      if (this.buffer.length >= BATCH) void this.flush();
-      else this.timer ??= setTimeout(() => void this.flush(), WAIT_MS);
-    });
+    return new Promise<void>((done, failed) => this.batch.add({ entry, at, done, failed }));
   }
 
   /** Writes every queued entry (batches in order); resolves when they are written. */
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const batch = this.buffer;
-    this.buffer = [];
-    this.writing = this.writing.then(() => (batch.length ? this.write(batch) : undefined));
-    await this.writing;
+  flush(): Promise<void> {
+    return this.batch.drain();
   }
 
-  private async write(batch: typeof this.buffer): Promise<void> {
+  private async write(batch: Pending[]): Promise<void> {
     const cols = (f: (e: NewAuditEntry) => unknown) => batch.map((b) => f(b.entry));
     try {
       await this.prisma.sql.query(
