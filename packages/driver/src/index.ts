@@ -2,6 +2,7 @@ export * from './types';
 export type { Clock } from './clock';
 export { DriverEventBus, type DriverEventListener } from './event-bus';
 export { createDriver, type DriverConfig } from './create-driver';
+export { statusOfMany } from './shared/status-many';
 
 // Simulated cluster
 export { SimulatedDriver, DEFAULT_SIMULATED_DELAYS, type SimulatedDelays, type SimulatedDriverOptions } from './simulated/simulated-driver';

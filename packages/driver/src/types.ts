@@ -202,6 +202,11 @@ export interface ClusterDriver {
   suspend(jobId: string): Promise<{ checkpoint: string; progressSeconds: number }>;
   status(jobId: string): Promise<WorkloadStatus>;
   /**
+   * Optional: status() of many jobs in one call (a reconciliation round), one per id in the order
+   * asked. Without it callers use statusOfMany() (shared/status-many.ts), which asks each.
+   */
+  statusMany?(jobIds: readonly string[]): Promise<WorkloadStatus[]>;
+  /**
    * Optional: status() once the workload is no longer starting (it serves, or it ended), or as it
    * is after `timeoutMs` real milliseconds. Without it a caller waiting for a start polls status().
    */

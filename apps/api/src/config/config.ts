@@ -39,6 +39,12 @@ const ZEnv = z.object({
     .default('gantry'),
   /** Seconds between safety-net scheduling cycles and reconciliations. */
   GANTRY_RECONCILE_SECONDS: z.coerce.number().positive().max(3600).default(5),
+  /**
+   * Seconds a placed job may stay `starting` before the reconciler sends its start again (its
+   * start message may be lost with Redis). Younger starts are still queued, not lost: sending
+   * them again would only read and start them twice. At a worker's boot every start is sent again.
+   */
+  GANTRY_START_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   /** Seconds between the worker's invariant checks over the database (0 = off); see docs/reliability.md. */
   GANTRY_INTEGRITY_CHECK_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
   /** Seconds a stopping worker gives its active jobs before it closes without them. */
@@ -214,6 +220,8 @@ export interface AppConfig {
   power: { enabled: boolean; idleSeconds: number; headroom: number };
   bootstrapAdminKey?: string;
   reconcileSeconds: number;
+  /** GANTRY_START_GRACE_SECONDS, in milliseconds. */
+  startGraceMs: number;
   /** Fair share over time: half-life (simulated seconds) and weight of decayed past usage. */
   fairShare: { halfLifeSeconds: number; historyWeight: number };
   /** Demo history: replay a synthetic past of `days` days at the worker's first start (simulated cluster only). */
@@ -318,6 +326,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     power: { enabled: e.GANTRY_POWER_MANAGEMENT === 'true', idleSeconds: e.GANTRY_POWER_IDLE_SECONDS, headroom: e.GANTRY_POWER_HEADROOM },
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,
     reconcileSeconds: e.GANTRY_RECONCILE_SECONDS,
+    startGraceMs: e.GANTRY_START_GRACE_SECONDS * 1000,
     fairShare: { halfLifeSeconds: e.GANTRY_FAIR_SHARE_HALF_LIFE_SECONDS, historyWeight: e.GANTRY_FAIR_SHARE_HISTORY_WEIGHT },
     demoHistory: { enabled: e.GANTRY_DEMO_HISTORY === 'true', days: e.GANTRY_DEMO_HISTORY_DAYS },
     reservations: { lookaheadSeconds: e.GANTRY_RESERVATION_LOOKAHEAD_SECONDS, tickSeconds: e.GANTRY_RESERVATION_TICK_SECONDS },

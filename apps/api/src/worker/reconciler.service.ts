@@ -45,17 +45,18 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
       // (recorded in batches: exit-batcher.service.ts)
       if (e.type === 'job-exited' && !isFailoverExit(e.reason) && !incidentOfBurnIn(e.jobId)) this.exits.exited(e.jobId, e.exitCode);
     });
-    await this.tick();
+    await this.tick(true);
     this.timer = setInterval(() => void this.tick(), this.config.reconcileSeconds * 1000);
   }
 
-  private async tick(): Promise<void> {
+  /** `boot`: the worker's first round, which sends every start again (messages may be lost with it). */
+  private async tick(boot = false): Promise<void> {
     if (this.running) return;
     this.running = true;
     try {
       // GPUs held by pods Gantry did not create: used capacity for the next cycles
       if (this.driver.gpuUseByOthers) this.foreign.set(await this.driver.gpuUseByOthers());
-      await this.lifecycle.reconcile();
+      await this.lifecycle.reconcile(new Date(), { everyStart: boot });
     } catch (e) {
       this.logger.warn(`reconcile failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {

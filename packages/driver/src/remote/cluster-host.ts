@@ -6,8 +6,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MigLayoutError } from '../shared/mig-layout';
-import type { ClusterDriver, DriverEvent } from '../types';
-import { isRemoteMethod, REMOTE_METHODS, type HostInfo, type RpcResponse } from './protocol';
+import { statusOfMany } from '../shared/status-many';
+import type { ClusterDriver, DriverEvent, StartRequest } from '../types';
+import { isRemoteMethod, REMOTE_METHODS, type HostInfo, type RemoteMethod, type RpcError, type RpcResponse, type RpcStartOutcome } from './protocol';
 
 export interface ClusterHost {
   url: string;
@@ -36,13 +37,28 @@ function send(res: ServerResponse, status: number, body: RpcResponse | HostInfo)
   res.end(text);
 }
 
+function rpcError(e: unknown): RpcError {
+  const err = e instanceof Error ? e : new Error(String(e));
+  const mig = err instanceof MigLayoutError ? { model: err.model, violations: err.violations } : undefined;
+  return { name: err.name, message: err.message, mig };
+}
+
 export async function serveDriver(driver: ClusterDriver, options: { port?: number; host?: string } = {}): Promise<ClusterHost> {
   const streams = new Set<ServerResponse>();
   const unsubscribe = driver.onEvent((e: DriverEvent) => {
     const frame = `data: ${JSON.stringify(e)}\n\n`;
     for (const s of streams) s.write(frame);
   });
-  const capabilities = REMOTE_METHODS.filter((m) => typeof (driver as unknown as Record<string, unknown>)[m] === 'function');
+  // statusMany is served for every driver (statusOfMany asks each job of one without it)
+  const capabilities = REMOTE_METHODS.filter((m) => m === 'statusMany' || typeof (driver as unknown as Record<string, unknown>)[m] === 'function');
+  /** Methods whose answer needs more than JSON of the driver's result. */
+  const batched: Partial<Record<RemoteMethod, (args: unknown[]) => Promise<unknown>>> = {
+    startMany: async (args) =>
+      (await driver.startMany(args[0] as StartRequest[])).map((o): RpcStartOutcome =>
+        o.ok ? { jobId: o.jobId, ok: true } : { jobId: o.jobId, ok: false, error: rpcError(o.error) },
+      ),
+    statusMany: (args) => statusOfMany(driver, args[0] as string[]),
+  };
 
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -64,13 +80,12 @@ export async function serveDriver(driver: ClusterDriver, options: { port?: numbe
       try {
         const body = JSON.parse((await readBody(req)) || '{}') as { args?: unknown };
         const args = Array.isArray(body.args) ? body.args : [];
+        const own = batched[method];
         const fn = (driver as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!;
-        const result = await fn.apply(driver, args);
+        const result = own ? await own(args) : await fn.apply(driver, args);
         send(res, 200, { result: result ?? null });
       } catch (e) {
-        const err = e instanceof Error ? e : new Error(String(e));
-        const mig = err instanceof MigLayoutError ? { model: err.model, violations: err.violations } : undefined;
-        send(res, 500, { error: { name: err.name, message: err.message, mig } });
+        send(res, 500, { error: rpcError(e) });
       }
     })();
   });

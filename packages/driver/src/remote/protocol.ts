@@ -17,9 +17,11 @@ export const REMOTE_METHODS = [
   'uncordon',
   'drain',
   'start',
+  'startMany',
   'stop',
   'suspend',
   'status',
+  'statusMany',
   'metrics',
   'logs',
   'injectFault',
@@ -33,6 +35,9 @@ export type RemoteMethod = (typeof REMOTE_METHODS)[number];
 export function isRemoteMethod(name: string): name is RemoteMethod {
   return (REMOTE_METHODS as readonly string[]).includes(name);
 }
+
+/** A startMany() outcome on the wire: a refusal carries its error as an RpcError. */
+export type RpcStartOutcome = { jobId: string; ok: true } | { jobId: string; ok: false; error: RpcError };
 
 export interface RpcRequest {
   args: unknown[];

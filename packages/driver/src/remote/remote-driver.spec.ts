@@ -45,6 +45,31 @@ describe('remote driver: several workers, one cluster', () => {
     }
   });
 
+  it("starts a batch in one request: a refused start fails only its own job, with the host's error", async () => {
+    const sim = new SimulatedDriver({ topology: demoTopology(), speed: 100, heartbeats: false });
+    const host = await serveDriver(sim);
+    const d = new RemoteDriver({ url: host.url });
+    try {
+      const node = (await d.discover()).nodes[0]!;
+      const on = (jobId: string, index: number) => ({ jobId, kind: 'batch' as const, replicas: [{ replica: 0, nodeName: node.name, gpus: [{ index }] }] });
+      const outcomes = await d.startMany([on('a', 0), on('b', 0), on('c', 1)]);
+      expect(outcomes.map((o) => [o.jobId, o.ok])).toEqual([
+        ['a', true],
+        ['b', false],
+        ['c', true],
+      ]);
+      const refused = outcomes[1]!;
+      expect(!refused.ok && refused.error).toBeInstanceOf(RemoteDriverError);
+      expect(!refused.ok && refused.error.message).toMatch(/GPU 0 of node .* is held by job a/);
+      const states = await d.statusMany(['a', 'b', 'c']);
+      expect(states.map((s) => s.state)).toEqual(['running', 'unknown', 'running']);
+    } finally {
+      await d.close();
+      await host.close();
+      await sim.close();
+    }
+  });
+
   it('names the host when it cannot be reached', async () => {
     const d = new RemoteDriver({ url: 'http://127.0.0.1:9' });
     await expect(d.discover()).rejects.toBeInstanceOf(RemoteDriverError);

@@ -21,9 +21,8 @@ import type {
   StartRequest,
   WorkloadStatus,
 } from '../types';
-import { startEach } from '../shared/start-many';
 import { MigLayoutError } from '../shared/mig-layout';
-import type { RemoteMethod, RpcError, RpcResponse } from './protocol';
+import type { RemoteMethod, RpcError, RpcResponse, RpcStartOutcome } from './protocol';
 
 /** An error raised by the hosted driver, with its original name. */
 export class RemoteDriverError extends Error {
@@ -81,9 +80,11 @@ export class RemoteDriver implements ClusterDriver {
     return this.call('start', req);
   }
 
-  /** One request per start, over the pooled connections. */
-  startMany(requests: readonly StartRequest[]): Promise<StartOutcome[]> {
-    return startEach(requests, 16, (req) => this.start(req));
+  /** One request for all the starts: the host runs them as its driver does best. */
+  async startMany(requests: readonly StartRequest[]): Promise<StartOutcome[]> {
+    if (requests.length === 0) return [];
+    const outcomes = await this.call<RpcStartOutcome[]>('startMany', requests);
+    return outcomes.map((o) => (o.ok ? { jobId: o.jobId, ok: true } : { jobId: o.jobId, ok: false, error: toError(o.error) }));
   }
   stop(jobId: string): Promise<void> {
     return this.call('stop', jobId);
@@ -93,6 +94,10 @@ export class RemoteDriver implements ClusterDriver {
   }
   status(jobId: string): Promise<WorkloadStatus> {
     return this.call('status', jobId);
+  }
+  /** One request for a whole reconciliation round. */
+  statusMany(jobIds: readonly string[]): Promise<WorkloadStatus[]> {
+    return jobIds.length ? this.call('statusMany', jobIds) : Promise.resolve([]);
   }
   metrics(): Promise<GpuMetricSample[]> {
     return this.call('metrics');

@@ -9,13 +9,16 @@ import { BURN_IN_KIND } from '../shared/burn-in';
 import type { SimCluster } from './cluster-state';
 import { claimConflict, type GpuClaim, type HeldGpuClaim } from './gpu-claims';
 
-export function resolveReplicaClaims(cluster: SimCluster, request: StartRequest, held: readonly HeldGpuClaim[]): GpuClaim[] {
+export function resolveReplicaClaims(cluster: SimCluster, request: StartRequest, heldOn: (nodeName: string) => readonly HeldGpuClaim[]): GpuClaim[] {
   if (request.replicas.length === 0) throw new Error(`job ${request.jobId} has no replicas`);
-  const taken: HeldGpuClaim[] = [...held];
+  // what other jobs hold on each node of the request, and this request's own claims so far
+  const takenOn = new Map<string, HeldGpuClaim[]>();
   const claims: GpuClaim[] = [];
   for (const replica of request.replicas) {
     const node = cluster.upNode(replica.nodeName);
     if (node.switchingPersona) throw new Error(`node ${node.name} is switching persona`);
+    const taken = takenOn.get(node.name) ?? [...heldOn(node.name)];
+    takenOn.set(node.name, taken);
     for (const want of replica.gpus) {
       const gpu = cluster.gpu(node, want.index);
       const where = `GPU ${gpu.index} of node ${node.name}`;

@@ -263,7 +263,7 @@ export class SimulatedDriver implements ClusterDriver {
 
   async start(req: StartRequest): Promise<void> {
     if (this.workloads.isActive(req.jobId)) return;
-    const claims = resolveReplicaClaims(this.cluster, req, this.workloads.heldClaims());
+    const claims = resolveReplicaClaims(this.cluster, req, (nodeName) => this.workloads.heldClaimsOn(nodeName));
     const latent = claims.filter((c) => this.cluster.gpu(this.cluster.node(c.nodeName), c.gpuIndex).latentFault);
     const startSeconds = this.containerStartSeconds(req, claims);
     if (req.kind === BURN_IN_KIND) return this.workloads.start(req, claims, this.burnInScript(req, claims, latent), startSeconds);
@@ -326,6 +326,10 @@ export class SimulatedDriver implements ClusterDriver {
 
   async status(jobId: string): Promise<WorkloadStatus> {
     return this.workloads.status(jobId);
+  }
+
+  async statusMany(jobIds: readonly string[]): Promise<WorkloadStatus[]> {
+    return jobIds.map((id) => this.workloads.status(id));
   }
 
   /** Wakes at the workload's own transition (end of container start and model load), not at a poll. */
@@ -487,8 +491,8 @@ export class SimulatedDriver implements ClusterDriver {
   /** A GPU instance can be destroyed only when idle (docs/reference/gpu.md, MIG rule 6). */
   private assertMigSlicesIdle(node: SimNode, gpu: SimGpu, layout: readonly MigSliceSpec[]): void {
     const kept = (profile: string, start: number) => layout.some((s) => s.profile === profile && s.start === start);
-    for (const claim of this.workloads.heldClaims()) {
-      if (claim.nodeName !== node.name || claim.gpuIndex !== gpu.index) continue;
+    for (const claim of this.workloads.heldClaimsOn(node.name)) {
+      if (claim.gpuIndex !== gpu.index) continue;
       if (claim.kind !== 'mig' || !kept(claim.profile, claim.start)) {
         throw new Error(`GPU ${gpu.index} of node ${node.name} is in use by job ${claim.jobId}: stop it before changing the MIG layout`);
       }

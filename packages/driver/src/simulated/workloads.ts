@@ -64,6 +64,11 @@ interface SimJob {
 
 export class SimWorkloads {
   private readonly jobs = new Map<string, SimJob>();
+  /**
+   * Jobs holding GPUs (starting, running or suspending) by node name: a start checks its claims
+   * against the jobs of its own nodes only, not against every job of the cluster.
+   */
+  private readonly onNode = new Map<string, Set<SimJob>>();
   private readonly jobLogs: SimJobLogs;
   /** Callers waiting for a job to leave `starting` (settled). */
   private readonly startWaiters = new Map<string, Set<() => void>>();
@@ -78,9 +83,13 @@ export class SimWorkloads {
     return job !== undefined && job.phase !== 'exited';
   }
 
-  /** Claims of every job that holds GPUs. */
-  heldClaims(): HeldGpuClaim[] {
-    return this.activeJobs().flatMap(([jobId, job]) => job.claims.map((c) => ({ ...c, jobId })));
+  /** Claims on the node of every job that holds GPUs there (what a new claim must not collide with). */
+  heldClaimsOn(nodeName: string): HeldGpuClaim[] {
+    const out: HeldGpuClaim[] = [];
+    for (const job of this.onNode.get(nodeName) ?? []) {
+      for (const c of job.claims) if (c.nodeName === nodeName) out.push({ ...c, jobId: job.request.jobId });
+    }
+    return out;
   }
 
   /** Claims of jobs making progress right now (what telemetry shows as busy). */
@@ -90,9 +99,11 @@ export class SimWorkloads {
 
   /** Active jobs with a claim on the node (and GPU, when given). */
   jobsOn(nodeName: string, gpuIndex?: number): string[] {
-    return this.activeJobs()
-      .filter(([, job]) => job.claims.some((c) => c.nodeName === nodeName && (gpuIndex === undefined || c.gpuIndex === gpuIndex)))
-      .map(([jobId]) => jobId);
+    const out: string[] = [];
+    for (const job of this.onNode.get(nodeName) ?? []) {
+      if (job.claims.some((c) => c.nodeName === nodeName && (gpuIndex === undefined || c.gpuIndex === gpuIndex))) out.push(job.request.jobId);
+    }
+    return out;
   }
 
   /** `startSeconds`: the container start (the driver's choice: image pulled or already on the node); default delays.startSeconds. */
@@ -102,6 +113,11 @@ export class SimWorkloads {
     log.started(request, claims, this.deps.clock.now());
     const job: SimJob = { request, claims, log, phase: 'starting', progressBase: request.progressSeconds ?? 0, script };
     this.jobs.set(request.jobId, job);
+    for (const c of claims) {
+      const held = this.onNode.get(c.nodeName) ?? new Set<SimJob>();
+      held.add(job);
+      this.onNode.set(c.nodeName, held);
+    }
     const load = request.kind === 'inference' ? (this.deps.delays.modelLoadSeconds ?? 0) : 0;
     job.cancelTimer = this.deps.timers.after(startSeconds + load, () => this.run(job));
   }
@@ -137,6 +153,7 @@ export class SimWorkloads {
         throw new Error(`job ${jobId} ended before its checkpoint completed`);
       }
       this.jobs.delete(jobId);
+      this.release(job);
       const checkpoint = `sim-checkpoint://${jobId}/${progressSeconds.toFixed(3)}`;
       job.log.checkpointed(this.deps.clock.now(), checkpoint);
       return { checkpoint, progressSeconds };
@@ -229,7 +246,16 @@ export class SimWorkloads {
     job.log.paused(this.deps.clock.now(), job.progressBase);
     job.runningSince = undefined;
     job.phase = phase;
+    if (phase === 'exited') this.release(job);
     this.leftStarting(job.request.jobId);
+  }
+
+  /** The job holds no GPU any more (exited, checkpointed or forgotten). */
+  private release(job: SimJob): void {
+    for (const c of job.claims) {
+      const held = this.onNode.get(c.nodeName);
+      if (held?.delete(job) && held.size === 0) this.onNode.delete(c.nodeName);
+    }
   }
 
   private forget(jobId: string): void {
@@ -237,6 +263,7 @@ export class SimWorkloads {
     if (!job) return;
     job.cancelTimer?.();
     this.jobs.delete(jobId);
+    this.release(job);
     this.leftStarting(jobId);
   }
 

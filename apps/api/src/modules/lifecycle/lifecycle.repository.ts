@@ -6,6 +6,15 @@ import { SYSTEM_SCOPE } from '../../common/tenant-scope';
 import { releaseAllocations, SUSPENDABLE_KINDS } from '../jobs/jobs.repository';
 import { newId } from '../../common/ids';
 
+export interface ActiveJob {
+  id: string;
+  state: 'starting' | 'running' | 'suspending';
+  progressSeconds: number;
+  runningSince: Date | null;
+  durationSeconds: number | null;
+  placedAt: Date | null;
+}
+
 /** Job state transitions driven by the cluster (system-scoped: worker only). */
 @Injectable()
 export class LifecycleRepository {
@@ -234,13 +243,17 @@ export class LifecycleRepository {
     });
   }
 
-  /** Jobs the cluster should be running: the reconciler compares them with the driver. */
-  activeJobs() {
-    return this.prisma.client.job.findMany({
-      where: { state: { in: ['starting', 'running', 'suspending'] } },
-      select: { id: true, state: true, progressSeconds: true, runningSince: true, durationSeconds: true },
-      take: 10_000,
-    });
+  /**
+   * Jobs the cluster should be running: the reconciler compares them with the driver. `placedAt`:
+   * when the job's current GPUs were taken (its newest active allocation), null without any.
+   */
+  activeJobs(): Promise<ActiveJob[]> {
+    return this.prisma.sql.query<ActiveJob>(
+      `SELECT j."id", j."state"::text AS "state", j."progressSeconds", j."runningSince", j."durationSeconds",
+         (SELECT max(a."startedAt") FROM "Allocation" a WHERE a."jobId" = j."id" AND a."endedAt" IS NULL) AS "placedAt"
+       FROM "Job" j WHERE j."state" IN ('starting', 'running', 'suspending')
+       LIMIT 10000`,
+    );
   }
 
   countPending() {

@@ -208,3 +208,77 @@ describe('LifecycleService.exitedMany', () => {
     expect(calls).toEqual(['finishMany a:0,b:0', 'ended a,b', 'stop a']);
   });
 });
+
+/** The reconciler sends a start again only when it may have been lost, not while it waits in the queue. */
+describe('LifecycleService.reconcile of starting jobs', () => {
+  const now = new Date('2026-12-04T10:00:00Z');
+  const starting = (id: string, placedSecondsAgo: number | null) => ({
+    id,
+    state: 'starting',
+    progressSeconds: 0,
+    runningSince: null,
+    durationSeconds: 60,
+    placedAt: placedSecondsAgo === null ? null : new Date(now.getTime() - placedSecondsAgo * 1000),
+  });
+  const run = async (opts: { everyStart?: boolean }) => {
+    const sent: string[] = [];
+    const repo = {
+      activeJobs: async () => [starting('young', 2), starting('old', 45), starting('unplaced', null), { ...starting('susp', 1), state: 'suspending' }],
+      countPending: async () => 0,
+    };
+    const queues = { lifecycle: async (p: { action: string; jobId: string }) => void sent.push(`${p.action} ${p.jobId}`) };
+    const svc = new LifecycleService(repo as never, queues as never, {} as never, { startGraceMs: 30_000, driver: { simSpeed: 1 } } as never, {} as never);
+    await svc.reconcile(now, opts);
+    return sent;
+  };
+
+  it('leaves a start younger than the grace to its queued message and sends the older ones again', async () => {
+    expect(await run({})).toEqual(['start old', 'start unplaced', 'suspend susp']);
+  });
+
+  it('sends every start again at a worker boot, whatever its age', async () => {
+    expect(await run({ everyStart: true })).toEqual(['start young', 'start old', 'start unplaced', 'suspend susp']);
+  });
+});
+
+/** A running job the driver does not know is started again only if it still runs in Postgres, in one driver round. */
+describe('LifecycleService.reconcile of running jobs', () => {
+  it('asks every status in one call and re-attaches only the jobs that still run and are still unknown', async () => {
+    const now = new Date('2026-12-04T10:00:00Z');
+    const running = (id: string) => ({
+      id,
+      state: 'running',
+      progressSeconds: 10,
+      runningSince: new Date(now.getTime() - 5000),
+      durationSeconds: 60,
+      placedAt: now,
+    });
+    const full = (id: string, state: string) => ({
+      id,
+      state,
+      kind: 'batch',
+      progressSeconds: 10,
+      durationSeconds: 60,
+      checkpoint: null,
+      allocations: [{ replica: 0, gpuId: `g-${id}`, milli: 1000, migProfile: null, node: { name: 'n1' }, gpu: { index: 0 } }],
+    });
+    const calls: string[] = [];
+    const repo = {
+      activeJobs: async () => [running('ok'), running('ended'), running('lost'), running('done')],
+      findManyWithAllocations: async (ids: string[]) => (calls.push(`read ${ids.join(',')}`), [full('ended', 'succeeded'), full('lost', 'running')]),
+      countPending: async () => 0,
+    };
+    const states: Record<string, string> = { ok: 'running', ended: 'unknown', lost: 'unknown', done: 'exited' };
+    const driver = {
+      statusMany: async (ids: string[]) => (
+        calls.push(`statusMany ${ids.join(',')}`),
+        ids.map((id) => ({ state: states[id], progressSeconds: 0, exitCode: 0 }))
+      ),
+      start: async (req: { jobId: string; progressSeconds: number }) => void calls.push(`start ${req.jobId} ${req.progressSeconds}`),
+    };
+    const queues = { lifecycle: async (p: { action: string; jobId: string }) => void calls.push(`${p.action} ${p.jobId}`) };
+    const svc = new LifecycleService(repo as never, queues as never, driver as never, { startGraceMs: 30_000, driver: { simSpeed: 2 } } as never, {} as never);
+    await svc.reconcile(now);
+    expect(calls).toEqual(['statusMany ok,ended,lost,done', 'exited done', 'read ended,lost', 'statusMany lost', 'start lost 20']);
+  });
+});

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { ReplicaSpec, StartRequest } from '@gantry/driver';
+import { statusOfMany, type ReplicaSpec, type StartRequest } from '@gantry/driver';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
-import { LifecycleRepository } from './lifecycle.repository';
+import { LifecycleRepository, type ActiveJob } from './lifecycle.repository';
 import { isFailoverExit } from '../failover/fault-classification';
 import { StartRefusals } from '../node-manager/start-refusals.service';
 
@@ -152,14 +152,26 @@ export class LifecycleService {
    * Brings the driver and Postgres back in line after a restart or a lost queue message:
    * starting jobs are started, running jobs the driver lost are re-attached with their
    * progress, jobs the driver saw exit are finished, and pending work gets a cycle.
+   * A job placed less than the start grace ago is left to its start message, still queued
+   * (sending it again would read and start it twice); at a worker's boot (`everyStart`) every
+   * starting job is started again, whatever its age.
    */
-  async reconcile(now = new Date()): Promise<void> {
+  async reconcile(now = new Date(), opts: { everyStart?: boolean } = {}): Promise<void> {
+    const running: ActiveJob[] = [];
     for (const job of await this.repo.activeJobs()) {
+      if (job.state === 'starting' && !opts.everyStart && job.placedAt && now.getTime() - job.placedAt.getTime() < this.config.startGraceMs) continue;
       if (job.state === 'starting' || job.state === 'suspending') {
         await this.queues.lifecycle({ action: job.state === 'starting' ? 'start' : 'suspend', jobId: job.id });
-        continue;
-      }
-      const status = await this.driver.status(job.id);
+      } else running.push(job);
+    }
+    // the driver's view of every running job in one call
+    const statuses = await statusOfMany(
+      this.driver,
+      running.map((j) => j.id),
+    );
+    const unknown = new Map<string, ActiveJob>();
+    for (const [i, job] of running.entries()) {
+      const status = statuses[i]!;
       if (status.state === 'exited' && isFailoverExit(status.reason)) {
         // taken away by the cluster (node lost, GPU fault, eviction): failover reschedules it
         await this.queues.failover({ action: 'job-lost', jobId: job.id, exitReason: status.reason, at: Date.now() }, `lost-${job.id}-reconcile`, {
@@ -167,18 +179,33 @@ export class LifecycleService {
         });
       } else if (status.state === 'exited') {
         await this.queues.lifecycle({ action: 'exited', jobId: job.id, exitCode: status.exitCode ?? 0 });
-      } else if (status.state === 'unknown') {
-        const full = await this.repo.findWithAllocations(job.id);
-        if (!full || full.state !== 'running') continue;
-        const elapsed = job.runningSince ? ((now.getTime() - job.runningSince.getTime()) / 1000) * this.config.driver.simSpeed : 0;
-        this.logger.warn(`re-attaching job ${job.id} the driver did not know (progress ${Math.round(job.progressSeconds + elapsed)} s)`);
-        // One job the cluster cannot take back (its MIG slice is being re-applied) must not stop the others.
-        await this.driver.start(startRequest(full, job.progressSeconds + elapsed)).catch((e: unknown) => {
-          this.logger.warn(`job ${job.id}: re-attach refused (${e instanceof Error ? e.message : String(e)}); tried again next round`);
-        });
-      }
+      } else if (status.state === 'unknown') unknown.set(job.id, job);
     }
+    if (unknown.size) await this.reattach(unknown, now);
     if ((await this.repo.countPending()) > 0) await this.queues.requestSchedule('reconcile');
+  }
+
+  /**
+   * Running jobs the driver did not know: most ended (and were removed) since the round read
+   * them; those still running in Postgres and still unknown to the driver are started again
+   * with their progress (a restarted cluster lost them).
+   */
+  private async reattach(unknown: Map<string, ActiveJob>, now: Date): Promise<void> {
+    const still = (await this.repo.findManyWithAllocations([...unknown.keys()])).filter((j) => j.state === 'running');
+    const statuses = await statusOfMany(
+      this.driver,
+      still.map((j) => j.id),
+    );
+    for (const [i, full] of still.entries()) {
+      if (statuses[i]!.state !== 'unknown') continue;
+      const job = unknown.get(full.id)!;
+      const elapsed = job.runningSince ? ((now.getTime() - job.runningSince.getTime()) / 1000) * this.config.driver.simSpeed : 0;
+      this.logger.warn(`re-attaching job ${job.id} the driver did not know (progress ${Math.round(job.progressSeconds + elapsed)} s)`);
+      // One job the cluster cannot take back (its MIG slice is being re-applied) must not stop the others.
+      await this.driver.start(startRequest(full, job.progressSeconds + elapsed)).catch((e: unknown) => {
+        this.logger.warn(`job ${job.id}: re-attach refused (${e instanceof Error ? e.message : String(e)}); tried again next round`);
+      });
+    }
   }
 }
 
