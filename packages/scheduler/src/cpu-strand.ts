@@ -51,12 +51,15 @@ export class CpuStrandModel {
   change(job: JobView, n: NodeView, option: DeviceOption, idle = -1): number {
     const ratio = this.cpuPerGpuMilli();
     if (ratio <= 0) return 0;
+    const gpus = n.gpus;
     if (idle < 0) {
       idle = 0;
-      for (const g of n.gpus) idle += poolFree(g);
+      for (let i = 0; i < gpus.length; i++) idle += poolFree(gpus[i]!);
     }
     let used = 0;
-    for (const pos of option.gpus) used += job.kind === 'whole' ? poolFree(n.gpus[pos]!) : job.kind === 'share' ? job.milli : 0;
+    const picked = option.gpus;
+    if (job.kind === 'whole') for (let i = 0; i < picked.length; i++) used += poolFree(gpus[picked[i]!]!);
+    else if (job.kind === 'share') used = picked.length * job.milli;
     const before = strandedMilli(idle, n.cpuFree, ratio);
     const after = strandedMilli(idle - used, n.cpuFree - job.cpu, ratio);
     const d = after - before;

@@ -42,7 +42,7 @@ export function deviceOptions(job: JobView, n: NodeView, shareOrder: 'index' | '
           const g = gpus[i]!;
           if (g.usable && (!models || models.has(g.model)) && poolFree(g) >= job.milli) fits.push(i);
         }
-        if (fits.length > 1) fits.sort((a, b) => poolFree(gpus[a]!) - poolFree(gpus[b]!) || a - b);
+        if (fits.length > 1) sortSmall(fits, (a, b) => poolFree(gpus[a]!) - poolFree(gpus[b]!) || a - b);
         for (const i of fits) if (!sameAsEarlier(gpus, out, i)) out.push(single(i));
         return out;
       }
@@ -69,7 +69,7 @@ export function deviceOptions(job: JobView, n: NodeView, shareOrder: 'index' | '
         if (slice >= 0) out.push({ o: { gpus: [i], slice }, free });
       }
       // tightest GPU first (fewest free memory slots), then index
-      out.sort((a, b) => a.free - b.free || a.o.gpus[0]! - b.o.gpus[0]!);
+      sortSmall(out, (a, b) => a.free - b.free || a.o.gpus[0]! - b.o.gpus[0]!);
       return out.map((x) => x.o);
     }
   }
@@ -116,8 +116,14 @@ function sameAsEarlier(gpus: GpuView[], out: DeviceOption[], i: number): boolean
 /**
  * Chooses `k` of the free GPUs (positions) keeping NVLink locality: the tightest NVLink domain
  * that holds all k; otherwise the fewest domains, largest first. Lowest indices inside a domain.
+ * May return `free` itself when all of it is the choice (callers pass a list of their own).
  */
 export function pickNvlink(n: NodeView, free: number[], k: number): number[] {
+  // one NVLink domain (or none known): the lowest indices, without grouping
+  const d0 = free.length ? n.gpus[free[0]!]!.domain : 0;
+  let oneDomain = true;
+  for (let j = 1; j < free.length && oneDomain; j++) oneDomain = n.gpus[free[j]!]!.domain === d0;
+  if (oneDomain) return free.length === k ? free : free.slice(0, k);
   const byDomain = new Map<number, number[]>();
   for (const i of free) {
     const d = n.gpus[i]!.domain;
@@ -134,4 +140,20 @@ export function pickNvlink(n: NodeView, free: number[], k: number): number[] {
   const out: number[] = [];
   for (const [, list] of domains) for (const i of list) if (out.length < k) out.push(i);
   return out.sort((a, b) => a - b);
+}
+
+/**
+ * Stable in-place insertion sort: the lists here hold one entry per GPU of a node (a handful),
+ * where Array.prototype.sort's work array costs more than the sort.
+ */
+function sortSmall<T>(a: T[], cmp: (x: T, y: T) => number): void {
+  for (let i = 1; i < a.length; i++) {
+    const x = a[i]!;
+    let j = i - 1;
+    while (j >= 0 && cmp(a[j]!, x) > 0) {
+      a[j + 1] = a[j]!;
+      j--;
+    }
+    a[j + 1] = x;
+  }
 }

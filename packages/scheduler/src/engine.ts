@@ -105,6 +105,8 @@ export class Engine implements EngineHandle {
     for (const [k, v] of Object.entries(options.mix ?? {})) if (v !== undefined) mixOptions[k] = v;
     this.mix = new ShapeMix(mixOptions);
     this.nodes = snapshot.nodes.map((n, pos) => viewOf(n, pos));
+    // at most one live class per node: the flat arrays never have to grow
+    this.index.reserve(this.nodes.length);
     for (const n of this.nodes) {
       this.index.classify(n);
       this.nodeById.set(n.id, n);

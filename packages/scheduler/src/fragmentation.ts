@@ -105,7 +105,7 @@ export class FragmentationModel {
     if (this.grouped) return this.groupedStats(cls, n, cached);
     const entries = this.mix.entries;
     let idle = 0;
-    for (const g of n.gpus) idle += poolFree(g);
+    for (let i = 0; i < n.gpus.length; i++) idle += poolFree(n.gpus[i]!);
     const reuse = cached && cached.usable.length === entries.length;
     const usable = reuse ? cached.usable.fill(0) : new Int32Array(entries.length);
     const usableIdle = reuse ? cached.usableIdle.fill(0) : new Float64Array(entries.length);
@@ -118,7 +118,8 @@ export class FragmentationModel {
       }
       let u = 0;
       let ui = 0;
-      for (const g of n.gpus) {
+      for (let i = 0; i < n.gpus.length; i++) {
+        const g = n.gpus[i]!;
         const f = poolFree(g);
         if (f > 0 && f >= m.milli && (!m.models || m.models.has(g.model))) {
           u++;
@@ -145,7 +146,7 @@ export class FragmentationModel {
     const groups = this.groups;
     const ng = groups.length;
     let idle = 0;
-    for (const g of n.gpus) idle += poolFree(g);
+    for (let i = 0; i < n.gpus.length; i++) idle += poolFree(n.gpus[i]!);
     const reuse = cached !== undefined && cached.usable.length === ng;
     const usable = reuse ? cached.usable.fill(0) : new Int32Array(ng);
     const usableIdle = reuse ? cached.usableIdle.fill(0) : new Float64Array(ng);
@@ -154,7 +155,8 @@ export class FragmentationModel {
       const m = groups[k]!;
       let u = 0;
       let ui = 0;
-      for (const g of n.gpus) {
+      for (let i = 0; i < n.gpus.length; i++) {
+        const g = n.gpus[i]!;
         const f = poolFree(g);
         if (f > 0 && f >= m.milli && (!m.models || m.models.has(g.model))) {
           u++;

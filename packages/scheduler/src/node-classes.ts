@@ -72,6 +72,11 @@ export class NodeClassIndex {
     n.cls = cls;
   }
 
+  /** Sizes the per-class arrays for `classes` live classes at once (a class holds one node or more). */
+  reserve(classes: number): void {
+    if (classes > this.classCap) this.grow(Math.max(64, classes));
+  }
+
   /** The board of a request shape (created empty on first use). */
   board(shapeId: number): ShapeBoard {
     let b = this.boards[shapeId];
@@ -81,7 +86,8 @@ export class NodeClassIndex {
         epoch: new Float64Array(this.classCap),
         score: new Float64Array(this.classCap),
         score2: new Float64Array(this.classCap),
-        entry: [],
+        // dense from the start: writes far past the end would turn it into a slow sparse array
+        entry: new Array<ClassEntry | undefined>(this.classCap).fill(undefined),
       };
       this.boards[shapeId] = b;
     }
@@ -122,6 +128,7 @@ export class NodeClassIndex {
       b.epoch = grown(b.epoch, cap);
       b.score = grown(b.score, cap);
       b.score2 = grown(b.score2, cap);
+      while (b.entry.length < cap) b.entry.push(undefined);
     }
     this.classCap = cap;
   }

@@ -24,7 +24,7 @@ export type WholeHostOptions = FreeCapacitySignalOptions;
 /** Fully free GPUs of a node (a share or a job on a GPU takes it out). */
 export function wholeFreeGpus(n: NodeView): number {
   let w = 0;
-  for (const g of n.gpus) if (g.mode !== 'mig' && poolFree(g) === 1000) w++;
+  for (let i = 0; i < n.gpus.length; i++) if (n.gpus[i]!.mode !== 'mig' && poolFree(n.gpus[i]!) === 1000) w++;
   return w;
 }
 
@@ -86,8 +86,10 @@ export class WholeHostModel extends FreeCapacitySignal<number> {
     if (this.gpus === 0) return 0;
     let free = 0;
     let hosts = 0;
-    for (const n of this.nodes) {
-      for (const g of n.gpus) if (g.mode !== 'mig') free += poolFree(g);
+    const nodes = this.nodes;
+    for (let k = 0; k < nodes.length; k++) {
+      const n = nodes[k]!;
+      for (let i = 0; i < n.gpus.length; i++) if (n.gpus[i]!.mode !== 'mig') free += poolFree(n.gpus[i]!);
       const blocks = Math.floor(wholeFreeGpus(n) / this.gpus);
       if (blocks > 0) hosts += blocks * this.gpus * 1000 * fitMass(this.cpu, this.cum, n.cpuFree);
     }

@@ -62,7 +62,8 @@ export const gpuModel: FilterPlugin = {
   filter(_s, job, n) {
     if (job.kind === 'none') return SUCCESS;
     let healthy = false;
-    for (const g of n.gpus) {
+    for (let i = 0; i < n.gpus.length; i++) {
+      const g = n.gpus[i]!;
       if (!g.usable) continue;
       healthy = true;
       if (!job.models || job.models.has(g.model)) return SUCCESS;

@@ -42,7 +42,8 @@ export function packingScore(args: Record<string, unknown>): ScorePlugin {
     score(_s, job, n, option) {
       let idle = 0;
       let total = 0;
-      for (const g of n.gpus) {
+      for (let i = 0; i < n.gpus.length; i++) {
+        const g = n.gpus[i]!;
         idle += poolFree(g);
         if (g.usable && g.mode !== 'mig') total += 1000;
       }
