@@ -3,6 +3,7 @@ export type { Clock } from './clock';
 export { DriverEventBus, type DriverEventListener } from './event-bus';
 export { createDriver, type DriverConfig } from './create-driver';
 export { statusOfMany } from './shared/status-many';
+export { logsOfMany } from './shared/logs-many';
 
 // Simulated cluster
 export { SimulatedDriver, DEFAULT_SIMULATED_DELAYS, type SimulatedDelays, type SimulatedDriverOptions } from './simulated/simulated-driver';

@@ -158,6 +158,12 @@ export interface JobLogQuery {
 }
 
 /** What the driver could read: the lines, and per replica why it could not read more. */
+/** One job's part of a logsMany() call. */
+export interface JobLogRequest {
+  jobId: string;
+  query?: JobLogQuery;
+}
+
 export interface JobLogs {
   lines: JobLogLine[];
   /** Replicas whose log could not be read, with the reason (e.g. no kubelet answered). */
@@ -219,6 +225,12 @@ export interface ClusterDriver {
    * progress; Kubernetes: the pods' logs). A job the driver does not know has no lines.
    */
   logs?(jobId: string, query?: JobLogQuery): Promise<JobLogs>;
+  /**
+   * Optional: logs() of many jobs in one call (the worker's log collection round), one answer per
+   * request in order; null where that job's log could not be read. Without it callers use
+   * logsOfMany() (shared/logs-many.ts), which asks each.
+   */
+  logsMany?(requests: readonly JobLogRequest[]): Promise<(JobLogs | null)[]>;
   close(): Promise<void>;
   /**
    * Optional (drivers of clusters shared with other workloads: Kubernetes): the GPU resources

@@ -6,8 +6,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MigLayoutError } from '../shared/mig-layout';
+import { logsOfMany } from '../shared/logs-many';
 import { statusOfMany } from '../shared/status-many';
-import type { ClusterDriver, DriverEvent, StartRequest } from '../types';
+import type { ClusterDriver, DriverEvent, JobLogRequest, StartRequest } from '../types';
 import { isRemoteMethod, REMOTE_METHODS, type HostInfo, type RemoteMethod, type RpcError, type RpcResponse, type RpcStartOutcome } from './protocol';
 
 export interface ClusterHost {
@@ -49,8 +50,10 @@ export async function serveDriver(driver: ClusterDriver, options: { port?: numbe
     const frame = `data: ${JSON.stringify(e)}\n\n`;
     for (const s of streams) s.write(frame);
   });
-  // statusMany is served for every driver (statusOfMany asks each job of one without it)
-  const capabilities = REMOTE_METHODS.filter((m) => m === 'statusMany' || typeof (driver as unknown as Record<string, unknown>)[m] === 'function');
+  // statusMany (and logsMany, with logs) are served for every driver: the helpers ask each job of one without them
+  const capabilities = REMOTE_METHODS.filter(
+    (m) => m === 'statusMany' || (m === 'logsMany' && !!driver.logs) || typeof (driver as unknown as Record<string, unknown>)[m] === 'function',
+  );
   /** Methods whose answer needs more than JSON of the driver's result. */
   const batched: Partial<Record<RemoteMethod, (args: unknown[]) => Promise<unknown>>> = {
     startMany: async (args) =>
@@ -58,6 +61,7 @@ export async function serveDriver(driver: ClusterDriver, options: { port?: numbe
         o.ok ? { jobId: o.jobId, ok: true } : { jobId: o.jobId, ok: false, error: rpcError(o.error) },
       ),
     statusMany: (args) => statusOfMany(driver, args[0] as string[]),
+    logsMany: (args) => logsOfMany(driver, args[0] as JobLogRequest[]),
   };
 
   const server: Server = createServer((req, res) => {

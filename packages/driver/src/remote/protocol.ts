@@ -24,6 +24,7 @@ export const REMOTE_METHODS = [
   'statusMany',
   'metrics',
   'logs',
+  'logsMany',
   'injectFault',
   'resetGpu',
   'rebootNode',

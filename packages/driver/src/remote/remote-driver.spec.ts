@@ -63,6 +63,10 @@ describe('remote driver: several workers, one cluster', () => {
       expect(!refused.ok && refused.error.message).toMatch(/GPU 0 of node .* is held by job a/);
       const states = await d.statusMany(['a', 'b', 'c']);
       expect(states.map((s) => s.state)).toEqual(['running', 'unknown', 'running']);
+      const logs = await d.logsMany([{ jobId: 'a' }, { jobId: 'never-started' }]);
+      expect(logs).toHaveLength(2);
+      expect(logs[0]!.lines.length).toBeGreaterThan(0);
+      expect(logs[1]).toEqual({ lines: [], unavailable: [] });
     } finally {
       await d.close();
       await host.close();

@@ -14,6 +14,7 @@ import type {
   GpuMetricSample,
   Inventory,
   JobLogQuery,
+  JobLogRequest,
   JobLogs,
   MigSliceSpec,
   Persona,
@@ -104,6 +105,10 @@ export class RemoteDriver implements ClusterDriver {
   }
   logs(jobId: string, query?: JobLogQuery): Promise<JobLogs> {
     return this.call('logs', jobId, query);
+  }
+  /** One request for a whole log collection round. */
+  logsMany(requests: readonly JobLogRequest[]): Promise<(JobLogs | null)[]> {
+    return requests.length ? this.call('logsMany', requests) : Promise.resolve([]);
   }
   injectFault(fault: FaultInjection): Promise<void> {
     return this.call('injectFault', fault);

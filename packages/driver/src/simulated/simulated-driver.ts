@@ -17,6 +17,7 @@ import type {
   GpuMetricSample,
   Inventory,
   JobLogQuery,
+  JobLogRequest,
   JobLogs,
   MigSliceSpec,
   Persona,
@@ -345,6 +346,10 @@ export class SimulatedDriver implements ClusterDriver {
   /** Generated from the workload's own progress and runs (job-log.ts); kept after the job ends. */
   async logs(jobId: string, query?: JobLogQuery): Promise<JobLogs> {
     return this.workloads.logs(jobId, query);
+  }
+
+  async logsMany(requests: readonly JobLogRequest[]): Promise<JobLogs[]> {
+    return requests.map((r) => this.workloads.logs(r.jobId, r.query));
   }
 
   async metrics(): Promise<GpuMetricSample[]> {

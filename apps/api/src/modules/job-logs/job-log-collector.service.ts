@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
-import { JobLogsRepository, type StoredLine } from './job-logs.repository';
+import { logsOfMany } from '@gantry/driver';
+import { JobLogsRepository, type CollectableJob, type StoredLine } from './job-logs.repository';
 
 /** Jobs read per tick, and how long after its last event a job is still read (its last lines). */
 const JOBS_PER_TICK = 200;
@@ -26,19 +27,23 @@ export class JobLogCollector {
   ) {}
 
   async tick(now = new Date()): Promise<LogTickReport> {
-    const read = this.driver.logs?.bind(this.driver);
-    if (!read) return { jobs: 0, lines: 0 };
+    if (!this.driver.logs) return { jobs: 0, lines: 0 };
     const jobs = await this.repo.collectable(now, RECENT_SECONDS, JOBS_PER_TICK);
-    let lines = 0;
-    for (const job of jobs) {
-      try {
-        const got = await read(job.id, job.since ? { sinceMs: job.since.getTime() } : {});
-        const notes: StoredLine[] = got.unavailable.map((u) => ({ at: now.getTime(), replica: u.replica, seq: -1, stream: 'gantry', text: u.reason }));
-        lines += await this.repo.append(job, [...got.lines, ...notes]);
-      } catch (e) {
-        this.logger.warn(`could not read the log of job ${job.id}: ${String(e)}`);
+    // every job's new lines in one driver call, stored in one statement
+    const read = await logsOfMany(
+      this.driver,
+      jobs.map((job) => ({ jobId: job.id, query: job.since ? { sinceMs: job.since.getTime() } : {} })),
+    );
+    const batch: { job: CollectableJob; lines: StoredLine[] }[] = [];
+    for (const [i, job] of jobs.entries()) {
+      const got = read[i];
+      if (!got) {
+        this.logger.warn(`could not read the log of job ${job.id}`);
+        continue;
       }
+      const notes: StoredLine[] = got.unavailable.map((u) => ({ at: now.getTime(), replica: u.replica, seq: -1, stream: 'gantry', text: u.reason }));
+      batch.push({ job, lines: [...got.lines, ...notes] });
     }
-    return { jobs: jobs.length, lines };
+    return { jobs: jobs.length, lines: await this.repo.appendMany(batch) };
   }
 }

@@ -39,29 +39,35 @@ export class JobLogsRepository {
   }
 
   /** Appends lines of one job (already stored lines are skipped; Gantry's notes are rewritten). */
-  async append(job: CollectableJob, lines: readonly StoredLine[]): Promise<number> {
-    if (lines.length === 0) return 0;
-    const rows = await this.prisma.sql.query<{ n: number }>(
+  append(job: CollectableJob, lines: readonly StoredLine[]): Promise<number> {
+    return this.appendMany([{ job, lines }]);
+  }
+
+  /** append() of many jobs in one statement (a collection round); returns the lines stored. */
+  async appendMany(batch: readonly { job: CollectableJob; lines: readonly StoredLine[] }[]): Promise<number> {
+    const rows = batch.flatMap(({ job, lines }) => lines.map((l) => ({ job, l })));
+    if (rows.length === 0) return 0;
+    const stored = await this.prisma.sql.query<{ n: number }>(
       `WITH ins AS (
          INSERT INTO "JobLogLine" ("jobId", "tenantId", "teamId", replica, seq, at, stream, text)
-         SELECT $1, $2, $3, r, s::bigint, a::timestamp(3), st, t
-           FROM unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(r, s, a, st, t)
+         SELECT j, tn, tm, r, s::bigint, a::timestamp(3), st, t
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(j, tn, tm, r, s, a, st, t)
          ON CONFLICT ("jobId", replica, seq) DO UPDATE SET text = EXCLUDED.text, at = EXCLUDED.at
            WHERE "JobLogLine".stream = 'gantry'
          RETURNING 1)
        SELECT count(*)::int AS n FROM ins`,
       [
-        job.id,
-        job.tenantId,
-        job.teamId,
-        lines.map((l) => l.replica),
-        lines.map((l) => String(l.seq)),
-        lines.map((l) => new Date(l.at).toISOString()),
-        lines.map((l) => l.stream),
-        lines.map((l) => l.text.replace(/\0/g, '').slice(0, 8000)),
+        rows.map((x) => x.job.id),
+        rows.map((x) => x.job.tenantId),
+        rows.map((x) => x.job.teamId),
+        rows.map((x) => x.l.replica),
+        rows.map((x) => String(x.l.seq)),
+        rows.map((x) => new Date(x.l.at).toISOString()),
+        rows.map((x) => x.l.stream),
+        rows.map((x) => x.l.text.replace(/\0/g, '').slice(0, 8000)),
       ],
     );
-    return rows[0]?.n ?? 0;
+    return stored[0]?.n ?? 0;
   }
 
   /** The newest `tail` lines of the job at or after `since`, oldest first; `truncated` when more matched. */
