@@ -10,6 +10,24 @@ import type { KubeConfig } from '@kubernetes/client-node';
 
 const pools = new WeakMap<KubeConfig, () => HttpAgent | undefined>();
 
+/**
+ * A keep-alive agent that hands a freed socket to the next request one turn of the event loop
+ * later. node-fetch 2 (under @kubernetes/client-node 1.x) decides that a chunked response ended
+ * early ("Premature close") when, as the response closes, its socket has a 'data' listener: with
+ * requests waiting for a socket, Node gives the socket to the next one at once, whose listener
+ * then fails the response that just ended well. A create that succeeded was then sent again
+ * (409) and settled with a list: two writes and a read per pod instead of one write.
+ */
+function deferringFree<A extends HttpAgent>(agent: A): A {
+  const emit = agent.emit.bind(agent);
+  agent.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event !== 'free') return emit(event, ...args);
+    setImmediate(() => emit(event, ...args));
+    return true;
+  }) as A['emit'];
+  return agent;
+}
+
 /** Makes the config hand out one keep-alive agent instead of a new one per request (idempotent). */
 export function withConnectionPool(config: KubeConfig, maxSockets = 64): KubeConfig {
   if (pools.has(config)) return config;
@@ -20,9 +38,11 @@ export function withConnectionPool(config: KubeConfig, maxSockets = 64): KubeCon
   pooled.createAgent = (cluster, options) => {
     if (cluster && (cluster as { proxyUrl?: string }).proxyUrl) return original(cluster, options);
     if (!agent) {
-      agent = cluster?.server?.startsWith('http:')
-        ? new HttpAgent({ keepAlive: true, maxSockets })
-        : new HttpsAgent({ ...options, keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+      agent = deferringFree(
+        cluster?.server?.startsWith('http:')
+          ? new HttpAgent({ keepAlive: true, maxSockets })
+          : new HttpsAgent({ ...options, keepAlive: true, maxSockets, maxFreeSockets: maxSockets }),
+      );
     }
     return agent;
   };
