@@ -52,6 +52,7 @@ const SYSTEM_ACCESS: Record<string, string> = {
   'FairShareRepository.roll': 'the scheduling cycle rolls every team’s decayed usage forward',
   'JobLogsRepository.collectable': 'the worker’s log tick reads the logs of every tenant’s running jobs',
   'JobLogsRepository.append': 'the worker stores a job’s lines under the tenant and team of the job it read them for',
+  'JobLogsRepository.appendMany': 'the worker stores each job’s lines under the tenant and team of the job it read them for',
   'UtilizationRepository.nodeCapacity': 'hardware only: GPU count and model per node, no tenant or team',
   'UtilizationRepository.savedWattSeconds': 'hardware only: what powered-off nodes saved, no tenant or team (platform view)',
   'UtilizationRepository.heatmap': 'hardware only: GPU samples and held units, no tenant or team',
