@@ -105,6 +105,18 @@ describe('planPreemption (reclaim from borrowers, lower priority within a team)'
       wantKind: 'wait',
       wantVictims: [],
     },
+    {
+      // the snapshot still shows b0's 8 GPUs taken: b0 was requeued (or ended) after it was read
+      name: 'preempts nobody for room a job let go of since the snapshot was read',
+      input: {
+        ...base({ need: 8, running: [run('b1', 'B', 8, 10)] }),
+        job: { id: 'new', teamId: 'B', priority: 100, withinGuaranteed: false, teamExcess: 0 },
+        released: ['b0'],
+        canPlace: fits(16, [run('b0', 'B', 8, 10), run('b1', 'B', 8, 10)], 8),
+      },
+      wantKind: 'wait',
+      wantVictims: [],
+    },
   ])('$name', ({ input, wantKind, wantVictims }) => {
     const plan = planPreemption(input);
     expect(plan.kind).toBe(wantKind);

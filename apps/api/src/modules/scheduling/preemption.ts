@@ -42,6 +42,11 @@ export interface PreemptionInput {
   borrowerTeams: Set<string>;
   /** Jobs already being preempted: their GPUs are on the way back. */
   freeing: RunningJob[];
+  /**
+   * Jobs that held GPUs in the snapshot the what-ifs run on but hold none now (requeued or ended
+   * since it was read): their GPUs are free already, the snapshot does not show it yet.
+   */
+  released?: readonly string[];
   /** Whether the job can be placed once these jobs' allocations are gone. */
   canPlace(without: Set<string>): boolean;
   maxVictims?: number;
@@ -59,14 +64,14 @@ export function planPreemption(input: PreemptionInput): PreemptionPlan {
   const sameTenant = (r: RunningJob) => job.tenantId === undefined || r.tenantId === undefined || r.tenantId === job.tenantId;
   const own = (rs: RunningJob[]) => rs.filter((r) => r.teamId === job.teamId).reduce((s, r) => s + r.units, 0);
   const tenantBorrowed = (rs: RunningJob[]) => rs.filter((r) => r.teamId !== job.teamId && sameTenant(r)).reduce((s, r) => s + r.units, 0);
-  const freeingIds = input.freeing.map((r) => r.id);
+  const freeingIds = [...input.freeing.map((r) => r.id), ...(input.released ?? [])];
   const ok = (chosen: Candidate[]) => {
     const all = [...input.freeing, ...chosen.map((c) => c.job)];
     if (own(all) + EPS < job.teamExcess) return false;
     if (tenantBorrowed(all) + EPS < tenantExcess) return false;
     return input.canPlace(new Set([...freeingIds, ...chosen.map((c) => c.job.id)]));
   };
-  if (input.freeing.length && ok([])) return { kind: 'wait', freeing: input.freeing.length };
+  if (freeingIds.length && ok([])) return { kind: 'wait', freeing: input.freeing.length };
 
   const mayReclaim = job.withinGuaranteed && job.teamExcess <= EPS;
   const candidates = input.running

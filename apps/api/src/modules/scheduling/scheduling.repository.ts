@@ -104,7 +104,10 @@ export class SchedulingRepository {
     return new Map(rows.map((r) => [r.teamId, Math.max(0, Number(r.h ?? 0))]));
   }
 
-  /** Running jobs with the GPU units they hold (preemption candidates), and jobs being preempted. */
+  /**
+   * Running jobs with the GPU units they hold (preemption candidates), jobs being preempted, and
+   * the ids of every job that holds GPUs now (`holding`: running, suspending or starting).
+   */
   async runningJobs() {
     const [jobs, units] = await Promise.all([
       this.prisma.client.job.findMany({
@@ -125,7 +128,7 @@ export class SchedulingRepository {
       this.prisma.client.allocation.groupBy({ by: ['jobId'], where: { endedAt: null, jobId: { not: null } }, _sum: { gpuUnits: true } }),
     ]);
     const byJob = new Map(units.map((u) => [u.jobId!, Number(u._sum.gpuUnits ?? 0)]));
-    return jobs.map((j) => ({ ...j, units: byJob.get(j.id) ?? 0 }));
+    return { jobs: jobs.map((j) => ({ ...j, units: byJob.get(j.id) ?? 0 })), holding: new Set(byJob.keys()) };
   }
 
   /**

@@ -281,8 +281,11 @@ export class SchedulingService {
       return unplaced.has(j.id) || teamExcess(h) > 0 || tenantExcess(h) > 0;
     });
     if (!waiting.length) return out;
-    const running = await this.repo.runningJobs();
+    const { jobs: running, holding } = await this.repo.runningJobs();
     const holders = nodesByJob(nodes);
+    // GPUs let go since the cycle's snapshot was read (a job requeued or ended meanwhile): free
+    // already, so a what-if must not preempt another job for the room they make
+    const released = [...holders.keys()].filter((id) => !holding.has(id));
     const toCandidate = (r: (typeof running)[number]): RunningJob => ({
       id: r.id,
       teamId: r.teamId,
@@ -322,6 +325,7 @@ export class SchedulingService {
         running: candidates,
         borrowerTeams: q.borrowerTeams,
         freeing,
+        released,
         canPlace: (without) => {
           // A job held by its quota may fit anywhere once within it: the whole cluster as it is, once.
           if (fitsAsIs === undefined) fitsAsIs = ++checks <= MAX_CHECKS && fits(nodes, new Set());
@@ -332,7 +336,14 @@ export class SchedulingService {
       if (plan.kind === 'wait') {
         out.set(job.id, {
           jobId: job.id,
-          reasons: [{ code: 'preempting', message: `waiting for ${plan.freeing} preempted job(s) to checkpoint and release their GPUs` }],
+          reasons: [
+            {
+              code: 'preempting',
+              message: plan.freeing
+                ? `waiting for ${plan.freeing} preempted job(s) to checkpoint and release their GPUs`
+                : 'GPUs were released since this cycle read the cluster: placed on the next cycle',
+            },
+          ],
         });
         continue;
       }
