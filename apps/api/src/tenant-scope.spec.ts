@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repositoryMethods } from './test-support/repository-methods';
-import { covers, scopeWhere, SYSTEM_SCOPE, type TenantScope } from './common/tenant-scope';
+import { covers, scopeValues, scopeWhere, SYSTEM_SCOPE, type TenantScope } from './common/tenant-scope';
 
 /**
  * Tenant scope is structural (docs/ARCHITECTURE.md, "Tenant scope"): every public method of a
@@ -99,6 +99,10 @@ describe('the one filter', () => {
     expect(scopeWhere(teamA1, 'team')).toEqual({ tenantId: 'A', id: 'A1' });
     expect(scopeWhere(teamA1, 'quota')).toEqual({ team: { tenantId: 'A', id: 'A1' } });
     expect(scopeWhere(SYSTEM_SCOPE, 'team-rows')).toEqual({});
+    // the same filter as typed-SQL parameters (null: no condition)
+    expect(scopeValues(tenantA)).toEqual({ tenantId: 'A', teamId: null });
+    expect(scopeValues(teamA1)).toEqual({ tenantId: 'A', teamId: 'A1' });
+    expect(scopeValues(SYSTEM_SCOPE)).toEqual({ tenantId: null, teamId: null });
   });
 
   it('lets a create through only inside the scope', () => {

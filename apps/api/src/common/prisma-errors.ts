@@ -1,7 +1,12 @@
-/** True when a write was refused because of a unique constraint (Prisma's P2002, Postgres's 23505 through typed SQL). */
+/**
+ * True when a write was refused because of a unique constraint: Prisma's P2002, Postgres's 23505
+ * through typed SQL, or a raw statement in a Prisma transaction (P2010 carrying the driver's 23505).
+ */
 export function isUniqueViolation(e: unknown): boolean {
-  const code = typeof e === 'object' && e !== null ? (e as { code?: string }).code : undefined;
-  return code === 'P2002' || code === '23505';
+  if (typeof e !== 'object' || e === null) return false;
+  const err = e as { code?: string; meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } };
+  if (err.code === 'P2002' || err.code === '23505') return true;
+  return err.code === 'P2010' && err.meta?.driverAdapterError?.cause?.originalCode === '23505';
 }
 
 /**

@@ -58,6 +58,15 @@ export function scopeWhere<S extends ScopedShape>(scope: TenantScope, shape: S):
   }
 }
 
+/**
+ * The same filter as typed-SQL parameters for team rows: the tenant (null for the platform) and
+ * the team (null unless the caller is bound to one). Use as `($n::text IS NULL OR "tenantId" = $n)`.
+ */
+export function scopeValues(scope: TenantScope): { tenantId: string | null; teamId: string | null } {
+  const w = scopeWhere(scope, 'team-rows');
+  return { tenantId: w.tenantId ?? null, teamId: w.teamId ?? null };
+}
+
 /** The same filter as SQL conditions on "tenantId"/"teamId" (raw queries over team rows); empty for the platform. */
 export function scopeSql(scope: TenantScope): Prisma.Sql[] {
   const w = scopeWhere(scope, 'team-rows');

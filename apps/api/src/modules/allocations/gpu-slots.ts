@@ -44,10 +44,8 @@ export async function takeGpuSlots(
   if (nodes.length !== nodeIds.length || nodes.some((n) => n.powerState !== 'on')) throw new Abort();
   const migAllocs = allocs.filter((a) => a.migProfile);
   const slices = migAllocs.length
-    ? await tx.gpuInstance.findMany({
-        where: { gpuId: { in: [...new Set(migAllocs.map((a) => a.gpuId))] } },
-        select: { gpuId: true, profile: true, start: true },
-      })
+    ? await tx.$queryRaw<{ gpuId: string; profile: string; start: number }[]>`
+        SELECT "gpuId", profile, start FROM "GpuInstance" WHERE "gpuId" IN (${Prisma.join([...new Set(migAllocs.map((a) => a.gpuId))])})`
     : [];
   for (const a of allocs) {
     const g = gpus.get(a.gpuId);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Prisma } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
 import { isUniqueViolation } from '../../common/prisma-errors';
+import { newId } from '../../common/ids';
 import { Abort, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
 import { withinQuota, type QuotaGuard } from '../quotas/quota-guard';
 
@@ -82,18 +83,18 @@ export class EndpointReplicasRepository {
         // (an endpoint never changes team: the owner read with the pending work holds)
         if (guard && !(await withinQuota(tx, { tenantId: work.tenantId, teamId: work.teamId }, allocs, guard))) return null;
         await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${work.endpointId} FOR UPDATE`;
-        const ep = await tx.endpoint.findUnique({ where: { id: work.endpointId }, include: activeReplicas });
-        if (!ep || ep.deletedAt || ep.replicas.length >= ep.desiredReplicas + ep.warmPool) return null;
-        const serving = ep.replicas.filter((r) => r.serving).length < ep.desiredReplicas;
-        const row = await tx.endpointReplica.create({
-          data: {
-            tenantId: ep.tenantId,
-            endpointId: ep.id,
-            replica: work.replica,
-            serving,
-            activeKey: `${ep.id}:${work.replica}`,
-          },
-        });
+        // (read after the lock, in one statement: the endpoint and how many replicas it has, serving or warm)
+        const [ep] = await tx.$queryRaw<{ id: string; tenantId: string; teamId: string; deleted: boolean; desiredReplicas: number; warmPool: number; active: number; serving: number }[]>`
+          SELECT e.id, e."tenantId", e."teamId", e."deletedAt" IS NOT NULL AS deleted, e."desiredReplicas", e."warmPool",
+            (SELECT count(*)::int FROM "EndpointReplica" r WHERE r."endpointId" = e.id AND r."endedAt" IS NULL) AS active,
+            (SELECT count(*)::int FROM "EndpointReplica" r WHERE r."endpointId" = e.id AND r."endedAt" IS NULL AND r.serving) AS serving
+          FROM "Endpoint" e WHERE e.id = ${work.endpointId}`;
+        if (!ep || ep.deleted || ep.active >= ep.desiredReplicas + ep.warmPool) return null;
+        const serving = ep.serving < ep.desiredReplicas;
+        const [row] = await tx.$queryRaw<{ id: string }[]>`
+          INSERT INTO "EndpointReplica" (id, "tenantId", "endpointId", replica, serving, "activeKey")
+          VALUES (${newId()}, ${ep.tenantId}, ${ep.id}, ${work.replica}, ${serving}, ${`${ep.id}:${work.replica}`})
+          RETURNING id`;
         await takeGpuSlots(
           tx,
           { tenantId: ep.tenantId, teamId: ep.teamId, endpointId: ep.id },

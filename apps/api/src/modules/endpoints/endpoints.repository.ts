@@ -3,7 +3,8 @@ import type { Prisma } from '@gantry/db';
 import type { EndpointCreateParsed, EndpointUpdate, PageQuery } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
-import { assertCovers, scopeWhere, type TenantScope } from '../../common/tenant-scope';
+import { assertCovers, scopeValues, scopeWhere, type TenantScope } from '../../common/tenant-scope';
+import { newId } from '../../common/ids';
 
 export const endpointWithReplicas = {
   replicas: { where: { endedAt: null }, orderBy: { replica: 'asc' } },
@@ -128,19 +129,17 @@ export class EndpointsRepository {
 
   /** Records a cold start of an endpoint in the scope; false (nothing written) when the endpoint is outside it. */
   async recordColdStart(scope: TenantScope & { kind: 'tenant' }, id: string, c: { startedAt: Date; readyAt: Date; warm: boolean }): Promise<boolean> {
-    const endpoint = await this.prisma.client.endpoint.findFirst({ where: { AND: [{ id }, scopeWhere(scope, 'team-rows')] }, select: { id: true } });
-    if (!endpoint) return false;
-    await this.prisma.client.coldStart.create({
-      data: {
-        tenantId: scope.tenantId,
-        endpointId: id,
-        startedAt: c.startedAt,
-        readyAt: c.readyAt,
-        durationMs: c.readyAt.getTime() - c.startedAt.getTime(),
-        warm: c.warm,
-      },
-    });
-    return true;
+    // One statement (it is on the answer's path of every cold start): the row is written only
+    // when the endpoint is in the caller's tenant (and team, for a team-bound key).
+    const within = scopeValues(scope);
+    const rows = await this.prisma.sql.query<{ id: string }>(
+      `INSERT INTO "ColdStart" (id, "tenantId", "endpointId", "startedAt", "readyAt", "durationMs", warm)
+       SELECT $1, e."tenantId", e.id, $4::timestamp(3), $5::timestamp(3), $6, $7
+       FROM "Endpoint" e WHERE e.id = $2 AND ($3::text IS NULL OR e."tenantId" = $3) AND ($8::text IS NULL OR e."teamId" = $8)
+       RETURNING id`,
+      [newId(), id, within.tenantId, c.startedAt.toISOString(), c.readyAt.toISOString(), c.readyAt.getTime() - c.startedAt.getTime(), c.warm, within.teamId],
+    );
+    return rows.length === 1;
   }
 
   /** Cold-start durations (ms) of these endpoints, the most recent 500 each at most. */

@@ -153,16 +153,16 @@ export class EndpointsService {
   async invoke(p: Principal, id: string, body: EndpointInvoke): Promise<EndpointInvokeResult> {
     const scope = scopeOf(p);
     // Independent round trips go out together: on a cold start every one is on the request's path.
-    const row = await this.endpoints.findForInvoke(scope, id);
-    if (!row) throw notFound('endpoint', id);
     const t0 = Date.now();
-    const [, now] = await Promise.all([this.traffic.recordRequest(id, t0), this.endpoints.servingReplica(scope, id)]);
+    // (both scoped: a serving replica of an endpoint outside the scope is never found)
+    const [row, now] = await Promise.all([this.endpoints.findForInvoke(scope, id), this.endpoints.servingReplica(scope, id)]);
+    if (!row) throw notFound('endpoint', id);
     if (now) {
-      await this.endpoints.touch(scope, id, new Date(t0));
+      await Promise.all([this.traffic.recordRequest(id, t0), this.endpoints.touch(scope, id, new Date(t0))]);
       return this.answer(row, now.replica, body, false, 0);
     }
     // Held before the activation: the autoscaler never sees the wanted replica without the request that wants it.
-    const [leader] = await Promise.all([this.traffic.beginColdStart(id, t0), this.traffic.hold(id)]);
+    const [leader] = await Promise.all([this.traffic.beginColdStart(id, t0), this.traffic.hold(id), this.traffic.recordRequest(id, t0)]);
     try {
       const warm = await this.endpoints.activate(scope, id, new Date(t0));
       if (!warm) await this.queues.requestSchedule(`endpoint ${id} activated`);

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { TeamUsage } from '@gantry/scheduler';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import type { TenantScope } from '../../common/tenant-scope';
@@ -29,7 +29,10 @@ export interface TeamFairShare {
  */
 @Injectable()
 export class FairShareService {
+  private readonly logger = new Logger('fair-share');
   private last?: { atMs: number; records: Map<string, UsageRecord> };
+  /** The roll in flight, if any (one at a time). */
+  private rolling?: Promise<void>;
 
   constructor(
     private readonly repo: FairShareRepository,
@@ -41,21 +44,31 @@ export class FairShareService {
   }
 
   /**
-   * The worker's cycle: rolls the stored usage forward (at most every 2 s, exact over any gap)
-   * and returns each team's decayed average GPUs.
+   * The worker's cycle: each team's decayed average GPUs, from the stored usage rolled forward at
+   * most every 2 s (exact over any gap). Only the first call waits for the roll: later ones decay
+   * the last roll's records to now and roll in the background (the roll is a transaction of
+   * several statements, and the cycle that answers a cold start should not wait for it).
    */
   async cycleHistoryGpus(nowMs = Date.now()): Promise<Record<string, number>> {
     const p = this.params;
     if (p.historyWeight === 0) return {};
     if (!this.last || nowMs - this.last.atMs >= ROLL_EVERY_MS || nowMs < this.last.atMs) {
-      const records = await this.repo.roll(nowMs, nowMs - bootstrapWindowMs(p), (records, holdings, teamIds) =>
-        rollUsage(records, holdings, teamIds, nowMs, nowMs - bootstrapWindowMs(p), p),
-      );
-      this.last = { atMs: nowMs, records };
+      const rolling = (this.rolling ??= this.roll(nowMs).finally(() => (this.rolling = undefined)));
+      if (!this.last) await rolling;
+      else rolling.catch((e: unknown) => this.logger.warn(`fair-share usage not rolled forward (the next cycle tries again): ${String(e)}`));
     }
+    const last = this.last!;
     const out: Record<string, number> = {};
-    for (const [team, r] of this.last.records) out[team] = decayedAverageGpus(r.gpuSeconds * decayFactor(r.asOfMs, nowMs, p), p);
+    for (const [team, r] of last.records) out[team] = decayedAverageGpus(r.gpuSeconds * decayFactor(r.asOfMs, nowMs, p), p);
     return out;
+  }
+
+  private async roll(nowMs: number): Promise<void> {
+    const p = this.params;
+    const records = await this.repo.roll(nowMs, nowMs - bootstrapWindowMs(p), (records, holdings, teamIds) =>
+      rollUsage(records, holdings, teamIds, nowMs, nowMs - bootstrapWindowMs(p), p),
+    );
+    this.last = { atMs: nowMs, records };
   }
 
   /** A caller's view: its tenant's teams with their decayed usage now (read, never written). */

@@ -15,10 +15,15 @@ export interface QuotaGuard {
  */
 export async function withinQuota(tx: Tx, job: { tenantId: string; teamId: string }, allocs: NewAllocation[], guard: QuotaGuard): Promise<boolean> {
   if (!guard.limits.length) return false;
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${'quota-team:' + job.teamId}))`;
-  if (guard.tenantTotal !== null) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${'quota-tenant:' + job.tenantId}))`;
-  const held = await tx.allocation.groupBy({ by: ['gpuModel'], where: { teamId: job.teamId, endedAt: null }, _sum: { gpuUnits: true } });
-  const heldBy = new Map(held.map((h) => [h.gpuModel, Number(h._sum.gpuUnits ?? 0)]));
+  if (guard.tenantTotal === null) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${'quota-team:' + job.teamId}))`;
+  // team then tenant, in one round trip (OFFSET 0 keeps the ordered subquery as it is)
+  else
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(s.k)) FROM (
+      SELECT v.k FROM (VALUES (${'quota-team:' + job.teamId}, 0), (${'quota-tenant:' + job.tenantId}, 1)) AS v(k, o) ORDER BY v.o OFFSET 0) AS s`;
+  // (read after the locks: a statement's snapshot is taken when it starts)
+  const held = await tx.$queryRaw<{ gpuModel: string; units: number }[]>`
+    SELECT "gpuModel", sum("gpuUnits")::float8 AS units FROM "Allocation" WHERE "teamId" = ${job.teamId} AND "endedAt" IS NULL GROUP BY "gpuModel"`;
+  const heldBy = new Map(held.map((h) => [h.gpuModel, Number(h.units)]));
   const adding = new Map<string, number>();
   for (const a of allocs) adding.set(a.gpuModel, (adding.get(a.gpuModel) ?? 0) + a.gpuUnits);
   const sum = (m: Map<string, number>, model: string) => (model === '*' ? [...m.values()].reduce((s, n) => s + n, 0) : (m.get(model) ?? 0));
@@ -27,8 +32,9 @@ export async function withinQuota(tx: Tx, job: { tenantId: string; teamId: strin
     if (add > 0 && sum(heldBy, l.gpuModel) + add > l.limit + 1e-6) return false;
   }
   if (guard.tenantTotal !== null) {
-    const t = await tx.allocation.aggregate({ where: { tenantId: job.tenantId, endedAt: null }, _sum: { gpuUnits: true } });
-    if (Number(t._sum.gpuUnits ?? 0) + sum(adding, '*') > guard.tenantTotal + 1e-6) return false;
+    const [t] = await tx.$queryRaw<{ units: number | null }[]>`
+      SELECT sum("gpuUnits")::float8 AS units FROM "Allocation" WHERE "tenantId" = ${job.tenantId} AND "endedAt" IS NULL`;
+    if (Number(t?.units ?? 0) + sum(adding, '*') > guard.tenantTotal + 1e-6) return false;
   }
   return true;
 }

@@ -68,13 +68,20 @@ export class ReservationHoldsService {
 
   /** The holds on the cluster `nodes` (the cycle's rows) at `now`; empty without reservations. */
   async holds(nodes: NodeRow[], now = Date.now()): Promise<Hold[]> {
-    const perNode = new Map<string, number>();
-    for (const n of nodes) {
-      const count = new Map<string, number>();
-      for (const g of n.gpus) count.set(g.model, (count.get(g.model) ?? 0) + 1);
-      for (const [m, c] of count) perNode.set(m, Math.max(perNode.get(m) ?? 0, c));
-    }
-    const windows = await this.windows(now, (m) => perNode.get(m) ?? 0);
+    // GPUs per node by model: counted only when a window needs it (every GPU of the cluster is walked)
+    let perNode: Map<string, number> | undefined;
+    const gpusPerNode = (model: string) => {
+      if (!perNode) {
+        perNode = new Map();
+        for (const n of nodes) {
+          const count = new Map<string, number>();
+          for (const g of n.gpus) count.set(g.model, (count.get(g.model) ?? 0) + 1);
+          for (const [m, c] of count) perNode.set(m, Math.max(perNode.get(m) ?? 0, c));
+        }
+      }
+      return perNode.get(model) ?? 0;
+    };
+    const windows = await this.windows(now, gpusPerNode);
     if (!windows.length) return [];
     const models = new Set(windows.map((w) => w.gpuModel));
     const jobIds = new Set<string>();

@@ -90,12 +90,14 @@ export class ReservationsRepository {
   }
 
   /** Every reservation whose span overlaps [from, to) (the scheduling cycle and the worker's tick). */
-  spanning(from: Date, to: Date) {
-    return this.prisma.client.reservation.findMany({
-      where: { startsAt: { lt: to }, endsAt: { gt: from } },
-      orderBy: [{ startsAt: 'asc' }, { id: 'asc' }],
-      take: 5000,
-    });
+  spanning(from: Date, to: Date): Promise<ReservationRow[]> {
+    // typed SQL: every scheduling cycle with pending work reads it
+    return this.prisma.sql.query<ReservationRow>(
+      `SELECT id, "tenantId", "teamId", name, "gpuModel", gpus, nodes, "startsAt", "endsAt", cron, "timeZone", "durationMinutes", "createdAt"
+       FROM "Reservation" WHERE "startsAt" < $2::timestamp(3) AND "endsAt" > $1::timestamp(3)
+       ORDER BY "startsAt", id LIMIT 5000`,
+      [from.toISOString(), to.toISOString()],
+    );
   }
 
   /** Team and preemptibility of the jobs holding GPUs (which GPUs a reservation can take over). */

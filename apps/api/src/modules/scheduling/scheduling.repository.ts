@@ -31,6 +31,24 @@ export type PendingJobRow = Prisma.JobGetPayload<{
   };
 }>;
 
+/** Active allocations of one team on one GPU model, summed. */
+export interface HeldRow {
+  teamId: string;
+  gpuModel: string;
+  units: number;
+  cpuMilli: number;
+  memoryMiB: number;
+}
+
+/** A team of a cycle's cohorts, with its quota rows. */
+export interface QuotaContextRow {
+  id: string;
+  tenantId: string;
+  weight: number;
+  gpuTotal: number | null;
+  quotas: { gpuModel: string; guaranteed: number; limit: number; gpuHourBudget: number | null; budgetPolicy: string }[];
+}
+
 /** Allocation rows per batched-commit transaction (15 bind parameters each). */
 const BATCH_ALLOCATIONS = 1000;
 
@@ -60,36 +78,31 @@ export class SchedulingRepository {
   }
 
   /** GPU units in use per team and GPU model. */
-  async usage(): Promise<{ teamId: string; gpuModel: string; units: number }[]> {
-    const rows = await this.prisma.client.allocation.groupBy({
-      by: ['teamId', 'gpuModel'],
-      where: { endedAt: null },
-      _sum: { gpuUnits: true },
-    });
-    return rows.map((r) => ({ teamId: r.teamId, gpuModel: r.gpuModel, units: Number(r._sum.gpuUnits ?? 0) }));
+  /**
+   * What every team holds now, per GPU model (GPU units, CPU, memory of its active allocations):
+   * the quota usage and, summed per team, the fair-share input, in one statement.
+   */
+  heldByTeamAndModel(): Promise<HeldRow[]> {
+    return this.prisma.sql.query<HeldRow>(
+      `SELECT "teamId", "gpuModel", sum("gpuUnits")::float8 AS units, sum("cpuMilli")::float8 AS "cpuMilli", sum("memoryMiB")::float8 AS "memoryMiB"
+       FROM "Allocation" WHERE "endedAt" IS NULL GROUP BY "teamId", "gpuModel"`,
+    );
   }
 
-  quotas(teamIds: string[]) {
-    return this.prisma.client.quota.findMany({ where: { teamId: { in: teamIds } } });
-  }
-
-  /** Every team of the tenants these teams belong to (the cohorts), with quotas, weights and tenant totals. */
-  async quotaContext(teamIds: string[]) {
-    return this.prisma.client.team.findMany({
-      where: { tenant: { teams: { some: { id: { in: teamIds } } } } },
-      select: { id: true, tenantId: true, weight: true, tenant: { select: { gpuTotal: true } }, quotas: true },
-    });
-  }
-
-  /** Resources each team holds now (the engine's dominant-resource fair share input). */
-  async fairShareUsage(): Promise<Record<string, { gpus: number; cpuMilli: number; memoryMiB: number }>> {
-    const rows = await this.prisma.client.allocation.groupBy({
-      by: ['teamId'],
-      where: { endedAt: null },
-      _sum: { gpuUnits: true, cpuMilli: true, memoryMiB: true },
-    });
-    return Object.fromEntries(
-      rows.map((r) => [r.teamId, { gpus: Number(r._sum.gpuUnits ?? 0), cpuMilli: r._sum.cpuMilli ?? 0, memoryMiB: r._sum.memoryMiB ?? 0 }]),
+  /**
+   * Every team of the tenants these teams belong to (the cohorts), with its weight, its tenant's
+   * GPU total and its quota rows, in one statement (every cycle with pending work reads it).
+   */
+  quotaContext(teamIds: string[]): Promise<QuotaContextRow[]> {
+    if (!teamIds.length) return Promise.resolve([]);
+    return this.prisma.sql.query<QuotaContextRow>(
+      `SELECT t.id, t."tenantId", t.weight::float8 AS weight, tn."gpuTotal"::float8 AS "gpuTotal",
+         COALESCE(json_agg(json_build_object('gpuModel', q."gpuModel", 'guaranteed', q.guaranteed::float8, 'limit', q."limit"::float8,
+           'gpuHourBudget', q."gpuHourBudget"::float8, 'budgetPolicy', q."budgetPolicy") ORDER BY q.id) FILTER (WHERE q.id IS NOT NULL), '[]') AS quotas
+       FROM "Team" t JOIN "Tenant" tn ON tn.id = t."tenantId" LEFT JOIN "Quota" q ON q."teamId" = t.id
+       WHERE t."tenantId" IN (SELECT "tenantId" FROM "Team" WHERE id = ANY($1::text[]))
+       GROUP BY t.id, tn."gpuTotal"`,
+      [teamIds],
     );
   }
 

@@ -199,19 +199,26 @@ export class SchedulingService {
   private async quotaState(ordered: PendingRow[]) {
     const teamIds = [...new Set(ordered.map((j) => j.teamId))];
     const now = new Date();
-    const [usage, teams, heldNow, history] = await Promise.all([
-      this.repo.usage(),
+    const [held, teams, history] = await Promise.all([
+      this.repo.heldByTeamAndModel(),
       this.repo.quotaContext(teamIds),
-      this.repo.fairShareUsage(),
       this.fairShare.cycleHistoryGpus(now.getTime()),
     ]);
+    const usage = held.map((h) => ({ teamId: h.teamId, gpuModel: h.gpuModel, units: h.units }));
+    const heldNow: Record<string, { gpus: number; cpuMilli: number; memoryMiB: number }> = {};
+    for (const h of held) {
+      const t = (heldNow[h.teamId] ??= { gpus: 0, cpuMilli: 0, memoryMiB: 0 });
+      t.gpus += h.units;
+      t.cpuMilli += h.cpuMilli;
+      t.memoryMiB += h.memoryMiB;
+    }
     // Fair share over time: what each team holds now blended with its decayed past usage.
     const fairUsage = withHistory(heldNow, history, this.fairShare.params.historyWeight);
     const quotas: TeamQuota[] = teams.flatMap((t) =>
       t.quotas.map((x) => ({ teamId: t.id, gpuModel: x.gpuModel, guaranteed: Number(x.guaranteed), limit: Number(x.limit) })),
     );
     const tenantOf = new Map(teams.map((t) => [t.id, t.tenantId]));
-    const tenantTotals = new Map(teams.map((t) => [t.tenantId, t.tenant.gpuTotal == null ? null : Number(t.tenant.gpuTotal)]));
+    const tenantTotals = new Map(teams.map((t) => [t.tenantId, t.gpuTotal]));
     const budgetRows = teams.flatMap((t) => t.quotas.filter((x) => x.gpuHourBudget != null).map((x) => ({ teamId: t.id, row: x })));
     const period = budgetPeriod(now);
     const hours = await this.repo.gpuHoursByTeam([...new Set(budgetRows.map((b) => b.teamId))], period.start, period.end, now);
