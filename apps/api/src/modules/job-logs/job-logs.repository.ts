@@ -24,17 +24,20 @@ export class JobLogsRepository {
 
   /**
    * Jobs whose replicas may write now: starting, running or suspending, or with an event in the
-   * last `recentSeconds` (a job that just ended, was suspended or requeued: its last lines).
+   * last `recentSeconds` (a job that just ended, was suspended or requeued: its last lines). At
+   * most `limit`, in id order after `after` (the collector walks them round by round).
    */
-  async collectable(now: Date, recentSeconds: number, limit: number): Promise<CollectableJob[]> {
+  async collectable(now: Date, recentSeconds: number, limit: number, after = ''): Promise<CollectableJob[]> {
     return this.prisma.sql.query<CollectableJob>(
       `SELECT j.id, j."tenantId", j."teamId",
               (SELECT max(l.at) FROM "JobLogLine" l WHERE l."jobId" = j.id AND l.stream <> 'gantry') AS since
          FROM "Job" j
-        WHERE j.state IN ('starting', 'running', 'suspending')
-           OR j.id IN (SELECT DISTINCT e."jobId" FROM "Event" e WHERE e."jobId" IS NOT NULL AND e."createdAt" > $1)
+        WHERE (j.state IN ('starting', 'running', 'suspending')
+               OR j.id IN (SELECT DISTINCT e."jobId" FROM "Event" e WHERE e."jobId" IS NOT NULL AND e."createdAt" > $1::timestamp(3)))
+          AND j.id > $3
+        ORDER BY j.id
         LIMIT $2`,
-      [new Date(now.getTime() - recentSeconds * 1000), limit],
+      [new Date(now.getTime() - recentSeconds * 1000).toISOString(), limit, after],
     );
   }
 
