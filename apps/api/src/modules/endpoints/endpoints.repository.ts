@@ -99,23 +99,26 @@ export class EndpointsRepository {
    * replica when there is one. Returns true when a warm replica now serves.
    */
   async activate(scope: TenantScope, id: string, now: Date): Promise<boolean> {
-    // (independent: the warm replica is looked for while the wanted replica is written)
-    const [, warm] = await Promise.all([
-      this.prisma.client.endpoint.updateMany({
-        where: { AND: [this.where(scope, id), { desiredReplicas: 0 }] },
-        data: { desiredReplicas: 1, lastRequestAt: now, version: { increment: 1 } },
-      }),
-      this.prisma.client.endpointReplica.findFirst({
-        where: { AND: [{ endpointId: id, endedAt: null, serving: false, state: 'ready' }, { endpoint: scopeWhere(scope, 'team-rows') }] },
-        orderBy: { replica: 'asc' },
-      }),
-    ]);
-    if (!warm) return false;
-    const r = await this.prisma.client.endpointReplica.updateMany({
-      where: { id: warm.id, serving: false, endedAt: null, endpoint: scopeWhere(scope, 'team-rows') },
-      data: { serving: true },
-    });
-    return r.count === 1;
+    // One statement on every cold start's path: the wanted replica written and a ready warm one
+    // promoted together (its update re-checks `serving` under the row lock: two activators promote it once).
+    const within = scopeValues(scope);
+    const [r] = await this.prisma.sql.query<{ promoted: number }>(
+      `WITH ep AS (
+         SELECT id FROM "Endpoint"
+          WHERE id = $1 AND "deletedAt" IS NULL AND ($2::text IS NULL OR "tenantId" = $2) AND ($3::text IS NULL OR "teamId" = $3)),
+       wanted AS (
+         UPDATE "Endpoint" e SET "desiredReplicas" = 1, "lastRequestAt" = $4::timestamp(3), version = e.version + 1
+           FROM ep WHERE e.id = ep.id AND e."desiredReplicas" = 0 RETURNING e.id),
+       warm AS (
+         UPDATE "EndpointReplica" r SET serving = true
+          WHERE r.id = (SELECT w.id FROM "EndpointReplica" w JOIN ep ON w."endpointId" = ep.id
+                         WHERE w."endedAt" IS NULL AND NOT w.serving AND w.state = 'ready' ORDER BY w.replica LIMIT 1)
+            AND NOT r.serving AND r."endedAt" IS NULL
+          RETURNING r.id)
+       SELECT (SELECT count(*) FROM warm)::int AS promoted, (SELECT count(*) FROM wanted)::int AS wanted`,
+      [id, within.tenantId, within.teamId, now.toISOString()],
+    );
+    return (r?.promoted ?? 0) === 1;
   }
 
   /** A serving replica that answers now (lowest index first), or null. */
