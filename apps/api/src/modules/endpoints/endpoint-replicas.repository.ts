@@ -84,7 +84,9 @@ export class EndpointReplicasRepository {
         if (guard && !(await withinQuota(tx, { tenantId: work.tenantId, teamId: work.teamId }, allocs, guard))) return null;
         await tx.$queryRaw`SELECT id FROM "Endpoint" WHERE id = ${work.endpointId} FOR UPDATE`;
         // (read after the lock, in one statement: the endpoint and how many replicas it has, serving or warm)
-        const [ep] = await tx.$queryRaw<{ id: string; tenantId: string; teamId: string; deleted: boolean; desiredReplicas: number; warmPool: number; active: number; serving: number }[]>`
+        const [ep] = await tx.$queryRaw<
+          { id: string; tenantId: string; teamId: string; deleted: boolean; desiredReplicas: number; warmPool: number; active: number; serving: number }[]
+        >`
           SELECT e.id, e."tenantId", e."teamId", e."deletedAt" IS NOT NULL AS deleted, e."desiredReplicas", e."warmPool",
             (SELECT count(*)::int FROM "EndpointReplica" r WHERE r."endpointId" = e.id AND r."endedAt" IS NULL) AS active,
             (SELECT count(*)::int FROM "EndpointReplica" r WHERE r."endpointId" = e.id AND r."endedAt" IS NULL AND r.serving) AS serving
