@@ -100,7 +100,8 @@ export class EndpointsRepository {
    */
   async activate(scope: TenantScope, id: string, now: Date): Promise<boolean> {
     // One statement on every cold start's path: the wanted replica written and a ready warm one
-    // promoted together (its update re-checks `serving` under the row lock: two activators promote it once).
+    // promoted together (a data-modifying CTE runs whether or not it is read; the promotion re-checks
+    // `serving` under the row lock: two activators promote a warm replica once).
     const within = scopeValues(scope);
     const [r] = await this.prisma.sql.query<{ promoted: number }>(
       `WITH ep AS (
@@ -108,14 +109,14 @@ export class EndpointsRepository {
           WHERE id = $1 AND "deletedAt" IS NULL AND ($2::text IS NULL OR "tenantId" = $2) AND ($3::text IS NULL OR "teamId" = $3)),
        wanted AS (
          UPDATE "Endpoint" e SET "desiredReplicas" = 1, "lastRequestAt" = $4::timestamp(3), version = e.version + 1
-           FROM ep WHERE e.id = ep.id AND e."desiredReplicas" = 0 RETURNING e.id),
+           FROM ep WHERE e.id = ep.id AND e."desiredReplicas" = 0),
        warm AS (
          UPDATE "EndpointReplica" r SET serving = true
           WHERE r.id = (SELECT w.id FROM "EndpointReplica" w JOIN ep ON w."endpointId" = ep.id
                          WHERE w."endedAt" IS NULL AND NOT w.serving AND w.state = 'ready' ORDER BY w.replica LIMIT 1)
             AND NOT r.serving AND r."endedAt" IS NULL
           RETURNING r.id)
-       SELECT (SELECT count(*) FROM warm)::int AS promoted, (SELECT count(*) FROM wanted)::int AS wanted`,
+       SELECT (SELECT count(*) FROM warm)::int AS promoted`,
       [id, within.tenantId, within.teamId, now.toISOString()],
     );
     return (r?.promoted ?? 0) === 1;

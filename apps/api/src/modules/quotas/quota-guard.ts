@@ -1,10 +1,21 @@
-import type { Tx } from '@gantry/db';
+import { Prisma, type Tx } from '@gantry/db';
 import type { NewAllocation } from '../allocations/gpu-slots';
 
 /** The quota rows a commit must respect: the team's limits and the tenant total. */
 export interface QuotaGuard {
   limits: { gpuModel: string; limit: number }[];
   tenantTotal: number | null;
+}
+
+/**
+ * Takes the quota advisory locks `keys` (`quota-team:<id>`, `quota-tenant:<id>`) in the order
+ * given, in one round trip (OFFSET 0 keeps the ordered subquery as it is). Callers list teams
+ * before tenants, so that concurrent commits never wait on each other in a circle.
+ */
+export async function lockQuotas(tx: Tx, keys: readonly string[]): Promise<void> {
+  if (!keys.length) return;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(s.k)) FROM (
+    SELECT v.k FROM (VALUES ${Prisma.join(keys.map((k, i) => Prisma.sql`(${k}, ${i}::int)`))}) AS v(k, o) ORDER BY v.o OFFSET 0) AS s`;
 }
 
 /**
@@ -15,11 +26,7 @@ export interface QuotaGuard {
  */
 export async function withinQuota(tx: Tx, job: { tenantId: string; teamId: string }, allocs: NewAllocation[], guard: QuotaGuard): Promise<boolean> {
   if (!guard.limits.length) return false;
-  if (guard.tenantTotal === null) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${'quota-team:' + job.teamId}))`;
-  // team then tenant, in one round trip (OFFSET 0 keeps the ordered subquery as it is)
-  else
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(s.k)) FROM (
-      SELECT v.k FROM (VALUES (${'quota-team:' + job.teamId}, 0), (${'quota-tenant:' + job.tenantId}, 1)) AS v(k, o) ORDER BY v.o OFFSET 0) AS s`;
+  await lockQuotas(tx, ['quota-team:' + job.teamId, ...(guard.tenantTotal !== null ? ['quota-tenant:' + job.tenantId] : [])]);
   // (read after the locks: a statement's snapshot is taken when it starts)
   const held = await tx.$queryRaw<{ gpuModel: string; units: number }[]>`
     SELECT "gpuModel", sum("gpuUnits")::float8 AS units FROM "Allocation" WHERE "teamId" = ${job.teamId} AND "endedAt" IS NULL GROUP BY "gpuModel"`;

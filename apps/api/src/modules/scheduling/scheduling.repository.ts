@@ -5,7 +5,7 @@ import { PrismaService } from '../../common/prisma.service';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { crashPoint } from '../../common/crash-points';
 import { Abort, allocationRow, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
-import { withinQuota, type QuotaGuard } from '../quotas/quota-guard';
+import { lockQuotas, withinQuota, type QuotaGuard } from '../quotas/quota-guard';
 import { EventsRepository } from '../events/events.repository';
 import { checkPlacements, type LockedState, type Placement } from './placement-batch';
 
@@ -77,7 +77,6 @@ export class SchedulingRepository {
     );
   }
 
-  /** GPU units in use per team and GPU model. */
   /**
    * What every team holds now, per GPU model (GPU units, CPU, memory of its active allocations):
    * the quota usage and, summed per team, the fair-share input, in one statement.
@@ -232,10 +231,7 @@ export class SchedulingRepository {
             ...guarded.filter((p) => p.guard!.tenantTotal !== null).map((p) => 'quota-tenant:' + p.job.tenantId),
           ]),
         ].sort(teamsFirst);
-        // One round trip, taken in the order given (OFFSET 0 keeps the sorted subquery as it is).
-        if (keys.length)
-          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(s.k)) FROM (
-            SELECT v.k FROM (VALUES ${Prisma.join(keys.map((k, i) => Prisma.sql`(${k}, ${i}::int)`))}) AS v(k, o) ORDER BY v.o OFFSET 0) AS s`;
+        await lockQuotas(tx, keys);
         const jobIds = [...new Set(placements.map((p) => p.job.id))].sort();
         const jobs = await tx.$queryRaw<{ id: string; version: number }[]>`
           SELECT id, version FROM "Job" WHERE id IN (${Prisma.join(jobIds)}) AND state = 'pending' ORDER BY id FOR UPDATE`;
