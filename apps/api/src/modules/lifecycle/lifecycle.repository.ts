@@ -1,10 +1,32 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../common/prisma.service';
 import { EventsRepository } from '../events/events.repository';
-import type { Tx } from '@gantry/db';
+import type { JobKind, JobState, Tx } from '@gantry/db';
 import { SYSTEM_SCOPE } from '../../common/tenant-scope';
 import { releaseAllocations, SUSPENDABLE_KINDS } from '../jobs/jobs.repository';
 import { newId } from '../../common/ids';
+
+/** A job with what its start needs: its active allocations in (replica, GPU) order. */
+export interface StartableJob {
+  id: string;
+  tenantId: string;
+  version: number;
+  state: JobState;
+  kind: JobKind;
+  durationSeconds: number | null;
+  progressSeconds: number;
+  checkpoint: string | null;
+  runningSince: Date | null;
+  allocations: {
+    gpuId: string;
+    replica: number;
+    migProfile: string | null;
+    migStart: number | null;
+    milli: number;
+    node: { name: string };
+    gpu: { index: number };
+  }[];
+}
 
 export interface ActiveJob {
   id: string;
@@ -23,31 +45,29 @@ export class LifecycleRepository {
     private readonly events: EventsRepository,
   ) {}
 
-  findWithAllocations(jobId: string) {
-    return this.prisma.client.job.findUnique({
-      where: { id: jobId },
-      include: {
-        allocations: {
-          where: { endedAt: null },
-          orderBy: [{ replica: 'asc' }, { gpuId: 'asc' }],
-          include: { node: { select: { name: true } }, gpu: { select: { index: true } } },
-        },
-      },
-    });
+  async findWithAllocations(jobId: string): Promise<StartableJob | null> {
+    return (await this.findManyWithAllocations([jobId]))[0] ?? null;
   }
 
-  /** findWithAllocations of many jobs in one query (the starts of a scheduling cycle). */
-  findManyWithAllocations(jobIds: string[]) {
-    return this.prisma.client.job.findMany({
-      where: { id: { in: jobIds } },
-      include: {
-        allocations: {
-          where: { endedAt: null },
-          orderBy: [{ replica: 'asc' }, { gpuId: 'asc' }],
-          include: { node: { select: { name: true } }, gpu: { select: { index: true } } },
-        },
-      },
-    });
+  /**
+   * Jobs with their active allocations (node name, GPU index), in one typed-SQL statement: the
+   * starts of a scheduling cycle read 64 jobs at a time, on the path of every start.
+   */
+  findManyWithAllocations(jobIds: string[]): Promise<StartableJob[]> {
+    if (!jobIds.length) return Promise.resolve([]);
+    return this.prisma.sql.query<StartableJob>(
+      `SELECT j."id", j."tenantId", j."version", j."state"::text AS "state", j."kind"::text AS "kind", j."durationSeconds",
+         j."progressSeconds", j."checkpoint", j."runningSince",
+         COALESCE((
+           SELECT json_agg(json_build_object('gpuId', a."gpuId", 'replica', a."replica", 'migProfile', a."migProfile",
+                    'migStart', a."migStart", 'milli', a."milli", 'node', json_build_object('name', n."name"),
+                    'gpu', json_build_object('index', g."index")) ORDER BY a."replica", a."gpuId")
+           FROM "Allocation" a JOIN "Node" n ON n."id" = a."nodeId" JOIN "Gpu" g ON g."id" = a."gpuId"
+           WHERE a."jobId" = j."id" AND a."endedAt" IS NULL
+         ), '[]'::json) AS "allocations"
+       FROM "Job" j WHERE j."id" = ANY($1::text[])`,
+      [jobIds],
+    );
   }
 
   /**

@@ -4,14 +4,12 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
-import { LifecycleRepository, type ActiveJob } from './lifecycle.repository';
+import { LifecycleRepository, type ActiveJob, type StartableJob } from './lifecycle.repository';
 import { isFailoverExit } from '../failover/fault-classification';
 import { StartRefusals } from '../node-manager/start-refusals.service';
 
 /** Removals of ended runs sent to the driver at once. */
 const STOP_PARALLEL = 16;
-
-type JobWithAllocations = NonNullable<Awaited<ReturnType<LifecycleRepository['findWithAllocations']>>>;
 
 /** Starts, stops and finishes jobs through the cluster driver. Every step is idempotent. */
 @Injectable()
@@ -72,7 +70,7 @@ export class LifecycleService {
    * would hold them forever. Give them back; the next cycle places the job elsewhere.
    * Those GPUs leave placement until the cluster is re-inventoried (no tight loop onto the same slot).
    */
-  private async refused(job: JobWithAllocations, e: unknown): Promise<void> {
+  private async refused(job: StartableJob, e: unknown): Promise<void> {
     const why = e instanceof Error ? e.message : String(e);
     await this.driver.stop(job.id).catch(() => undefined);
     await this.refusals.refused(
@@ -209,7 +207,7 @@ export class LifecycleService {
   }
 }
 
-function startRequest(job: JobWithAllocations, progressSeconds: number): StartRequest {
+function startRequest(job: StartableJob, progressSeconds: number): StartRequest {
   const replicas = new Map<number, ReplicaSpec>();
   for (const a of job.allocations) {
     const r = replicas.get(a.replica) ?? { replica: a.replica, nodeName: a.node.name, gpus: [] };
