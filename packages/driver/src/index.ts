@@ -47,6 +47,7 @@ export {
 export * as kubernetesSpecs from './kubernetes/specs';
 export * as kubernetesHealthSignals from './kubernetes/health-signals';
 export { withConnectionPool, closeConnectionPool } from './kubernetes/connection-pool';
+export { kubeJsonRequest, KubeRequestError, MERGE_PATCH, STRATEGIC_MERGE_PATCH, type JsonRequest, type JsonContentType } from './kubernetes/json-request';
 export { BARE_METAL_LABELS, BARE_METAL_ANNOTATIONS, type BareMetalHook, type BareMetalHookPayload } from './kubernetes/bare-metal-hook';
 
 // Burn-in (a diagnostic under load before a repaired GPU or node goes back into service)

@@ -8,6 +8,7 @@
 import type * as K8s from '@kubernetes/client-node';
 import type { InformerSource, ListResult } from './informer';
 import type { NodePatch } from './node-patches';
+import { kubeJsonRequest } from './json-request';
 import { evictionFor } from './pods';
 import { httpStatusOf, withTransientRetry } from './retry';
 
@@ -53,7 +54,7 @@ export class KubeApi {
   private evictionVersion?: Promise<EvictionApiVersion>;
 
   constructor(
-    config: K8s.KubeConfig,
+    private readonly config: K8s.KubeConfig,
     private readonly options: KubeApiOptions = {},
   ) {
     const k8s = loadClientNode();
@@ -107,10 +108,15 @@ export class KubeApi {
     return this.core.readNamespacedPodLog({ namespace, name, timestamps: true, ...options });
   }
 
-  /** Creates a pod; false when a pod of that name already exists (a retried or concurrent create). */
+  /**
+   * Creates a pod; false when a pod of that name already exists (a retried or concurrent create).
+   * Plain JSON (kubeJsonRequest): a start sends the pod it built and needs nothing of the answer,
+   * which the typed client would walk field by field, a whole Pod per start.
+   */
   async createPod(pod: K8s.V1Pod): Promise<boolean> {
+    const path = `/api/v1/namespaces/${encodeURIComponent(pod.metadata!.namespace!)}/pods`;
     try {
-      await this.retrying(() => this.core.createNamespacedPod({ namespace: pod.metadata!.namespace!, body: pod }));
+      await this.retrying(() => kubeJsonRequest(this.config, { method: 'POST', path, body: pod }, false));
       return true;
     } catch (err) {
       if (httpStatusOf(err) === 409) return false;

@@ -9,7 +9,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { httpStatusOf } from '../kube/client';
-import { kubeJsonRequest } from '../kube/json-request';
+import { kubeJsonRequest } from '@gantry/driver';
 import type { WorkQueue } from '../kube/work-queue';
 import { NODE_LEASE_NAMESPACE, microTime, nodeLease } from './node-objects';
 

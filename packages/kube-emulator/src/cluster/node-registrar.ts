@@ -8,7 +8,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { httpStatusOf, type KubeClients } from '../kube/client';
 import { kubernetesSpecs } from '@gantry/driver';
-import { STRATEGIC_MERGE_PATCH, kubeJsonRequest } from '../kube/json-request';
+import { STRATEGIC_MERGE_PATCH, kubeJsonRequest } from '@gantry/driver';
 import type { WorkQueue } from '../kube/work-queue';
 import { adoptNodeState, advertisedResources } from './adopt-node';
 import type { EmulatedNode } from './emulated-node';

@@ -18,7 +18,7 @@ import type { EmulatedNode } from '../cluster/emulated-node';
 import { internalIp } from '../cluster/node-objects';
 import { httpStatusOf, type KubeClients } from '../kube/client';
 import { Informer } from '../kube/informer';
-import { MERGE_PATCH, kubeJsonRequest } from '../kube/json-request';
+import { MERGE_PATCH, kubeJsonRequest } from '@gantry/driver';
 import type { WorkQueue } from '../kube/work-queue';
 import { kubernetesSpecs } from '@gantry/driver';
 import { nodeEvent } from '../health/fault-reports';

@@ -1,10 +1,10 @@
 /**
  * One API request with a JSON body, over the config's pooled keep-alive connection, without
- * @kubernetes/client-node's typed (de)serialization: the calls the emulator makes a hundred times
- * a second (Lease renewals, pod status) send a body they built themselves and need at most the
- * object the server answers with as plain JSON. The typed client walks every field of the body
- * and of the answer (a whole Pod for a status patch), and turns timestamps into Dates that lose
- * a MicroTime's microseconds.
+ * @kubernetes/client-node's typed (de)serialization: the calls made a hundred times a second (the
+ * driver's pod creates; the emulator's Lease renewals and pod status) send a body they built
+ * themselves and need at most the object the server answers with as plain JSON. The typed client
+ * walks every field of the body and of the answer (a whole Pod), and turns timestamps into Dates
+ * that lose a MicroTime's microseconds.
  */
 import { request, type RequestOptions } from 'node:https';
 import { request as httpRequest } from 'node:http';
@@ -55,10 +55,12 @@ export async function kubeJsonRequest<T>(config: KubeConfig, req: JsonRequest, p
       res.on('error', reject);
       res.on('end', () => {
         const status = res.statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
+        if (ok && !parse) return resolve(undefined as T);
         const text = Buffer.concat(chunks).toString('utf8');
-        if (status < 200 || status >= 300) return reject(new KubeRequestError(status, text, what));
+        if (!ok) return reject(new KubeRequestError(status, text, what));
         try {
-          resolve((parse && text ? JSON.parse(text) : undefined) as T);
+          resolve((text ? JSON.parse(text) : undefined) as T);
         } catch (err) {
           reject(err);
         }
