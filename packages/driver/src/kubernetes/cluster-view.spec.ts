@@ -14,11 +14,24 @@ function fakeApi() {
       return () => undefined;
     },
   });
-  const api = { podInformerSource: () => source('gantry'), nodeInformerSource: () => source('nodes'), activePodInformerSource: () => source('active') };
+  const api = {
+    podInformerSource: () => source('gantry'),
+    nodeInformerSource: () => source('nodes'),
+    // others' pods (without Gantry's label), and pods carrying it outside Gantry's namespace
+    activePodInformerSource: (s: { notInNamespace?: string }) => source(s.notInNamespace ? 'stray' : 'other'),
+  };
   return { api: api as unknown as KubeApi, emitters };
 }
 
-const pod = (name: string, nodeName: string): V1Pod => ({ metadata: { name, namespace: 'gantry', resourceVersion: '2' }, spec: { nodeName, containers: [] } });
+const pod = (name: string, nodeName: string, phase = 'Pending', namespace = 'gantry'): V1Pod => ({
+  metadata: { name, namespace, resourceVersion: '2', labels: { 'gantry.io/job-id': name } },
+  spec: { nodeName, containers: [] },
+  status: { phase },
+});
+const othersPod = (name: string, nodeName: string): V1Pod => ({
+  metadata: { name, namespace: 'ml', resourceVersion: '2' },
+  spec: { nodeName, containers: [] },
+});
 const names = (pods: V1Pod[]) => pods.map((p) => p.metadata?.name).sort();
 
 describe('ClusterView: the pods bound to a node', () => {
@@ -30,7 +43,7 @@ describe('ClusterView: the pods bound to a node', () => {
     emitters = fake.emitters;
     view = new ClusterView({ api: fake.api, namespace: 'gantry' });
     await view.synced();
-    await waitFor('the active-pods watch', () => emitters.active !== undefined, 2000);
+    await waitFor('the pod watches', () => !!emitters.gantry && !!emitters.other && !!emitters.stray, 2000);
   });
 
   afterEach(() => view.stop());
@@ -43,14 +56,25 @@ describe('ClusterView: the pods bound to a node', () => {
     expect(view.activePodsOn('n1')).toEqual([]);
   });
 
-  it('counts it once the watch shows it: from the watch, not twice', () => {
+  it("counts it once Gantry's pods watch shows it: from the watch, not twice; until it finishes", () => {
     view.assume(pod('a', 'n1'));
-    emitters.active!('ADDED', pod('b', 'n1')); // someone else's pod
+    emitters.other!('ADDED', othersPod('b', 'n1')); // someone else's pod
     expect(names(view.activePodsOn('n1'))).toEqual(['a', 'b']);
-    emitters.active!('ADDED', pod('a', 'n1'));
+    emitters.gantry!('ADDED', pod('a', 'n1'));
     expect(names(view.activePodsOn('n1'))).toEqual(['a', 'b']);
-    emitters.active!('DELETED', pod('a', 'n1')); // finished: no longer holds the node's GPUs
+    emitters.gantry!('MODIFIED', pod('a', 'n1', 'Running'));
+    expect(names(view.activePodsOn('n1'))).toEqual(['a', 'b']);
+    emitters.gantry!('MODIFIED', pod('a', 'n1', 'Succeeded')); // finished: no longer holds the node's GPUs
     expect(names(view.activePodsOn('n1'))).toEqual(['b']);
+    expect(view.podsOfJob('a').map((p) => p.status?.phase)).toEqual(['Succeeded']); // still the job's, for its exit
+    emitters.other!('DELETED', othersPod('b', 'n1'));
+    expect(view.activePodsOn('n1')).toEqual([]);
+  });
+
+  it("counts a pod carrying Gantry's label outside its namespace (not one Gantry runs) as holding its node's GPUs", () => {
+    emitters.stray!('ADDED', pod('copied', 'n2', 'Running', 'elsewhere'));
+    expect(names(view.activePodsOn('n2'))).toEqual(['copied']);
+    expect(view.podsOfJob('copied')).toEqual([]);
   });
 
   it('stops counting an assumed pod the watch never showed after a while', () => {

@@ -1,22 +1,29 @@
 /**
- * What the driver knows of the cluster without asking: three informers (list + watch, informer.ts)
- * kept for as long as the driver lives, indexed the way a start and a status read them.
+ * What the driver knows of the cluster without asking: informers (list + watch, informer.ts) kept
+ * for as long as the driver lives, indexed the way a start and a status read them.
  *
- *   Gantry's pods      (workload namespace, every phase)   by job: status(), "already running?"
- *   GPU nodes          (the discovery selector)             by name: allocatable for the capacity check
- *   active pods        (every namespace, not finished)      by node: what holds a node's GPUs, Gantry's or not
+ *   Gantry's pods      (workload namespace, every phase)        by job: status(), "already running?"
+ *   GPU nodes          (the discovery selector)                  by name: allocatable for the capacity check
+ *   other pods         (every namespace, not finished,           by node, with Gantry's unfinished pods:
+ *                       without Gantry's label)                  what holds a node's GPUs, Gantry's or not
+ *   stray Gantry pods  (Gantry's label outside its namespace,    (someone else's pods carrying the label)
+ *                       not finished)
+ *
+ * Each pod comes through exactly one pod watch: Gantry's own pods are not watched a second time
+ * as "active pods" (every start's pod was sent to the driver twice, and the API server served it
+ * to one more watcher, for each of its changes).
  *
  * A cache lags the API server by a watch event; the driver uses it where a stale answer is safe or
  * is checked again against the API server before it matters (kubernetes-driver.ts says where).
  * The pods the driver itself is creating are counted on their node from before the create is sent
- * until the active-pods watch shows them (kube-scheduler's "assumed" pods): a start never misses
+ * until Gantry's pods watch shows them (kube-scheduler's "assumed" pods): a start never misses
  * the GPUs a concurrent start has just taken because its watch event is still on the way.
  */
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { GANTRY_LABELS } from '../shared/labels';
 import { Informer, type Delta, type InformerOptions } from './informer';
 import type { KubeApi } from './kube-api';
-import { gantryPodsSelector } from './pods';
+import { gantryPodsSelector, isPodFinished } from './pods';
 
 export interface ClusterViewOptions {
   api: KubeApi;
@@ -57,10 +64,12 @@ function indexBy<T extends { metadata?: { namespace?: string; name?: string } }>
 export class ClusterView {
   readonly gantryPods: Informer<V1Pod>;
   readonly nodes: Informer<V1Node>;
-  readonly activePods: Informer<V1Pod>;
+  /** Unfinished pods without Gantry's label, in every namespace: what others run on the GPU nodes. */
+  readonly otherPods: Informer<V1Pod>;
+  private readonly strayGantryPods: Informer<V1Pod>;
   private readonly podsByJob = new Map<string, Map<string, V1Pod>>();
   private readonly activeByNode = new Map<string, Map<string, V1Pod>>();
-  /** Pods being created by this driver, by node, until the active-pods watch shows them. */
+  /** Pods being created by this driver, by node, until Gantry's pods watch shows them. */
   private readonly assumedByNode = new Map<string, Map<string, { pod: V1Pod; at: number }>>();
   private started?: Promise<void>;
 
@@ -71,27 +80,36 @@ export class ClusterView {
       watchTimeoutSeconds: options.watchTimeoutSeconds,
       warn: options.warn,
     };
+    const indexByJob = indexBy(this.podsByJob, (p) => p.metadata?.labels?.[GANTRY_LABELS.jobId]);
+    const indexActive = indexBy(this.activeByNode, (p) => p.spec?.nodeName || undefined);
     this.gantryPods = new Informer({
       ...common,
       what: `pods in ${namespace}`,
       source: api.podInformerSource(namespace, gantryPodsSelector),
-      onDelta: indexBy(this.podsByJob, (p) => p.metadata?.labels?.[GANTRY_LABELS.jobId]),
-    });
-    this.nodes = new Informer({ ...common, what: 'nodes', source: api.nodeInformerSource(nodeLabelSelector) });
-    const indexActive = indexBy(this.activeByNode, (p) => p.spec?.nodeName || undefined);
-    this.activePods = new Informer({
-      ...common,
-      what: 'active pods',
-      source: api.activePodInformerSource(),
       onDelta: (delta: Delta<V1Pod>) => {
-        indexActive(delta);
+        indexByJob(delta);
+        // a finished pod no longer holds its node's GPUs (the other pod watches drop it: DELETED)
+        indexActive(isPodFinished(delta.object) ? { ...delta, type: 'DELETED' } : delta);
         this.forget(delta.object); // seen: no longer assumed
       },
+    });
+    this.nodes = new Informer({ ...common, what: 'nodes', source: api.nodeInformerSource(nodeLabelSelector) });
+    this.otherPods = new Informer({
+      ...common,
+      what: 'other pods',
+      source: api.activePodInformerSource({ labelSelector: `!${gantryPodsSelector}` }),
+      onDelta: indexActive,
+    });
+    this.strayGantryPods = new Informer({
+      ...common,
+      what: `Gantry-labelled pods outside ${namespace}`,
+      source: api.activePodInformerSource({ labelSelector: gantryPodsSelector, notInNamespace: namespace }),
+      onDelta: indexActive,
     });
   }
 
   private get informers() {
-    return [this.gantryPods, this.nodes, this.activePods];
+    return [this.gantryPods, this.nodes, this.otherPods, this.strayGantryPods];
   }
 
   /** Starts the informers (once); resolves when each has listed. */
@@ -131,7 +149,7 @@ export class ClusterView {
     return pods;
   }
 
-  /** Counts a pod about to be created on its node (spec.nodeName) until the watch shows it or forget() is called. */
+  /** Counts a pod about to be created on its node (spec.nodeName) until Gantry's pods watch shows it or forget() is called. */
   assume(pod: V1Pod): void {
     const nodeName = pod.spec?.nodeName;
     if (!nodeName) return;

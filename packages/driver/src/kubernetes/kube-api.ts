@@ -185,10 +185,16 @@ export class KubeApi {
     );
   }
 
-  /** List + watch of every unfinished pod, in every namespace (a pod that finishes leaves it: DELETED). */
-  activePodInformerSource(): InformerSource<K8s.V1Pod> {
-    const fieldSelector = ACTIVE_PODS_FIELD_SELECTOR;
-    return this.informerSource('/api/v1/pods', { fieldSelector }, async () => this.core.listPodForAllNamespaces({ fieldSelector }));
+  /**
+   * List + watch of unfinished pods in every namespace (a pod that finishes leaves it: DELETED),
+   * narrowed by `labelSelector`, and to the namespaces other than `notInNamespace` when given.
+   */
+  activePodInformerSource(selectors: { labelSelector?: string; notInNamespace?: string } = {}): InformerSource<K8s.V1Pod> {
+    const { labelSelector, notInNamespace } = selectors;
+    const fieldSelector = notInNamespace ? `${ACTIVE_PODS_FIELD_SELECTOR},metadata.namespace!=${notInNamespace}` : ACTIVE_PODS_FIELD_SELECTOR;
+    return this.informerSource('/api/v1/pods', { labelSelector, fieldSelector }, async () =>
+      this.core.listPodForAllNamespaces({ fieldSelector, labelSelector }),
+    );
   }
 
   nodeInformerSource(labelSelector?: string): InformerSource<K8s.V1Node> {

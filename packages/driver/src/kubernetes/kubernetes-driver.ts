@@ -196,10 +196,10 @@ export class KubernetesDriver implements ClusterDriver {
     return { nodes: inventory };
   }
 
-  /** From the active-pods watch (no request once it has listed). */
+  /** From the other-pods watch (no request once it has listed). */
   async gpuUseByOthers(): Promise<Map<string, Record<string, number>>> {
     await this.view.synced();
-    return externalGpuUseByNode(this.view.activePods.list());
+    return externalGpuUseByNode(this.view.otherPods.list());
   }
 
   /**
@@ -612,7 +612,7 @@ export class KubernetesDriver implements ClusterDriver {
         const staying = others.filter((p) => !isPodTerminating(p));
         return { shortfall: capacityShortfall(node, others, wanted), lasting: capacityShortfall(node, staying, wanted) };
       };
-      // The node's allocatable from the node watch; what is bound there from the active-pods watch
+      // The node's allocatable from the node watch; what is bound there from the pod watches
       // and the pods this driver is creating (no request: a pod someone else created in the last
       // moment, not in the watch yet, is the kubelet's admission to refuse, as on any cluster).
       const cachedNode = this.view.node(nodeName);
