@@ -4,6 +4,9 @@ import { RedisService } from './redis.service';
 
 /** What changed: the caches that hold it drop their entries (every API process and worker at once). */
 export type ChangeKind = 'api-keys' | 'teams';
+const CHANGE_KINDS: readonly ChangeKind[] = ['api-keys', 'teams'];
+
+type Counters = Record<ChangeKind, string>;
 
 /**
  * The change feed of the lookup caches (API keys, teams with their quota bounds): one counter per
@@ -12,10 +15,17 @@ export type ChangeKind = 'api-keys' | 'teams';
  * value, so a key revoked through one API process is refused by every other one on its very next
  * request (no message to wait for). Redis out of reach: `current` is null and the caches read
  * Postgres, as they did before there were caches.
+ *
+ * A read fetches every counter at once, and a request may use any read sent after it began
+ * (`notBefore`): a change committed and announced before the request began was counted in Redis
+ * before such a read arrived there. So a request's later checks (its team after its key) and the
+ * requests arriving together share reads instead of sending one each.
  */
 @Injectable()
 export class ChangeEpoch {
   private readonly logger = new Logger('change-epoch');
+  /** The newest read: when it was sent (performance.now()) and the counters it returns (null: Redis could not say). */
+  private newest?: { sentAt: number; counters: Promise<Counters | null> };
 
   constructor(
     private readonly redis: RedisService,
@@ -26,13 +36,25 @@ export class ChangeEpoch {
     return `${this.config.queuePrefix}:changes:${kind}`;
   }
 
-  /** The counter of `kind` now, or null when Redis cannot say (then nothing cached may be trusted). */
-  async current(kind: ChangeKind): Promise<string | null> {
-    try {
-      return (await this.redis.client.get(this.key(kind))) ?? '0';
-    } catch {
-      return null;
-    }
+  /**
+   * The counter of `kind`, or null when Redis cannot say (then nothing cached may be trusted).
+   * `notBefore`: performance.now() when the caller's request began; a read sent since then is
+   * used instead of a new one. Without it, always a new read.
+   */
+  async current(kind: ChangeKind, notBefore?: number): Promise<string | null> {
+    const newest = this.newest;
+    const counters = newest && notBefore !== undefined && newest.sentAt >= notBefore ? newest.counters : this.read();
+    return (await counters)?.[kind] ?? null;
+  }
+
+  private read(): Promise<Counters | null> {
+    const sentAt = performance.now();
+    const counters = this.redis.client.mget(...CHANGE_KINDS.map((k) => this.key(k))).then(
+      (values) => Object.fromEntries(CHANGE_KINDS.map((k, i) => [k, values[i] ?? '0'])) as Counters,
+      () => null,
+    );
+    this.newest = { sentAt, counters };
+    return counters;
   }
 
   /**
@@ -64,10 +86,10 @@ export class EpochCache<V> {
    * The cached value of `key`, or what `load` returns (cached when not null/undefined). Requests
    * that miss while a load of the key under the same counter is in flight share it (a burst of
    * submissions when an entry lapses reads Postgres once, not once per request); a request that
-   * read another counter value loads on its own.
+   * read another counter value loads on its own. `notBefore`: see ChangeEpoch.current.
    */
-  async get(key: string, load: () => Promise<V | null | undefined>, nowMs = Date.now()): Promise<V | null | undefined> {
-    const epoch = await this.epochs.current(this.kind);
+  async get(key: string, load: () => Promise<V | null | undefined>, nowMs = Date.now(), notBefore?: number): Promise<V | null | undefined> {
+    const epoch = await this.epochs.current(this.kind, notBefore);
     const hit = this.entries.get(key);
     if (epoch !== null && hit && hit.epoch === epoch && nowMs - hit.at < this.ttlMs) return hit.value;
     if (epoch === null) {

@@ -28,6 +28,11 @@ export interface Principal {
   owner?: string;
   /** The API key behind the credential (for a session made from a key, that key). */
   apiKeyId?: string | null;
+  /**
+   * performance.now() when the request's authentication began: the lookup caches' change counters
+   * read since then are current for this request (ChangeEpoch.current's `notBefore`).
+   */
+  since?: number;
 }
 
 /** The owner of a stored API key row (rows made before owners were recorded: its user, or itself). */

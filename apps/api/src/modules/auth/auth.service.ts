@@ -48,6 +48,7 @@ export class AuthService {
    * revocation and expiry are checked on every use.
    */
   async byHash(hash: string, now = new Date()): Promise<Principal> {
+    const since = performance.now();
     if (this.bootstrapHash && safeEqual(this.bootstrapHash, hash)) {
       return {
         keyId: 'bootstrap',
@@ -59,9 +60,10 @@ export class AuthService {
         via: 'api-key',
         owner: 'key:bootstrap',
         apiKeyId: 'bootstrap',
+        since,
       };
     }
-    const row = await this.cache.get(hash, () => this.keys.findByHash(hash));
+    const row = await this.cache.get(hash, () => this.keys.findByHash(hash), undefined, since);
     if (!row) throw new DomainError('unauthenticated', 'invalid API key');
     const problem = keyProblem(row, now);
     if (problem) throw new DomainError('unauthenticated', problem);
@@ -69,7 +71,7 @@ export class AuthService {
       this.cache.update(hash, (r) => ({ ...r, lastUsedAt: now }));
       this.keys.touch(row.id, now).catch((e: unknown) => this.logger.warn(`could not record key use: ${String(e)}`));
     }
-    return keyPrincipal(row);
+    return { ...keyPrincipal(row), since };
   }
 }
 

@@ -57,7 +57,7 @@ export class JobsService {
   async submit(p: Principal, body: JobCreateParsed, idempotencyKey?: string): Promise<{ job: Job; replayed: boolean }> {
     const scope = scopeOf(p);
     if (scope.kind !== 'tenant') throw new DomainError('forbidden', 'jobs are submitted with a tenant or team key');
-    const team = await this.submittingTeam(scope, body.teamId);
+    const team = await this.submittingTeam(scope, body.teamId, p.since);
     if (!team) throw notFound('team', body.teamId);
     const idempotency = idempotencyKey ? { key: `${ownerOf(p)}|${team.id}|${idempotencyKey}`, bodyHash: requestHash(body) } : undefined;
     if (idempotency) {
@@ -210,9 +210,10 @@ export class JobsService {
    * The team a job is submitted to, with its quotas and tenant: cached per process until a quota
    * or tenant total changes anywhere (ChangeEpoch 'teams'), and checked against the caller's
    * scope on every use, as the query would (another tenant's or another team's: null, 404).
+   * `since`: when the request began (Principal.since), so the counter read with its key is reused.
    */
-  private async submittingTeam(scope: TenantScope, teamId: string): Promise<TeamWithQuotas | null> {
-    const team = await this.teamCache.get(teamId, () => this.quotas.findTeam(scope, teamId));
+  private async submittingTeam(scope: TenantScope, teamId: string, since?: number): Promise<TeamWithQuotas | null> {
+    const team = await this.teamCache.get(teamId, () => this.quotas.findTeam(scope, teamId), undefined, since);
     return team && covers(scope, { tenantId: team.tenantId, teamId: team.id }) ? team : null;
   }
 
