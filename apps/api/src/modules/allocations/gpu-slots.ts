@@ -1,5 +1,7 @@
 import { Prisma, type Tx } from '@gantry/db';
 import { activeSlotKey } from './active-slot';
+import { insertAll, sqlTime, type Column } from '../../common/bulk-insert';
+import { newId } from '../../common/ids';
 
 export interface NewAllocation {
   replica: number;
@@ -71,7 +73,47 @@ export async function takeGpuSlots(
     const used = await tx.allocation.aggregate({ where: { gpuId: a.gpuId, endedAt: null }, _sum: { milli: true } });
     if ((used._sum.milli ?? 0) + a.milli > 1000) throw new Abort();
   }
-  await tx.allocation.createMany({ data: allocs.map((a) => allocationRow(owner, a)) });
+  await insertAllocations(
+    tx,
+    allocs.map((a) => allocationRow(owner, a)),
+  );
+}
+
+/** An Allocation row as written: allocationRow's fields, with an id and start (given, or new and now) and an end. */
+type AllocationInsert = Prisma.AllocationCreateManyInput & { id: string; startedAt: Date | string; endedAt?: Date | string | null };
+
+/** The columns of an Allocation row (insertAll). */
+export const ALLOCATION_COLUMNS: Column<AllocationInsert>[] = [
+  { name: 'id', type: 'text', value: (a) => a.id },
+  { name: 'tenantId', type: 'text', value: (a) => a.tenantId },
+  { name: 'teamId', type: 'text', value: (a) => a.teamId },
+  { name: 'jobId', type: 'text', value: (a) => a.jobId ?? null },
+  { name: 'endpointId', type: 'text', value: (a) => a.endpointId ?? null },
+  { name: 'bareMetalLeaseId', type: 'text', value: (a) => a.bareMetalLeaseId ?? null },
+  { name: 'replica', type: 'int', value: (a) => a.replica },
+  { name: 'nodeId', type: 'text', value: (a) => a.nodeId },
+  { name: 'gpuId', type: 'text', value: (a) => a.gpuId },
+  { name: 'gpuModel', type: 'text', value: (a) => a.gpuModel },
+  { name: 'migProfile', type: 'text', value: (a) => a.migProfile ?? null },
+  { name: 'migStart', type: 'int', value: (a) => a.migStart ?? null },
+  { name: 'milli', type: 'int', value: (a) => a.milli ?? 1000 },
+  { name: 'gpuUnits', type: 'numeric', value: (a) => String(a.gpuUnits) },
+  { name: 'cpuMilli', type: 'int', value: (a) => a.cpuMilli ?? 0 },
+  { name: 'memoryMiB', type: 'int', value: (a) => a.memoryMiB ?? 0 },
+  { name: 'activeSlot', type: 'text', value: (a) => a.activeSlot ?? null },
+  { name: 'startedAt', type: 'timestamp(3)', value: (a) => sqlTime(a.startedAt) },
+  { name: 'endedAt', type: 'timestamp(3)', value: (a) => sqlTime(a.endedAt) },
+];
+
+/** Inserts the allocations a holder takes now, in one statement (typed SQL: see insertAll). */
+export async function insertAllocations(tx: Tx, rows: readonly Prisma.AllocationCreateManyInput[], now = new Date()): Promise<void> {
+  if (!rows.length) return;
+  await insertAll(
+    tx,
+    'Allocation',
+    ALLOCATION_COLUMNS,
+    rows.map((r) => ({ ...r, id: r.id ?? newId(), startedAt: r.startedAt ?? now })),
+  );
 }
 
 /** The Allocation row of one slot a holder takes (its active slot key makes the slot unique). */

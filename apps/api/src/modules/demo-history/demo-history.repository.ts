@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, type Tx } from '@gantry/db';
+import { Prisma } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
-import type { NewEvent } from '../events/events.repository';
+import { EVENT_COLUMNS, type NewEvent } from '../events/events.repository';
+import { ALLOCATION_COLUMNS } from '../allocations/gpu-slots';
+import { insertAll, sqlTime as time, type Column } from '../../common/bulk-insert';
 import { addToRollups } from '../telemetry/telemetry.repository';
 import type { RollupRow } from '../telemetry/telemetry-tick';
 import type { UsageRecord } from '../fair-share/usage-decay';
@@ -133,32 +135,6 @@ export class DemoHistoryRepository {
   }
 }
 
-/** A column of a bulk insert: its name, the SQL type of its array, a cast of the element, and its value. */
-interface Column<R> {
-  name: string;
-  type: 'text' | 'int' | 'float8' | 'numeric' | 'timestamp(3)';
-  cast?: string;
-  value: (r: R) => unknown;
-}
-
-const INSERT_CHUNK = 5_000;
-const time = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
-
-/**
- * Inserts rows with one `INSERT ... SELECT FROM unnest(arrays)` per chunk: the past's thousands
- * of rows in a few statements (createMany through the client engine took seconds per thousand).
- */
-async function insertAll<R>(tx: Tx, table: string, columns: readonly Column<R>[], rows: readonly R[]): Promise<void> {
-  const names = Prisma.raw(columns.map((c) => `"${c.name}"`).join(', '));
-  const selects = Prisma.raw(columns.map((c, k) => `u.c${k}${c.cast ? `::${c.cast}` : ''}`).join(', '));
-  const alias = Prisma.raw(columns.map((_, k) => `c${k}`).join(', '));
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    const chunk = rows.slice(i, i + INSERT_CHUNK);
-    const arrays = columns.map((c) => Prisma.sql`${chunk.map(c.value)}::${Prisma.raw(c.type)}[]`);
-    await tx.$executeRaw`INSERT INTO ${Prisma.raw(`"${table}"`)} (${names}) SELECT ${selects} FROM unnest(${Prisma.join(arrays)}) AS u(${alias})`;
-  }
-}
-
 const JOB_COLUMNS: Column<PastJob>[] = [
   { name: 'id', type: 'text', value: (j) => j.id },
   { name: 'tenantId', type: 'text', value: (j) => j.tenantId },
@@ -175,35 +151,4 @@ const JOB_COLUMNS: Column<PastJob>[] = [
   { name: 'createdAt', type: 'timestamp(3)', value: (j) => time(j.createdAt) },
   { name: 'startedAt', type: 'timestamp(3)', value: (j) => time(j.startedAt) },
   { name: 'finishedAt', type: 'timestamp(3)', value: (j) => time(j.finishedAt) },
-];
-
-type PastAllocationRow = PastRows['allocations'][number];
-const ALLOCATION_COLUMNS: Column<PastAllocationRow>[] = [
-  { name: 'id', type: 'text', value: (a) => a.id },
-  { name: 'tenantId', type: 'text', value: (a) => a.tenantId },
-  { name: 'teamId', type: 'text', value: (a) => a.teamId },
-  { name: 'jobId', type: 'text', value: (a) => a.jobId ?? null },
-  { name: 'replica', type: 'int', value: (a) => a.replica },
-  { name: 'nodeId', type: 'text', value: (a) => a.nodeId },
-  { name: 'gpuId', type: 'text', value: (a) => a.gpuId },
-  { name: 'gpuModel', type: 'text', value: (a) => a.gpuModel },
-  { name: 'migProfile', type: 'text', value: (a) => a.migProfile ?? null },
-  { name: 'migStart', type: 'int', value: (a) => a.migStart ?? null },
-  { name: 'milli', type: 'int', value: (a) => a.milli },
-  { name: 'gpuUnits', type: 'numeric', value: (a) => String(a.gpuUnits) },
-  { name: 'cpuMilli', type: 'int', value: (a) => a.cpuMilli },
-  { name: 'memoryMiB', type: 'int', value: (a) => a.memoryMiB },
-  { name: 'startedAt', type: 'timestamp(3)', value: (a) => time(a.startedAt) },
-  { name: 'endedAt', type: 'timestamp(3)', value: (a) => time(a.endedAt) },
-];
-
-const EVENT_COLUMNS: Column<PastEvent>[] = [
-  { name: 'id', type: 'text', value: (e) => e.id },
-  { name: 'tenantId', type: 'text', value: (e) => e.tenantId },
-  { name: 'jobId', type: 'text', value: (e) => e.jobId ?? null },
-  { name: 'nodeId', type: 'text', value: (e) => e.nodeId ?? null },
-  { name: 'type', type: 'text', value: (e) => e.type },
-  { name: 'message', type: 'text', value: (e) => e.message },
-  { name: 'data', type: 'text', cast: 'jsonb', value: (e) => JSON.stringify(e.data ?? {}) },
-  { name: 'createdAt', type: 'timestamp(3)', value: (e) => time(e.createdAt) },
 ];

@@ -4,7 +4,7 @@ import type { Reason } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { crashPoint } from '../../common/crash-points';
-import { Abort, allocationRow, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
+import { Abort, allocationRow, insertAllocations, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
 import { lockQuotas, withinQuota, type QuotaGuard } from '../quotas/quota-guard';
 import { EventsRepository } from '../events/events.repository';
 import { checkPlacements, type LockedState, type Placement } from './placement-batch';
@@ -286,14 +286,15 @@ export class SchedulingRepository {
         const ok = placements.map(() => false);
         if (!accepted.length) return ok;
         const taken = accepted.map((i) => placements[i]!);
-        await tx.job.updateMany({
-          where: { id: { in: taken.map((p) => p.job.id) } },
-          data: { state: 'starting', version: { increment: 1 }, reasons: [] },
-        });
+        // typed SQL: Prisma's updateMany and createMany compile and bind every row on each commit
+        await tx.$executeRaw`
+          UPDATE "Job" SET state = 'starting', version = version + 1, reasons = '[]'::jsonb
+          WHERE id IN (${Prisma.join(taken.map((p) => p.job.id))})`;
         if (makeShared.length) await tx.gpu.updateMany({ where: { id: { in: makeShared } }, data: { mode: 'shared', version: { increment: 1 } } });
-        await tx.allocation.createMany({
-          data: taken.flatMap((p) => p.allocs.map((a) => allocationRow({ tenantId: p.job.tenantId, teamId: p.job.teamId, jobId: p.job.id }, a))),
-        });
+        await insertAllocations(
+          tx,
+          taken.flatMap((p) => p.allocs.map((a) => allocationRow({ tenantId: p.job.tenantId, teamId: p.job.teamId, jobId: p.job.id }, a))),
+        );
         await this.events.append(
           tx,
           taken.map((p) => ({ tenantId: p.job.tenantId, jobId: p.job.id, type: 'job.placed', message: p.summary })),
