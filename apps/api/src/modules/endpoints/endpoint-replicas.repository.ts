@@ -48,18 +48,31 @@ export class EndpointReplicasRepository {
     });
   }
 
-  /** Endpoints with fewer active replicas than serving + warm-pool targets. */
+  /**
+   * Endpoints with fewer active replicas than serving + warm-pool targets. One typed-SQL statement:
+   * every scheduling cycle asks (two Prisma queries to compile per cycle, most often for nothing).
+   */
   async pendingWork(): Promise<EndpointReplicaWork[]> {
-    const eps = await this.prisma.client.endpoint.findMany({
-      where: { deletedAt: null, OR: [{ desiredReplicas: { gt: 0 } }, { warmPool: { gt: 0 } }] },
-      include: activeReplicas,
-      take: 5000,
-    });
+    const eps = await this.prisma.sql.query<{
+      id: string;
+      tenantId: string;
+      teamId: string;
+      resources: unknown;
+      createdAt: Date;
+      wanted: number;
+      used: number[];
+    }>(
+      `SELECT e."id", e."tenantId", e."teamId", e."resources", e."createdAt", e."desiredReplicas" + e."warmPool" AS "wanted",
+         COALESCE((SELECT array_agg(r."replica") FROM "EndpointReplica" r WHERE r."endpointId" = e."id" AND r."endedAt" IS NULL), '{}') AS "used"
+       FROM "Endpoint" e
+       WHERE e."deletedAt" IS NULL AND (e."desiredReplicas" > 0 OR e."warmPool" > 0)
+       LIMIT 5000`,
+    );
     const out: EndpointReplicaWork[] = [];
     for (const ep of eps) {
-      const missing = ep.desiredReplicas + ep.warmPool - ep.replicas.length;
+      const missing = ep.wanted - ep.used.length;
       if (missing <= 0) continue;
-      const used = new Set(ep.replicas.map((r) => r.replica));
+      const used = new Set(ep.used);
       const indexes: number[] = [];
       for (let i = 0; indexes.length < missing; i++) if (!used.has(i)) indexes.push(i);
       out.push({ endpointId: ep.id, tenantId: ep.tenantId, teamId: ep.teamId, resources: ep.resources, createdAt: ep.createdAt, indexes });
