@@ -106,8 +106,9 @@ export const ALLOCATION_COLUMNS: Column<AllocationInsert>[] = [
 ];
 
 /** Inserts the allocations a holder takes now, in one statement (typed SQL: see insertAll). */
-export async function insertAllocations(tx: Tx, rows: readonly Prisma.AllocationCreateManyInput[], now = new Date()): Promise<void> {
+export async function insertAllocations(tx: Tx, rows: readonly Prisma.AllocationCreateManyInput[]): Promise<void> {
   if (!rows.length) return;
+  const now = new Date();
   await insertAll(
     tx,
     'Allocation',

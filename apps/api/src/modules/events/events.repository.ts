@@ -29,9 +29,10 @@ export const EVENT_COLUMNS: Column<NewEvent & { id: string; createdAt: Date }>[]
 /** Appends events inside the caller's transaction, so a fact and its event land together (one typed-SQL statement). */
 @Injectable()
 export class EventsRepository {
-  async append(tx: Tx, e: NewEvent | NewEvent[], now = new Date()): Promise<void> {
+  async append(tx: Tx, e: NewEvent | NewEvent[]): Promise<void> {
     const rows = Array.isArray(e) ? e : [e];
     if (!rows.length) return;
+    const now = new Date();
     await insertAll(
       tx,
       'Event',
