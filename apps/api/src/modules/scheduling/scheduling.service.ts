@@ -24,6 +24,7 @@ import { ReservationHoldsService } from '../reservations/reservation-holds.servi
 import type { Hold } from '../reservations/reservation-holds';
 import { placeAroundHolds, type HoldJobInfo } from './hold-placement';
 import { nodesByJob, whatIfNodes } from './what-if-nodes';
+import { ReasonRefresh } from './reason-refresh';
 
 export interface CycleReport {
   pending: number;
@@ -75,6 +76,7 @@ export class SchedulingService {
   ) {}
 
   private preemptedThisCycle = 0;
+  private readonly reasonRefresh = new ReasonRefresh();
 
   async cycle(hooks: CycleHooks = {}): Promise<CycleReport> {
     const t0 = performance.now();
@@ -165,11 +167,20 @@ export class SchedulingService {
     for (const h of held) h.reasons = preempting.get(h.jobId)?.reasons ?? h.reasons;
     steps.preempt = lap();
     // 7. explain
-    const reasons = [...held.map((h) => ({ jobId: h.jobId, reasons: h.reasons })), ...decision.pending, ...lost].filter(
-      (u) => !sameReasons(byId.get(u.jobId)?.reasons, u.reasons),
+    // (a reason whose figures alone moved is written at most every few seconds: reason-refresh.ts)
+    const explainedAt = Date.now();
+    const reasons = this.reasonRefresh.due(
+      [...held.map((h) => ({ jobId: h.jobId, reasons: h.reasons })), ...decision.pending, ...lost],
+      (id) => byId.get(id)?.reasons,
+      explainedAt,
     );
     await this.repo.setReasons(reasons.filter((u) => !this.endpoints.owns(u.jobId)));
     await this.endpoints.explain(reasons);
+    this.reasonRefresh.written(
+      reasons.map((u) => u.jobId),
+      byId.keys(),
+      explainedAt,
+    );
     if (conflicts) await this.queues.requestSchedule('placement conflicts');
     steps.explain = lap();
     const report = {
@@ -453,10 +464,6 @@ function describe(replicas: ReplicaPlacement[], nodes: Map<string, NodeState>, b
     return `replica ${r.replica} on ${node.name} GPU ${gpus.join(',')}`;
   });
   return `placed${borrowing ? ' on borrowed quota (preemptible: reclaimed when a lender needs its guaranteed GPUs)' : ''}: ${parts.join('; ')}`;
-}
-
-function sameReasons(a: unknown, b: Reason[]): boolean {
-  return JSON.stringify(a ?? []) === JSON.stringify(b);
 }
 
 /** Milliseconds since the last call (the first: since `t0`), rounded. */
