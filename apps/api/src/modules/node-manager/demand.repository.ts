@@ -1,6 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../common/prisma.service';
 
+/** A pending job as the planners see it: its shape, and whether a scheduling cycle has tried to place it. */
+export interface PendingDemandJob {
+  id: string;
+  kind: string;
+  replicas: number;
+  resources: unknown;
+  createdAt: Date;
+  quotaHeld: boolean;
+  tried: boolean;
+}
+
 /** Planning inputs of the node manager's MIG and persona planners: the pending work no node took. */
 @Injectable()
 export class DemandRepository {
@@ -10,20 +21,22 @@ export class DemandRepository {
     return this.prisma.client;
   }
 
-  /** Pending jobs (quota-held jobs excluded), `tried` once a cycle failed to place them: demand for planners. */
-  async unplacedPendingJobs() {
-    const rows = await this.db.job.findMany({
-      where: { state: 'pending' },
-      select: { id: true, kind: true, replicas: true, resources: true, reasons: true, createdAt: true },
-      orderBy: { createdAt: 'asc' },
-      take: 5000,
-    });
-    return rows
-      .map((r) => {
-        const codes = ((r.reasons as { code?: string }[] | null) ?? []).map((x) => x.code);
-        return { ...r, quotaHeld: codes.includes('quota_limit'), tried: !codes.includes('queued') };
-      })
-      .filter((r) => !r.quotaHeld);
+  /**
+   * Pending jobs (quota-held jobs excluded), `tried` once a cycle failed to place them: demand for
+   * planners. One typed-SQL statement that leaves quota-held jobs and the reasons' text in
+   * Postgres (the planners need each job's shape and whether a cycle tried it; the node manager
+   * asks on every tick and whenever a cycle leaves MIG work waiting, over a queue of thousands).
+   */
+  async unplacedPendingJobs(): Promise<PendingDemandJob[]> {
+    const rows = await this.prisma.sql.query<Omit<PendingDemandJob, 'quotaHeld'>>(
+      `SELECT "id", "kind"::text AS "kind", "replicas", "resources", "createdAt",
+              NOT (COALESCE("reasons", '[]'::jsonb) @> '[{"code": "queued"}]'::jsonb) AS "tried"
+         FROM "Job"
+        WHERE "state" = 'pending' AND NOT (COALESCE("reasons", '[]'::jsonb) @> '[{"code": "quota_limit"}]'::jsonb)
+        ORDER BY "createdAt"
+        LIMIT 5000`,
+    );
+    return rows.map((r) => ({ ...r, quotaHeld: false }));
   }
 
   /**
