@@ -3,6 +3,7 @@ export type { Clock } from './clock';
 export { DriverEventBus, type DriverEventListener } from './event-bus';
 export { createDriver, type DriverConfig } from './create-driver';
 export { statusOfMany } from './shared/status-many';
+export { stopEach, type StopFailure } from './shared/stop-many';
 export { logsOfMany } from './shared/logs-many';
 
 // Simulated cluster

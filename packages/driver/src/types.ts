@@ -204,6 +204,12 @@ export interface ClusterDriver {
   startMany(requests: readonly StartRequest[]): Promise<StartOutcome[]>;
   /** Idempotent: stopping an unknown job is a no-op. Emits no `job-exited` (the caller asked). */
   stop(jobId: string): Promise<void>;
+  /**
+   * Optional: stop() of many jobs in one call (the runs of a batch of jobs that ended), one entry
+   * per id in the order asked: null when stopped, else why not. Without it callers use stopEach()
+   * (shared/stop-many.ts), which stops each.
+   */
+  stopMany?(jobIds: readonly string[]): Promise<(Error | null)[]>;
   /** Checkpoints and stops the job (no `job-exited` event); resume with start({ progressSeconds, checkpoint }). */
   suspend(jobId: string): Promise<{ checkpoint: string; progressSeconds: number }>;
   status(jobId: string): Promise<WorkloadStatus>;

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { MigLayoutError } from '../shared/mig-layout';
 import { logsOfMany } from '../shared/logs-many';
 import { statusOfMany } from '../shared/status-many';
+import { stopEach } from '../shared/stop-many';
 import type { ClusterDriver, DriverEvent, JobLogRequest, StartRequest } from '../types';
 import { isRemoteMethod, REMOTE_METHODS, type HostInfo, type RemoteMethod, type RpcError, type RpcResponse, type RpcStartOutcome } from './protocol';
 
@@ -50,9 +51,10 @@ export async function serveDriver(driver: ClusterDriver, options: { port?: numbe
     const frame = `data: ${JSON.stringify(e)}\n\n`;
     for (const s of streams) s.write(frame);
   });
-  // statusMany (and logsMany, with logs) are served for every driver: the helpers ask each job of one without them
+  // statusMany, stopMany (and logsMany, with logs) are served for every driver: the helpers ask each job of one without them
   const capabilities = REMOTE_METHODS.filter(
-    (m) => m === 'statusMany' || (m === 'logsMany' && !!driver.logs) || typeof (driver as unknown as Record<string, unknown>)[m] === 'function',
+    (m) =>
+      m === 'statusMany' || m === 'stopMany' || (m === 'logsMany' && !!driver.logs) || typeof (driver as unknown as Record<string, unknown>)[m] === 'function',
   );
   /** Methods whose answer needs more than JSON of the driver's result. */
   const batched: Partial<Record<RemoteMethod, (args: unknown[]) => Promise<unknown>>> = {
@@ -61,6 +63,11 @@ export async function serveDriver(driver: ClusterDriver, options: { port?: numbe
         o.ok ? { jobId: o.jobId, ok: true } : { jobId: o.jobId, ok: false, error: rpcError(o.error) },
       ),
     statusMany: (args) => statusOfMany(driver, args[0] as string[]),
+    stopMany: async (args) => {
+      const ids = args[0] as string[];
+      const failed = new Map((await stopEach(driver, ids)).map((f) => [f.jobId, rpcError(f.error)]));
+      return ids.map((id) => failed.get(id) ?? null);
+    },
     logsMany: (args) => logsOfMany(driver, args[0] as JobLogRequest[]),
   };
 

@@ -19,6 +19,7 @@ export const REMOTE_METHODS = [
   'start',
   'startMany',
   'stop',
+  'stopMany',
   'suspend',
   'status',
   'statusMany',

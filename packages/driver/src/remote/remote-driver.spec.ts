@@ -67,6 +67,14 @@ describe('remote driver: several workers, one cluster', () => {
       expect(logs).toHaveLength(2);
       expect(logs[0]!.lines.length).toBeGreaterThan(0);
       expect(logs[1]).toEqual({ lines: [], unavailable: [] });
+      // the runs of a batch of ended jobs removed in one request; an unknown job is no failure
+      const sent: string[] = [];
+      const stop = sim.stop.bind(sim);
+      sim.stop = (jobId: string) => (sent.push(jobId), jobId === 'c' ? Promise.reject(new Error('node unreachable')) : stop(jobId));
+      const errors = await d.stopMany(['a', 'c', 'never-started']);
+      expect(sent).toEqual(['a', 'c', 'never-started']);
+      expect(errors.map((e) => e?.message ?? null)).toEqual([null, 'node unreachable', null]);
+      expect((await d.status('a')).state).not.toBe('running');
     } finally {
       await d.close();
       await host.close();

@@ -90,6 +90,12 @@ export class RemoteDriver implements ClusterDriver {
   stop(jobId: string): Promise<void> {
     return this.call('stop', jobId);
   }
+  /** One request for the runs of a batch of ended jobs. */
+  async stopMany(jobIds: readonly string[]): Promise<(Error | null)[]> {
+    if (jobIds.length === 0) return [];
+    const errors = await this.call<(RpcError | null)[]>('stopMany', jobIds);
+    return errors.map((e) => (e ? toError(e) : null));
+  }
   suspend(jobId: string): Promise<{ checkpoint: string; progressSeconds: number }> {
     return this.call('suspend', jobId);
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { statusOfMany, type ReplicaSpec, type StartRequest } from '@gantry/driver';
+import { statusOfMany, stopEach, type ReplicaSpec, type StartRequest } from '@gantry/driver';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { QueuesService } from '../../queues/queues.service';
@@ -8,7 +8,7 @@ import { LifecycleRepository, type ActiveJob, type StartableJob } from './lifecy
 import { isFailoverExit } from '../failover/fault-classification';
 import { StartRefusals } from '../node-manager/start-refusals.service';
 
-/** Removals of ended runs sent to the driver at once. */
+/** Removals of ended runs in flight at once, for a driver without stopMany. */
 const STOP_PARALLEL = 16;
 
 /** Starts, stops and finishes jobs through the cluster driver. Every step is idempotent. */
@@ -139,11 +139,8 @@ export class LifecycleService {
     if (finished.size) await this.queues.requestSchedule(finished.size === 1 ? `job ${[...finished][0]} finished` : `${finished.size} jobs finished`);
     const others = [...new Set(exits.map((e) => e.jobId))].filter((id) => !finished.has(id));
     const ended = [...finished, ...(await this.repo.ended(others))];
-    const failed: { jobId: string; error: unknown }[] = [];
-    for (let i = 0; i < ended.length; i += STOP_PARALLEL) {
-      await Promise.all(ended.slice(i, i + STOP_PARALLEL).map((id) => this.driver.stop(id).catch((error: unknown) => void failed.push({ jobId: id, error }))));
-    }
-    return failed;
+    // one driver call for the batch where the driver has stopMany (the cluster host), else bounded stops
+    return stopEach(this.driver, ended, STOP_PARALLEL);
   }
 
   /**
