@@ -118,7 +118,7 @@ beforeAll(async () => {
   void b1;
 
   A.job = (await repos.jobs.create(asA1, jobBody(a1.id), { keyId: 'k', idempotencyKey: 'idem-a1' })).id;
-  await repos.jobLogs.append({ id: A.job, tenantId: tA.id, teamId: a1.id, since: null }, [
+  await repos.jobLogs.append({ id: A.job, tenantId: tA.id, teamId: a1.id, since: null, stored: null }, [
     { at: Date.now(), replica: 0, seq: 1, stream: 'stdout', text: 'step 1 | loss 9.1' },
   ]);
   const held = await repos.jobs.create(asA1, { ...jobBody(a1.id), name: 'a1-held' }, { keyId: 'k' });

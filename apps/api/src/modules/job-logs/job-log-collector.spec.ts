@@ -11,7 +11,7 @@ function fakeRepo(ids: string[]) {
         .sort()
         .filter((id) => id > after)
         .slice(0, limit)
-        .map((id) => ({ id, tenantId: 't', teamId: 'm', since: null })),
+        .map((id) => ({ id, tenantId: 't', teamId: 'm', since: null, stored: null })),
     appendMany: async (batch: readonly { job: CollectableJob }[]) => {
       asked.push(batch.map((b) => b.job.id));
       return 0;
