@@ -6,9 +6,21 @@ import { QueuesService } from '../queues/queues.service';
 import { MetricsRecorder } from '../modules/metrics/metrics.recorder';
 import { NodeManagerLoop } from '../modules/node-manager/node-manager.loop';
 
+const sleep = (ms: number) => (ms > 0 ? new Promise<void>((r) => setTimeout(r, ms)) : Promise.resolve());
+
 const MAX_ROUNDS = 20;
 
-/** `schedule`: runs cycles until no new request arrived meanwhile (one at a time per worker). */
+/**
+ * Under load (requests arriving while a cycle runs), a cycle begins at least this long after the
+ * one before began: each cycle reads the whole queue, the running jobs and the quota state and
+ * explains what it could not place, so back-to-back cycles of a few hundred milliseconds spent
+ * the CPU the submissions and starts need on re-reading the same queue. A request to an idle
+ * scheduler still gets its cycle at once; what arrives meanwhile is placed by the next cycle
+ * together (batch schedulers such as Volcano run one cycle a second).
+ */
+export const MIN_CYCLE_INTERVAL_MS = 500;
+
+/** `schedule`: runs cycles until no new request arrived meanwhile (one at a time: the job is deduplicated). */
 @Injectable()
 export class ScheduleProcessor implements QueueProcessor {
   readonly queue = 'schedule' as const;
@@ -25,7 +37,10 @@ export class ScheduleProcessor implements QueueProcessor {
     QUEUES.schedule.parse(data);
     const reports: CycleReport[] = [];
     let round = 0;
+    let began = 0;
     do {
+      if (round > 0) await sleep(MIN_CYCLE_INTERVAL_MS - (performance.now() - began));
+      began = performance.now();
       await this.queues.takeScheduleRequest();
       // MIG-waiting work goes to the node manager mid-cycle, as soon as the placements are committed
       const report = await this.scheduling.cycle({ migWaiting: (ids) => this.nodeManager.planSoon(ids) });
