@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '@gantry/db';
-import type { Reason } from '@gantry/contracts';
+import type { Priority, Reason } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { crashPoint } from '../../common/crash-points';
@@ -32,6 +32,20 @@ export type PendingJobRow = Prisma.JobGetPayload<{
 }>;
 
 /** Active allocations of one team on one GPU model, summed. */
+/** A running or suspending job as preemption sees it, with the GPU units it holds. */
+export interface RunningJobRow {
+  id: string;
+  tenantId: string;
+  teamId: string;
+  state: 'running' | 'suspending';
+  priority: Priority;
+  preemptible: boolean;
+  requeueOnSuspend: boolean;
+  startedAt: Date | null;
+  createdAt: Date;
+  units: number;
+}
+
 export interface HeldRow {
   teamId: string;
   gpuModel: string;
@@ -120,27 +134,25 @@ export class SchedulingRepository {
    * Running jobs with the GPU units they hold (preemption candidates), jobs being preempted, and
    * the ids of every job that holds GPUs now (`holding`: running, suspending or starting).
    */
-  async runningJobs() {
-    const [jobs, units] = await Promise.all([
-      this.prisma.client.job.findMany({
-        where: { state: { in: ['running', 'suspending'] } },
-        select: {
-          id: true,
-          tenantId: true,
-          teamId: true,
-          state: true,
-          priority: true,
-          preemptible: true,
-          requeueOnSuspend: true,
-          startedAt: true,
-          createdAt: true,
-        },
-        take: 20_000,
-      }),
-      this.prisma.client.allocation.groupBy({ by: ['jobId'], where: { endedAt: null, jobId: { not: null } }, _sum: { gpuUnits: true } }),
-    ]);
-    const byJob = new Map(units.map((u) => [u.jobId!, Number(u._sum.gpuUnits ?? 0)]));
-    return { jobs: jobs.map((j) => ({ ...j, units: byJob.get(j.id) ?? 0 })), holding: new Set(byJob.keys()) };
+  async runningJobs(): Promise<{ jobs: RunningJobRow[]; holding: Set<string> }> {
+    // One typed-SQL statement (every cycle that leaves work waiting reads it): the running and
+    // suspending jobs joined with what every job holds, both sides kept (a starting job holds GPUs
+    // and is no candidate).
+    const rows = await this.prisma.sql.query<Partial<RunningJobRow> & { holder: string | null; units: number | null }>(
+      `SELECT j.id, j."tenantId", j."teamId", j.state::text AS state, j.priority::text AS priority, j.preemptible,
+              j."requeueOnSuspend", j."startedAt", j."createdAt", a."jobId" AS holder, a.units
+         FROM (SELECT id, "tenantId", "teamId", state, priority, preemptible, "requeueOnSuspend", "startedAt", "createdAt"
+                 FROM "Job" WHERE state IN ('running', 'suspending') LIMIT 20000) j
+         FULL OUTER JOIN (SELECT "jobId", sum("gpuUnits")::float8 AS units FROM "Allocation"
+                           WHERE "endedAt" IS NULL AND "jobId" IS NOT NULL GROUP BY "jobId") a ON a."jobId" = j.id`,
+    );
+    const jobs: RunningJobRow[] = [];
+    const holding = new Set<string>();
+    for (const r of rows) {
+      if (r.holder) holding.add(r.holder);
+      if (r.id) jobs.push({ ...(r as RunningJobRow), units: r.units ?? 0 });
+    }
+    return { jobs, holding };
   }
 
   /**
