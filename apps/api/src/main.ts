@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { getPriority, setPriority } from 'node:os';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseConfig } from './config/config';
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
     'error' | 'warn' | 'log' | 'debug'
   )[];
   if (config.mode === 'worker') {
+    lowerPriority(config.workerNice);
     const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger });
     app.enableShutdownHooks();
     new Logger('gantry').log(`worker up (driver ${config.driver.kind})`);
@@ -27,6 +29,16 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   new Logger('gantry').log(`api listening on :${config.port}`);
+}
+
+/** A worker yields the CPU to the API on a shared host (GANTRY_WORKER_NICE); a host that refuses keeps it as it is. */
+function lowerPriority(nice: number): void {
+  if (nice <= 0) return;
+  try {
+    setPriority(Math.max(getPriority(), nice));
+  } catch (e) {
+    new Logger('gantry').warn(`could not lower the worker's CPU priority to nice ${nice}: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 main().catch((e: unknown) => {

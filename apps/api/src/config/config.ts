@@ -50,6 +50,12 @@ const ZEnv = z.object({
   /** Seconds a stopping worker gives its active jobs before it closes without them. */
   GANTRY_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(600).default(10),
   GANTRY_LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug']).default('log'),
+  /**
+   * CPU priority a worker process lowers itself to at boot (Unix niceness, 0-19; 0 leaves it). On
+   * a host it shares with the API, the API's answers come first and the workers' placements,
+   * starts and periodic loops take the CPU left; on a host of its own it changes nothing.
+   */
+  GANTRY_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(5),
   /** Requests per minute per API key or session (429 with Retry-After beyond). */
   GANTRY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
   /** Console sessions: lifetime in hours; `Secure` cookies (true, or implied by an https GANTRY_PUBLIC_URL). */
@@ -231,6 +237,8 @@ export interface AppConfig {
   integrityCheckSeconds: number;
   shutdownGraceSeconds: number;
   logLevel: Env['GANTRY_LOG_LEVEL'];
+  /** GANTRY_WORKER_NICE: the niceness a worker process sets for itself at boot. */
+  workerNice: number;
   /** GANTRY_PUBLIC_URL, when set. */
   publicUrl?: string;
   /** `Strict-Transport-Security` on every answer: only when the public URL is https. */
@@ -333,6 +341,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     integrityCheckSeconds: e.GANTRY_INTEGRITY_CHECK_SECONDS,
     shutdownGraceSeconds: e.GANTRY_SHUTDOWN_GRACE_SECONDS,
     logLevel: e.GANTRY_LOG_LEVEL,
+    workerNice: e.GANTRY_WORKER_NICE,
     publicUrl: e.GANTRY_PUBLIC_URL,
     hsts: https,
     auth: {
