@@ -1,5 +1,5 @@
 /**
- * Load: `clients` concurrent HTTP clients (autocannon connections) submit `jobs` mixed
+ * Load: `clients` concurrent HTTP clients (keep-alive connections, load-generator.ts) submit `jobs` mixed
  * jobs through the API to a system of separate processes (cluster host with a simulated cluster,
  * API, two workers sharing it); the invariant checker runs every few seconds while the jobs are
  * placed, run and finish, and once more when all is quiet.
@@ -11,11 +11,12 @@
  * `--nodes N`: a cluster of N nodes of 8 GPUs (default 64 nodes, 512 GPUs); team quotas grow with it.
  *
  * Reported (flat fields of the last JSON line): submissionsPerSecond, submitP50Ms, submitP99Ms
- * (autocannon, every job's first attempt), startsPerSecond, violations, lost; and the CPU time of
+ * (from the moment a job's first attempt is sent on an open connection, or is due in the open
+ * loop, to its answer), startsPerSecond, violations, lost; and the CPU time of
  * the API and the workers per 1,000 jobs, their peak RSS, the scheduling cycle's p99 and the
  * console Overview's answer time during the load.
  */
-import autocannon from 'autocannon';
+import { generateLoad } from './load-generator';
 import { createApiKey, createPrismaClient, createTeam, createTenant } from '@gantry/db';
 import { generateTopology } from '@gantry/driver';
 import { checkInvariants, type InvariantViolation } from '@gantry/api/bench-support';
@@ -210,41 +211,31 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
         retried += todo.length;
         await sleep(1000);
       }
-      let next = 0;
       const again: typeof bodies = [];
       const batch = todo;
-      const result = await autocannon({
+      const result = await generateLoad({
         url: sys.apiUrl,
-        connections: Math.min(o.clients, batch.length),
-        amount: batch.length,
-        timeout: 60,
-        ...(o.rate ? { overallRate: o.rate } : {}),
-        requests: [
-          {
-            method: 'POST',
-            path: '/v1/jobs',
-            setupRequest: (req, ctx: object) => {
-              const context = ctx as Record<string, unknown>;
-              const b = batch[next++ % batch.length]!;
-              context.body = b;
-              return { ...req, headers: { 'content-type': 'application/json', authorization: `Bearer ${b.key.key}` }, body: JSON.stringify(b.body) };
-            },
-            onResponse: (status, body, ctx: object) => {
-              const context = ctx as Record<string, unknown>;
-              if (status === 201) return void ids.push((JSON.parse(body) as { id: string }).id);
-              if (status === 503) return void again.push(context.body as (typeof bodies)[number]);
-              let code = 'unparsable';
-              try {
-                code = (JSON.parse(body) as { error?: { code?: string } }).error?.code ?? '?';
-              } catch {
-                // counted as unparsable
-              }
-              rejected[`${status} ${code}`] = (rejected[`${status} ${code}`] ?? 0) + 1;
-            },
-          },
-        ],
+        clients: Math.min(o.clients, batch.length),
+        rate: o.rate,
+        submissions: batch.map((b) => ({
+          path: '/v1/jobs',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${b.key.key}` },
+          body: JSON.stringify(b.body),
+          item: b,
+        })),
+        onResponse: (status, body, item) => {
+          if (status === 201) return void ids.push((JSON.parse(body) as { id: string }).id);
+          if (status === 503) return void again.push(item);
+          let code = 'unparsable';
+          try {
+            code = (JSON.parse(body) as { error?: { code?: string } }).error?.code ?? '?';
+          } catch {
+            // counted as unparsable
+          }
+          rejected[`${status} ${code}`] = (rejected[`${status} ${code}`] ?? 0) + 1;
+        },
       });
-      latencies.push({ p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max });
+      latencies.push({ p50: Math.round(pct(result.latencies, 50)), p99: Math.round(pct(result.latencies, 99)), max: Math.round(result.latencies.at(-1) ?? -1) });
       errors += result.errors;
       timeouts += result.timeouts;
       todo = again;
