@@ -38,12 +38,15 @@ export async function generateLoad<T>(o: {
   const agent = new Agent({ keepAlive: true, maxSockets: o.clients, maxFreeSockets: o.clients });
   const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: hostname, port, method, path, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      });
+      const req = request(
+        { host: hostname, port, method, path, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers, agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
       req.setTimeout(TIMEOUT_MS, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
       req.on('error', reject);
       req.end(body);

@@ -235,7 +235,11 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
           rejected[`${status} ${code}`] = (rejected[`${status} ${code}`] ?? 0) + 1;
         },
       });
-      latencies.push({ p50: Math.round(pct(result.latencies, 50)), p99: Math.round(pct(result.latencies, 99)), max: Math.round(result.latencies.at(-1) ?? -1) });
+      latencies.push({
+        p50: Math.round(pct(result.latencies, 50)),
+        p99: Math.round(pct(result.latencies, 99)),
+        max: Math.round(result.latencies.at(-1) ?? -1),
+      });
       errors += result.errors;
       timeouts += result.timeouts;
       todo = again;
