@@ -18,7 +18,8 @@ describe('JobLogsRepository chunks (real Postgres)', () => {
     stream: 'stdout' as const,
     text: `r${replica} line ${seq}`,
   });
-  let job: (extra?: Partial<CollectableJob>) => Promise<CollectableJob>;
+  let job: () => Promise<CollectableJob>;
+  let owner: { tenantId: string; teamId: string };
 
   beforeAll(async () => {
     handle = await startDatabase();
@@ -29,7 +30,8 @@ describe('JobLogsRepository chunks (real Postgres)', () => {
     await handle.db.job.create({
       data: { id: 'log-job', tenantId: tenant.id, teamId: team.id, name: 'j', kind: 'training', replicas: 2, resources: { gpus: 1 }, state: 'running' },
     });
-    scope = { kind: 'tenant', tenantId: tenant.id, teamId: team.id };
+    owner = { tenantId: tenant.id, teamId: team.id };
+    scope = { kind: 'tenant', ...owner };
     otherTeam = { kind: 'tenant', tenantId: tenant.id, teamId: team2.id };
     // the job as the collector sees it now: what is stored decides what a round keeps
     job = async () => {
@@ -63,8 +65,7 @@ describe('JobLogsRepository chunks (real Postgres)', () => {
     await handle.db.jobLogLine.create({
       data: {
         jobId: 'log-job',
-        tenantId: scope.kind === 'tenant' ? scope.tenantId : '',
-        teamId: (scope as { teamId: string }).teamId,
+        ...owner,
         replica: 2,
         seq: 1n,
         at: new Date(t0 + 3440),

@@ -187,20 +187,20 @@ export class JobLogsRepository {
    * The chunks' lines that may be among the job's newest `need` at or after `since`: the newest
    * chunks (by their last line) that hold `need` lines together start at some time T, so at least
    * `need` lines are at or after T and every line among the newest is too; the chunks that end at
-   * or after T hold them all. Two reads of chunk metadata and bodies, not the whole log.
+   * or after T hold them all. One scan of the job's chunks; only those bodies are returned.
    */
   private async readChunks(scope: TenantScope, jobId: string, need: number, since?: Date): Promise<ReadLine[]> {
     const { tenantId, teamId } = scopeValues(scope);
     const rows = await this.prisma.sql.query<{ replica: number; body: ChunkLine[] }>(
       `WITH c AS (
-         SELECT "firstAt", lines, sum(lines) OVER (ORDER BY "lastAt" DESC, "firstSeq" DESC, replica DESC) AS upto
+         SELECT replica, body, "firstAt", "lastAt", lines,
+                sum(lines) OVER (ORDER BY "lastAt" DESC, "firstSeq" DESC, replica DESC) AS upto
            FROM "JobLogChunk"
           WHERE "jobId" = $1 AND ($2::text IS NULL OR "tenantId" = $2) AND ($3::text IS NULL OR "teamId" = $3)
             AND ($4::timestamp(3) IS NULL OR "lastAt" >= $4::timestamp(3))
-       ), t AS (SELECT min("firstAt") AS t FROM c WHERE upto - lines < $5)
-       SELECT k.replica, k.body FROM "JobLogChunk" k, t
-        WHERE k."jobId" = $1 AND ($2::text IS NULL OR k."tenantId" = $2) AND ($3::text IS NULL OR k."teamId" = $3)
-          AND k."lastAt" >= t.t AND ($4::timestamp(3) IS NULL OR k."lastAt" >= $4::timestamp(3))`,
+       )
+       SELECT c.replica, c.body FROM c
+        WHERE c."lastAt" >= (SELECT min("firstAt") FROM c WHERE upto - lines < $5)`,
       [jobId, tenantId, teamId, since ? since.toISOString() : null, need],
     );
     const sinceMs = since?.getTime() ?? -Infinity;

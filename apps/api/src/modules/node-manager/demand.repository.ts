@@ -8,7 +8,6 @@ export interface PendingDemandJob {
   replicas: number;
   resources: unknown;
   createdAt: Date;
-  quotaHeld: boolean;
   tried: boolean;
 }
 
@@ -28,7 +27,7 @@ export class DemandRepository {
    * asks on every tick and whenever a cycle leaves MIG work waiting, over a queue of thousands).
    */
   async unplacedPendingJobs(): Promise<PendingDemandJob[]> {
-    const rows = await this.prisma.sql.query<Omit<PendingDemandJob, 'quotaHeld'>>(
+    return this.prisma.sql.query<PendingDemandJob>(
       `SELECT "id", "kind"::text AS "kind", "replicas", "resources", "createdAt",
               NOT (COALESCE("reasons", '[]'::jsonb) @> '[{"code": "queued"}]'::jsonb) AS "tried"
          FROM "Job"
@@ -36,7 +35,6 @@ export class DemandRepository {
         ORDER BY "createdAt"
         LIMIT 5000`,
     );
-    return rows.map((r) => ({ ...r, quotaHeld: false }));
   }
 
   /**
