@@ -1,3 +1,4 @@
+import { PlannerRepository } from './modules/planner/planner.repository';
 import { BOOTSTRAP_ADMIN_KEY, eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
 
 /** The what-if planner over HTTP: runs queued, replayed by the worker on a thread, stored; bad input refused. */
@@ -86,6 +87,17 @@ describe('planner runs (real Postgres and Redis)', () => {
     expect((await get(res.body.id, platform)).body.status).toBe('succeeded');
     const list = await sys.http().get('/v1/planner/runs').set('Authorization', other.auth);
     expect(list.body.items).toEqual([]);
+  });
+
+  it('a progress write that lands after the run ended leaves the ended run as it was', async () => {
+    const runs = sys.worker.get(PlannerRepository);
+    const row = await sys.db.plannerRun.create({ data: { tenantId: admin.tenant.id, createdByKeyId: 'progress-race', spec: {}, policies: ['gantry'] } });
+    expect(await runs.claim(row.id)).toBe(true);
+    expect(await runs.progress(row.id, 0.4)).toBe(false);
+    expect((await get(row.id)).body).toMatchObject({ status: 'running', progress: 0.4 });
+    await runs.finish(row.id, { status: 'succeeded', result: {} });
+    expect(await runs.progress(row.id, 0.18)).toBe(false);
+    expect((await sys.db.plannerRun.findUniqueOrThrow({ where: { id: row.id } })).progress).toBe(1);
   });
 
   it('cancels a running replay', async () => {

@@ -98,10 +98,16 @@ export class PlannerRepository {
     return r.count === 1;
   }
 
-  /** The worker: progress of a running run; returns whether a cancel was asked meanwhile. */
+  /**
+   * The worker: progress of a running run; returns whether a cancel was asked meanwhile. Only a
+   * run still `running` is written: a write still in flight when the run ends leaves its end's
+   * progress (1 for a success) as it is.
+   */
   async progress(id: string, progress: number): Promise<boolean> {
-    const row = await this.prisma.client.plannerRun.update({ where: { id }, data: { progress }, select: { cancelRequested: true } });
-    return row.cancelRequested;
+    const written = await this.prisma.client.plannerRun.updateMany({ where: { AND: [{ id }, { status: 'running' }] }, data: { progress } });
+    if (written.count === 0) return false;
+    const row = await this.prisma.client.plannerRun.findUnique({ where: { id }, select: { cancelRequested: true } });
+    return row?.cancelRequested ?? false;
   }
 
   /** The worker: the end of a run (only a live run ends). */
