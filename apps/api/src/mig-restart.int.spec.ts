@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { BOOTSTRAP_ADMIN_KEY, eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
 import { CLUSTER_DRIVER, type ClusterDriver } from './driver/driver.provider';
 import { eventsChannel } from './modules/events/events.publisher';
+import { decodeFeedMessage } from './modules/events/feed-message';
 import { checkInvariants } from './invariants';
 
 const SCOPES = ['jobs:read', 'jobs:write', 'endpoints:read', 'endpoints:write', 'cluster:read'];
@@ -129,7 +130,7 @@ describe('MIG layouts and refused starts across a restart (real Postgres and Red
     try {
       await sub.connect();
       const seen: string[] = [];
-      sub.on('message', (_c: string, m: string) => seen.push((JSON.parse(m) as { type: string }).type));
+      sub.on('message', (_c: string, m: string) => seen.push(...decodeFeedMessage(m).map((e) => e.type)));
       await sub.subscribe(eventsChannel(sys.config.queuePrefix));
       const at = new Date();
       await sys.db.event.createMany({

@@ -5,6 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { scopeOf, type Principal } from '../../common/principal';
 import { type TenantScope } from '../../common/tenant-scope';
 import { eventsChannel, type LiveEvent } from './events.publisher';
+import { decodeFeedMessage } from './feed-message';
 import { CredentialRevocations } from '../../common/credential-revocations.service';
 import { CredentialCheck } from '../auth/credential-check.service';
 
@@ -52,13 +53,8 @@ export class EventsStreamService implements OnModuleDestroy {
     this.subscriber = sub;
     sub.on('error', (e) => this.logger.warn(`live feed subscription: ${e.message}`));
     sub.on('message', (_channel: string, text: string) => {
-      let e: LiveEvent;
-      try {
-        e = JSON.parse(text) as LiveEvent;
-      } catch {
-        return;
-      }
-      for (const l of this.listeners) l(e);
+      if (this.listeners.size === 0) return;
+      for (const e of decodeFeedMessage(text)) for (const l of this.listeners) l(e);
     });
     await sub.connect();
     await sub.subscribe(eventsChannel(this.config.queuePrefix));

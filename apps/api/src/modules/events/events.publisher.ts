@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { RedisService } from '../../common/redis.service';
 import type { LiveEvent } from '@gantry/contracts';
 import { EventsFeedRepository, type FeedEvent } from './events-feed.repository';
+import { encodeFeedMessage, FEED_MESSAGE_EVENTS } from './feed-message';
 
 /** Redis channel of the live feed; every api process subscribes and fans out to its SSE clients. */
 export const eventsChannel = (prefix: string) => `${prefix}:events`;
@@ -66,12 +67,17 @@ export class EventsPublisher implements OnApplicationBootstrap, BeforeApplicatio
       let after: { createdAt: Date; id?: string } = { createdAt: new Date(this.cursor.getTime() - OVERLAP_MS) };
       for (let page = 0; page < MAX_PAGES; page++) {
         const rows = await this.repo.since(after, FEED_PAGE);
+        const fresh: LiveEvent[] = [];
         for (const e of rows) {
           if (e.createdAt > this.cursor) this.cursor = e.createdAt;
           if (this.sent.has(e.id)) continue;
-          this.sent.set(e.id, now);
-          await r.publish(eventsChannel(this.config.queuePrefix), JSON.stringify(toLive(e)));
-          n++;
+          fresh.push(toLive(e));
+        }
+        for (let i = 0; i < fresh.length; i += FEED_MESSAGE_EVENTS) {
+          const batch = fresh.slice(i, i + FEED_MESSAGE_EVENTS);
+          await r.publish(eventsChannel(this.config.queuePrefix), encodeFeedMessage(batch));
+          for (const e of batch) this.sent.set(e.id, now);
+          n += batch.length;
         }
         if (rows.length < FEED_PAGE) break;
         const last = rows[rows.length - 1]!;
