@@ -4,11 +4,16 @@
  * API, two workers sharing it); the invariant checker runs every few seconds while the jobs are
  * placed, run and finish, and once more when all is quiet.
  *
- *   pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--rate R] [--nodes N] [--json]
+ *   pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--rate R] [--nodes N] [--warmup 1000] [--json]
  *
  * Closed loop by default (each client sends its next job when the last one is answered);
  * `--rate R` is an open loop: R submissions per second in all, whatever the answers take.
  * `--nodes N`: a cluster of N nodes of 8 GPUs (default 64 nodes, 512 GPUs); team quotas grow with it.
+ * `--warmup W` (default 1,000): before the clock, W short jobs go through the same clients at the
+ * same pace and the run waits until they have ended, so that the figures are those of a system
+ * that has been running (its code compiled, its caches and connections filled), as
+ * kube-scheduler's own benchmarks leave their initial pods out of the measurement. The warm-up's
+ * own latency is reported beside the run's (`warmup`); `--warmup 0` measures a cold start.
  *
  * Reported (flat fields of the last JSON line): submissionsPerSecond, submitP50Ms, submitP99Ms
  * (from the moment a job's first attempt is sent on an open connection, or is due in the open
@@ -34,6 +39,8 @@ export interface LoadOptions {
   rate?: number;
   /** Nodes of 8 GPUs in the simulated cluster (undefined: 64 nodes, 512 GPUs). */
   nodes?: number;
+  /** Short jobs submitted and ended before the clock starts (0: none, a cold start). */
+  warmup: number;
 }
 
 export interface LoadReport {
@@ -83,6 +90,8 @@ export interface LoadReport {
     maxMs: number;
   };
   toRunning: { jobs: number; p50Ms: number; p99Ms: number; maxMs: number };
+  /** The warm-up before the clock: its jobs, how long it took, its submissions' latency (a cold system's). */
+  warmup: { jobs: number; seconds: number; p50Ms: number; p99Ms: number; maxMs: number };
   drained: { seconds: number; succeeded: number; failed: number; cancelled: number; notTerminal: number };
   invariantChecks: number;
   invariantCheckP50Ms: number;
@@ -167,6 +176,8 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     log(
       `${nodeCount} nodes, ${gpus} GPUs, ${teams.length} teams, ${keys.length} client keys; submitting ${o.jobs} jobs with ${o.clients} ${o.rate ? `clients at ${o.rate}/s (open loop)` : 'concurrent clients (closed loop)'}`,
     );
+
+    const warmup = await warmUp(db, sys.apiUrl, keys, o, log);
 
     // invariants, every few seconds while the system works
     const violations = new Map<string, InvariantViolation>();
@@ -274,7 +285,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     const final = await checkInvariants(db, { settled: true, graceSeconds: 2 });
     for (const v of final.violations) violations.set(`${v.rule} ${v.subject}`, v);
 
-    const rows = await db.job.findMany({ select: { id: true, state: true, createdAt: true, startedAt: true } });
+    const rows = (await db.job.findMany({ select: { id: true, state: true, createdAt: true, startedAt: true } })).filter((r) => !warmup.ids.has(r.id));
     const byId = new Set(rows.map((r) => r.id));
     const lost = ids.filter((id) => !byId.has(id)).length;
     const waits = rows
@@ -326,6 +337,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
         maxMs: first.max,
       },
       toRunning: { jobs: waits.length, p50Ms: pct(waits, 50), p99Ms: pct(waits, 99), maxMs: waits[waits.length - 1] ?? -1 },
+      warmup: warmup.report,
       drained: {
         seconds: Math.round(drainSeconds),
         succeeded: count('succeeded'),
@@ -345,6 +357,53 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     await db.$disconnect();
     scratch.drop();
   }
+}
+
+/** Submissions of the warm-up: the run's mix (its own seed), each job 20 simulated seconds (1 s) long. */
+const WARMUP_SECONDS = 20;
+
+/**
+ * Sends `o.warmup` short jobs through the run's clients at the run's pace and waits until every
+ * one has ended (at most 5 minutes). Returns their ids, which the run's figures leave out.
+ */
+async function warmUp(
+  db: ReturnType<typeof createPrismaClient>,
+  url: string,
+  keys: { key: string; teamId: string }[],
+  o: LoadOptions,
+  log: (s: string) => void,
+): Promise<{ ids: Set<string>; report: LoadReport['warmup'] }> {
+  const ids = new Set<string>();
+  if (o.warmup <= 0) return { ids, report: { jobs: 0, seconds: 0, p50Ms: -1, p99Ms: -1, maxMs: -1 } };
+  const t0 = Date.now();
+  const rng = new Rng(o.seed + 1);
+  const result = await generateLoad({
+    url,
+    clients: Math.min(o.clients, o.warmup),
+    rate: o.rate,
+    submissions: Array.from({ length: o.warmup }, (_, i) => {
+      const key = keys[i % keys.length]!;
+      const body = { ...loadJob(i, key.teamId, rng), name: `warmup-${i}`, simulation: { durationSeconds: WARMUP_SECONDS } };
+      return { path: '/v1/jobs', headers: { 'content-type': 'application/json', authorization: `Bearer ${key.key}` }, body: JSON.stringify(body), item: i };
+    }),
+    onResponse: (status, body) => {
+      if (status === 201) ids.add((JSON.parse(body) as { id: string }).id);
+    },
+  });
+  await until(
+    async () => (await db.job.count({ where: { id: { in: [...ids] }, state: { in: ['pending', 'starting', 'running', 'suspending'] } } })) === 0,
+    5 * 60_000,
+    500,
+  ).catch(() => log('warm-up jobs still open after 5 minutes'));
+  const report = {
+    jobs: ids.size,
+    seconds: Math.round((Date.now() - t0) / 100) / 10,
+    p50Ms: Math.round(pct(result.latencies, 50)),
+    p99Ms: Math.round(pct(result.latencies, 99)),
+    maxMs: Math.round(result.latencies.at(-1) ?? -1),
+  };
+  log(`warm-up: ${ids.size}/${o.warmup} jobs accepted and ended in ${report.seconds} s (submission p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms); the clock starts now`);
+  return { ids, report };
 }
 
 /** Milliseconds for the console Overview's requests (capacity and the first page of jobs), as the bootstrap admin; -1 on failure. */
@@ -410,6 +469,7 @@ export function loadCommand(opts: Record<string, string>, log: (s: string) => vo
       seed: Number(opts.seed ?? 42),
       rate: opts.rate ? Number(opts.rate) : undefined,
       nodes: opts.nodes ? Number(opts.nodes) : undefined,
+      warmup: Number(opts.warmup ?? 1000),
     },
     log,
   ).then(
