@@ -402,7 +402,9 @@ async function warmUp(
     p99Ms: Math.round(pct(result.latencies, 99)),
     maxMs: Math.round(result.latencies.at(-1) ?? -1),
   };
-  log(`warm-up: ${ids.size}/${o.warmup} jobs accepted and ended in ${report.seconds} s (submission p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms); the clock starts now`);
+  log(
+    `warm-up: ${ids.size}/${o.warmup} jobs accepted and ended in ${report.seconds} s (submission p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms); the clock starts now`,
+  );
   return { ids, report };
 }
 
