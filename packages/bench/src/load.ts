@@ -246,11 +246,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
           rejected[`${status} ${code}`] = (rejected[`${status} ${code}`] ?? 0) + 1;
         },
       });
-      latencies.push({
-        p50: Math.round(pct(result.latencies, 50)),
-        p99: Math.round(pct(result.latencies, 99)),
-        max: Math.round(result.latencies.at(-1) ?? -1),
-      });
+      latencies.push(latencySummary(result.latencies));
       errors += result.errors;
       timeouts += result.timeouts;
       todo = again;
@@ -267,7 +263,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     let last = '';
     await until(
       async () => {
-        const open = await db.job.count({ where: { state: { in: ['pending', 'starting', 'running', 'suspending'] } } });
+        const open = await db.job.count({ where: { state: { in: OPEN_STATES } } });
         const line = `${open} jobs not finished`;
         if (line !== last && (Date.now() - drainStart) % 10_000 < 2000) log(line);
         last = line;
@@ -359,6 +355,14 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
   }
 }
 
+/** States of a job that has not ended. */
+const OPEN_STATES: ('pending' | 'starting' | 'running' | 'suspending')[] = ['pending', 'starting', 'running', 'suspending'];
+
+/** p50, p99 and maximum of sorted latencies, in whole milliseconds (-1 when there are none). */
+function latencySummary(sorted: number[]): { p50: number; p99: number; max: number } {
+  return { p50: Math.round(pct(sorted, 50)), p99: Math.round(pct(sorted, 99)), max: Math.round(sorted.at(-1) ?? -1) };
+}
+
 /** Submissions of the warm-up: the run's mix (its own seed), each job 20 simulated seconds (1 s) long. */
 const WARMUP_SECONDS = 20;
 
@@ -390,18 +394,11 @@ async function warmUp(
       if (status === 201) ids.add((JSON.parse(body) as { id: string }).id);
     },
   });
-  await until(
-    async () => (await db.job.count({ where: { id: { in: [...ids] }, state: { in: ['pending', 'starting', 'running', 'suspending'] } } })) === 0,
-    5 * 60_000,
-    500,
-  ).catch(() => log('warm-up jobs still open after 5 minutes'));
-  const report = {
-    jobs: ids.size,
-    seconds: Math.round((Date.now() - t0) / 100) / 10,
-    p50Ms: Math.round(pct(result.latencies, 50)),
-    p99Ms: Math.round(pct(result.latencies, 99)),
-    maxMs: Math.round(result.latencies.at(-1) ?? -1),
-  };
+  await until(async () => (await db.job.count({ where: { id: { in: [...ids] }, state: { in: OPEN_STATES } } })) === 0, 5 * 60_000, 500).catch(() =>
+    log('warm-up jobs still open after 5 minutes'),
+  );
+  const { p50, p99, max } = latencySummary(result.latencies);
+  const report = { jobs: ids.size, seconds: Math.round((Date.now() - t0) / 100) / 10, p50Ms: p50, p99Ms: p99, maxMs: max };
   log(
     `warm-up: ${ids.size}/${o.warmup} jobs accepted and ended in ${report.seconds} s (submission p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms); the clock starts now`,
   );

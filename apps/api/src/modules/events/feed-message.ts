@@ -1,6 +1,5 @@
-import type { LiveEvent } from '@gantry/contracts';
-
 /** The live feed's messages on Redis: the events of one publisher poll, in batches. */
+import type { LiveEvent } from '@gantry/contracts';
 
 /**
  * Events per Redis message. One message per event cost a PUBLISH, a socket write and a parse in
