@@ -44,6 +44,7 @@ import { PlannerService } from './modules/planner/planner.service';
 import { PlannerRepository } from './modules/planner/planner.repository';
 import { PlannerProcessor } from './worker/planner.processor';
 import { JobsService } from './modules/jobs/jobs.service';
+import { QueuePositions } from './modules/jobs/queue-positions.service';
 import { FairShareRepository } from './modules/fair-share/fair-share.repository';
 import { FairShareService } from './modules/fair-share/fair-share.service';
 import { FairnessController } from './modules/jobs/fairness.controller';
@@ -228,6 +229,7 @@ export class HttpModule {
         TenantsService,
         TenantsRepository,
         JobsService,
+        QueuePositions,
         JobsRepository,
         JobLogsService,
         JobLogsRepository,
@@ -333,6 +335,7 @@ export class WorkerModule {
         JobRequestValidator,
         QuotasRepository,
         JobsService,
+        QueuePositions,
         FairShareRepository,
         FairShareService,
         SchedulesRepository,

@@ -93,6 +93,88 @@ describe('jobs through the whole system (real Postgres and Redis)', () => {
     }
   });
 
+  it("summarises a team's jobs for the Overview: counts per state and the head of the queue in queue order", async () => {
+    const h100Nodes = await sys.db.node.findMany({ where: { gpus: { some: { model: 'H100-80GB' } } } });
+    await sys.db.node.updateMany({ where: { id: { in: h100Nodes.map((n) => n.id) } }, data: { state: 'cordoned' } });
+    const initech = await makeTenant(sys.db, 'initech-summary');
+    const other = await createTeam(sys.db, initech.tenant.id, { name: 'other', slug: 'other', quota: { guaranteed: 8, limit: 16 } });
+    const otherKey = await createApiKey(sys.db, {
+      name: 'other',
+      role: 'member',
+      tenantId: initech.tenant.id,
+      teamId: other.id,
+      scopes: ['jobs:read', 'jobs:write'],
+    });
+    const waiting = (name: string, priority: string, teamId = initech.team.id) =>
+      job({ teamId, name, priority, resources: { gpus: 1, gpuModel: 'H100-80GB' } });
+    const summary = async (auth: string, query = '') => {
+      const r = await sys.http().get(`/v1/jobs/summary${query}`).set('Authorization', auth);
+      expect(r.status).toBe(200);
+      return r.body as { counts: Record<string, number>; queueHead: { id: string; state: string; queuePosition: number }[] };
+    };
+    try {
+      const older = (await submit(waiting('older', 'normal'), initech.auth)).body.id as string;
+      const newer = (await submit(waiting('newer', 'normal'), initech.auth)).body.id as string;
+      const urgent = (await submit(waiting('urgent', 'high'), initech.auth)).body.id as string;
+      const theirs = (await submit(waiting('theirs', 'high', other.id), `Bearer ${otherKey.key}`)).body.id as string;
+      expect([older, newer, urgent, theirs].every((id) => typeof id === 'string')).toBe(true);
+      const done = (
+        await submit(
+          job({ teamId: initech.team.id, name: 'quick', resources: { gpus: 1, gpuModel: 'A100-80GB' }, simulation: { durationSeconds: 1 } }),
+          initech.auth,
+        )
+      ).body.id as string;
+      await eventually(async () => (await sys.db.job.findUnique({ where: { id: done } }))?.state === 'succeeded');
+
+      const mine = await eventually(async () => {
+        const s = await summary(initech.auth);
+        return s.queueHead.length === 3 ? s : undefined;
+      });
+      expect(mine.counts).toEqual({ pending: 3, starting: 0, running: 0, suspending: 0, suspended: 0, succeeded: 1, failed: 0, cancelled: 0 });
+      // Priority first, then age; the other team's job is not shown to this team's key, though it counts in the tenant's queue positions.
+      expect(mine.queueHead.map((j) => j.id)).toEqual([urgent, older, newer]);
+      expect(mine.queueHead.every((j) => j.state === 'pending')).toBe(true);
+      const positions = mine.queueHead.map((j) => j.queuePosition);
+      expect(positions).toEqual([...positions].sort((a, b) => a - b));
+      for (const j of mine.queueHead) {
+        expect((await sys.http().get(`/v1/jobs/${j.id}`).set('Authorization', initech.auth)).body.queuePosition).toBe(j.queuePosition);
+      }
+      const list = await sys.http().get('/v1/jobs?limit=500').set('Authorization', initech.auth);
+      expect(Object.fromEntries(list.body.items.map((j: { id: string; queuePosition?: number }) => [j.id, j.queuePosition]))).toMatchObject(
+        Object.fromEntries(mine.queueHead.map((j) => [j.id, j.queuePosition])),
+      );
+
+      const theirView = await summary(`Bearer ${otherKey.key}`);
+      expect(theirView.queueHead.map((j) => j.id)).toEqual([theirs]);
+      expect(theirView.counts.pending).toBe(1);
+      // A team-bound key asking for its sibling's summary sees nothing of it; another tenant sees nothing at all.
+      const sibling = await summary(`Bearer ${otherKey.key}`, `?teamId=${initech.team.id}`);
+      expect(sibling.queueHead).toEqual([]);
+      expect(sibling.counts.pending).toBe(0);
+      const stranger = await summary(globex.auth);
+      expect(stranger.queueHead.map((j) => j.id)).not.toContain(urgent);
+
+      const bad = await sys
+        .http()
+        .get(`/v1/jobs/summary?teamId=${'x'.repeat(65)}`)
+        .set('Authorization', initech.auth);
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.body)).toMatch(/teamId/);
+      expect((await sys.http().get('/v1/jobs/summary?state=pending').set('Authorization', initech.auth)).status).toBe(400);
+
+      // A job that leaves the queue leaves its head at once, even when the order is reused.
+      await sys.http().post(`/v1/jobs/${urgent}/cancel`).set('Authorization', initech.auth);
+      const after = await summary(initech.auth);
+      expect(after.queueHead.map((j) => j.id)).toEqual([older, newer]);
+      expect(after.counts).toMatchObject({ pending: 2, cancelled: 1 });
+      await sys.http().post(`/v1/jobs/${older}/cancel`).set('Authorization', initech.auth);
+      await sys.http().post(`/v1/jobs/${newer}/cancel`).set('Authorization', initech.auth);
+      await sys.http().post(`/v1/jobs/${theirs}/cancel`).set('Authorization', `Bearer ${otherKey.key}`);
+    } finally {
+      await sys.db.node.updateMany({ where: { id: { in: h100Nodes.map((n) => n.id) } }, data: { state: 'ready' } });
+    }
+  });
+
   it('cancels a job at any moment of its life, even while the scheduler places it', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) {

@@ -74,7 +74,7 @@ export interface LoadReport {
   cycleP50Ms: number;
   cycleP99Ms: number;
   cycleMeanMs: number;
-  /** The console Overview's two requests (GET /v1/utilization, first page of GET /v1/jobs) answered together, every 2 s during the load. */
+  /** The console Overview's two requests (GET /v1/utilization, GET /v1/jobs/summary) answered together, every 2 s during the load. */
   overviewP50Ms: number;
   overviewP99Ms: number;
   submission: {
@@ -405,12 +405,12 @@ async function warmUp(
   return { ids, report };
 }
 
-/** Milliseconds for the console Overview's requests (capacity and the first page of jobs), as the bootstrap admin; -1 on failure. */
+/** Milliseconds for the console Overview's requests (capacity, and the jobs per state with the head of the queue), as the bootstrap admin; -1 on failure. */
 async function overviewTime(apiUrl: string): Promise<number> {
   const t0 = Date.now();
   const headers = { authorization: `Bearer ${BENCH_ADMIN_KEY}` };
   try {
-    const answers = await Promise.all([fetch(`${apiUrl}/v1/utilization`, { headers }), fetch(`${apiUrl}/v1/jobs?limit=500`, { headers })]);
+    const answers = await Promise.all([fetch(`${apiUrl}/v1/utilization`, { headers }), fetch(`${apiUrl}/v1/jobs/summary`, { headers })]);
     await Promise.all(answers.map((a) => a.arrayBuffer()));
     return answers.every((a) => a.ok) ? Date.now() - t0 : -1;
   } catch {

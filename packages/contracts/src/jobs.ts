@@ -151,6 +151,21 @@ export const ZJobListQuery = z
   })
   .strict();
 
+/** `GET /v1/jobs/summary`: what the console's Overview shows of the jobs, without listing them all. */
+export const ZJobsSummaryQuery = z.object({ teamId: z.string().max(64).optional() }).strict();
+
+export const ZJobsSummary = z.object({
+  /** Jobs in each state, every state present (0 when none). */
+  counts: z.object(Object.fromEntries(JOB_STATES.map((s) => [s, z.number().int()])) as Record<JobState, z.ZodNumber>),
+  /**
+   * The first pending jobs in queue order (at most `QUEUE_HEAD_SIZE`), each with its `queuePosition`:
+   * the queue as last ordered (at most about a second before when the API is quiet).
+   */
+  queueHead: z.array(ZJob),
+});
+export type JobsSummary = z.infer<typeof ZJobsSummary>;
+export const QUEUE_HEAD_SIZE = 8;
+
 /** `POST /v1/teams/:id/suspend`: the team's jobs that were suspended (or are checkpointing). */
 export const ZTeamSuspendResult = z.object({ suspended: z.number().int(), jobIds: z.array(z.string()) });
 export type TeamSuspendResult = z.infer<typeof ZTeamSuspendResult>;

@@ -27,6 +27,7 @@ import type {
   JobCreate,
   JobDetail,
   JobLogs,
+  JobsSummary,
   Me,
   Node,
   NodeDetail,
@@ -45,6 +46,7 @@ const same = <T extends true>(_: T) => undefined;
 
 same<Same<ResponseOf<'/v1/jobs/{id}', 'get'>, JobDetail>>(true);
 same<Same<ResponseOf<'/v1/jobs/{id}/logs', 'get'>, JobLogs>>(true);
+same<Same<ResponseOf<'/v1/jobs/summary', 'get'>, JobsSummary>>(true);
 same<Same<ResponseOf<'/v1/jobs', 'get'>, Page<Job>>>(true);
 same<Same<ResponseOf<'/v1/jobs', 'post'>, Job>>(true);
 same<Same<ResponseOf<'/v1/me', 'get'>, Me>>(true);

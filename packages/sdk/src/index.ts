@@ -45,6 +45,7 @@ import type {
   Job,
   JobCreate,
   JobDetail,
+  JobsSummary,
   JobLogs,
   Me,
   Node,
@@ -168,6 +169,8 @@ export class GantryClient {
   jobs = {
     list: (q: { teamId?: string; state?: string; limit?: number; cursor?: string } = {}) => this.request<Page<Job>>('GET', '/v1/jobs', { query: q }),
     get: (id: string) => this.request<JobDetail>('GET', `/v1/jobs/${enc(id)}`),
+    /** Jobs in each state and the head of the queue (what the console's Overview shows). */
+    summary: (q: { teamId?: string } = {}) => this.request<JobsSummary>('GET', '/v1/jobs/summary', { query: q }),
     /** What the job's replicas wrote: the newest `tail` lines at or after `since` (follow with the last line's time). */
     logs: (id: string, q: { tail?: number; since?: string } = {}) => this.request<JobLogs>('GET', `/v1/jobs/${enc(id)}/logs`, { query: q }),
     create: (body: JobCreate, opts: { idempotencyKey?: string } = {}) =>

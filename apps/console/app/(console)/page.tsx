@@ -2,13 +2,13 @@
 
 import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
-import type { Capacity, Job, JobState } from '@gantry/contracts';
+import type { Capacity, Job, JobsSummary } from '@gantry/contracts';
 import { PageHeader } from '@/components/page-header';
 import { CapacityBar } from '@/components/capacity-bar';
 import { StateBadge } from '@/components/state-badge';
 import { Empty, ErrorPanel, Loading } from '@/components/states';
 import { age, formatGpuRequest, formatGpus, formatPercent, STATE_ORDER } from '@/lib/format';
-import { jobsListQuery } from '@/lib/queries/jobs';
+import { jobsSummaryQuery } from '@/lib/queries/jobs';
 import { capacityQuery } from '@/lib/queries/utilization';
 import { useClient } from '@/lib/session';
 import { useTeam } from '@/lib/team';
@@ -20,7 +20,7 @@ export default function OverviewPage() {
   const client = useClient();
   const { teamId, team } = useTeam();
   const capacity = useQuery(capacityQuery(client));
-  const jobs = useQuery(jobsListQuery(client, teamId || undefined));
+  const jobs = useQuery(jobsSummaryQuery(client, teamId || undefined));
 
   return (
     <>
@@ -58,8 +58,8 @@ export default function OverviewPage() {
           <Loading />
         ) : (
           <>
-            <JobCounts jobs={jobs.data} />
-            <PendingQueue jobs={jobs.data} />
+            <JobCounts counts={jobs.data.counts} />
+            <PendingQueue jobs={jobs.data.queueHead} />
           </>
         )}
       </section>
@@ -141,15 +141,13 @@ function Kpi({ label, value, tone }: { label: string; value: string; tone?: stri
   );
 }
 
-function JobCounts({ jobs }: { jobs: Job[] }) {
-  const counts = new Map<JobState, number>();
-  for (const j of jobs) counts.set(j.state, (counts.get(j.state) ?? 0) + 1);
+function JobCounts({ counts }: { counts: JobsSummary['counts'] }) {
   return (
     <div className="state-counts">
       {STATE_ORDER.map((s) => (
         <Link href={`/jobs?state=${s}`} key={s} className="state-count" data-testid="job-count" data-state={s}>
           <span className="state-count-value" data-testid="job-count-value">
-            {counts.get(s) ?? 0}
+            {counts[s]}
           </span>
           <span className={`state-count-label state-text-${s}`}>{s}</span>
         </Link>
@@ -158,12 +156,9 @@ function JobCounts({ jobs }: { jobs: Job[] }) {
   );
 }
 
-function PendingQueue({ jobs }: { jobs: Job[] }) {
+/** The first pending jobs in queue order, as the API orders them. */
+function PendingQueue({ jobs: pending }: { jobs: Job[] }) {
   const now = useNow(5000);
-  const pending = jobs
-    .filter((j) => j.state === 'pending')
-    .sort((a, b) => (a.queuePosition ?? Infinity) - (b.queuePosition ?? Infinity) || a.createdAt.localeCompare(b.createdAt))
-    .slice(0, 8);
   if (pending.length === 0) return null;
   return (
     <div className="card table-card">

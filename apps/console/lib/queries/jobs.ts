@@ -11,7 +11,16 @@ export const jobKeys = {
   lists: () => [...jobKeys.all, 'list'] as const,
   list: (teamId: string | undefined) => [...jobKeys.lists(), { teamId: teamId ?? null }] as const,
   detail: (id: string) => [...jobKeys.all, 'detail', id] as const,
+  summary: (teamId: string | undefined) => [...jobKeys.all, 'summary', { teamId: teamId ?? null }] as const,
 };
+
+/** How many jobs are in each state and the head of the queue, optionally for one team (the Overview). */
+export const jobsSummaryQuery = (client: GantryClient, teamId: string | undefined) =>
+  queryOptions({
+    queryKey: jobKeys.summary(teamId),
+    queryFn: () => client.jobs.summary({ teamId: teamId || undefined }),
+    refetchInterval: JOBS_POLL_MS,
+  });
 
 /** Every job visible to the caller, optionally for one team (all pages). */
 export const jobsListQuery = (client: GantryClient, teamId: string | undefined) =>

@@ -178,6 +178,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Jobs in each state and the head of the queue (the console's Overview) */
+        get: operations["JobsController_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{id}": {
         parameters: {
             query?: never;
@@ -2412,6 +2429,151 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    JobsController_summary: {
+        parameters: {
+            query?: {
+                teamId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        counts: {
+                            pending: number;
+                            starting: number;
+                            running: number;
+                            suspending: number;
+                            suspended: number;
+                            succeeded: number;
+                            failed: number;
+                            cancelled: number;
+                        };
+                        queueHead: {
+                            id: string;
+                            teamId: string;
+                            name: string;
+                            /** @enum {string} */
+                            kind: "training" | "batch" | "notebook" | "vm" | "cluster";
+                            /** @enum {string} */
+                            state: "pending" | "starting" | "running" | "suspending" | "suspended" | "succeeded" | "failed" | "cancelled";
+                            /** @enum {string} */
+                            priority: "critical" | "high" | "normal" | "low";
+                            replicas: number;
+                            resources: {
+                                gpus?: number;
+                                migProfile?: string;
+                                gpuFraction?: number;
+                                gpuModel?: string;
+                                cpuMilli: number;
+                                memoryMiB: number;
+                            };
+                            topology: {
+                                /** @enum {string} */
+                                level: "node" | "leaf" | "spine" | "any";
+                                required: boolean;
+                            };
+                            preemptible: boolean;
+                            placement: {
+                                replica: number;
+                                nodeId: string;
+                                nodeName: string;
+                                gpus: {
+                                    gpuId: string;
+                                    index: number;
+                                    migProfile?: string;
+                                    migStart?: number;
+                                    fraction?: number;
+                                }[];
+                            }[];
+                            ranOn?: {
+                                replica: number;
+                                nodeId: string;
+                                nodeName: string;
+                                gpus: {
+                                    gpuId: string;
+                                    index: number;
+                                    migProfile?: string;
+                                    migStart?: number;
+                                    fraction?: number;
+                                }[];
+                            }[];
+                            reasons: {
+                                code: string;
+                                message: string;
+                            }[];
+                            queuePosition?: number;
+                            progress?: number;
+                            simulation?: {
+                                durationSeconds: number;
+                            };
+                            createdAt: string;
+                            startedAt?: string;
+                            finishedAt?: string;
+                        }[];
+                    };
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: string;
+                            message: string;
+                            details?: {
+                                field?: string;
+                                problem: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { page, ZJob, ZJobCreate, ZJobDetail, ZJobListQuery, ZPageQuery, type JobCreateParsed } from '@gantry/contracts';
+import { page, ZJob, ZJobCreate, ZJobDetail, ZJobListQuery, ZJobsSummary, ZJobsSummaryQuery, ZPageQuery, type JobCreateParsed } from '@gantry/contracts';
 import { z } from 'zod';
 import { ZodPipe, parseOr400 } from '../../common/zod.pipe';
 import { Route } from '../../common/openapi.decorators';
@@ -44,6 +44,13 @@ export class JobsController {
   @Route({ summary: 'List jobs, newest first', query: ZJobsQuery, ok: page(ZJob) })
   list(@Caller() p: Principal, @Query(new ZodPipe(ZJobsQuery, 'query')) q: z.output<typeof ZJobsQuery>) {
     return this.jobs.list(p, q);
+  }
+
+  @Get('summary')
+  @RequireScopes('jobs:read')
+  @Route({ summary: "Jobs in each state and the head of the queue (the console's Overview)", query: ZJobsSummaryQuery, ok: ZJobsSummary })
+  summary(@Caller() p: Principal, @Query(new ZodPipe(ZJobsSummaryQuery, 'query')) q: z.output<typeof ZJobsSummaryQuery>) {
+    return this.jobs.summary(p, q);
   }
 
   @Get(':id')

@@ -3,7 +3,7 @@ import { Prisma, type Tx } from '@gantry/db';
 import type { JobCreateParsed, PageQuery } from '@gantry/contracts';
 import { PrismaService } from '../../common/prisma.service';
 import { pageArgs } from '../../common/pagination';
-import { assertCovers, scopeWhere, type TenantScope } from '../../common/tenant-scope';
+import { assertCovers, scopeValues, scopeWhere, type TenantScope } from '../../common/tenant-scope';
 import { EventsRepository } from '../events/events.repository';
 import { orderJobs, type ClusterSnapshot } from '@gantry/scheduler';
 import { withHistory } from '../fair-share/fair-usage';
@@ -101,6 +101,23 @@ export class JobsRepository {
       },
       include: jobWithPlacement,
     });
+  }
+
+  /** Jobs in each state (the caller's scope, one team when `teamId`); states with none are absent. */
+  async stateCounts(scope: TenantScope, teamId?: string): Promise<Map<string, number>> {
+    const { tenantId, teamId: boundTeam } = scopeValues(scope);
+    const rows = await this.prisma.sql.query<{ state: string; n: number }>(
+      `SELECT "state"::text AS "state", count(*)::int AS "n" FROM "Job"
+        WHERE ($1::text IS NULL OR "tenantId" = $1) AND ($2::text IS NULL OR "teamId" = $2) AND ($3::text IS NULL OR "teamId" = $3)
+        GROUP BY "state"`,
+      [tenantId, boundTeam, teamId ?? null],
+    );
+    return new Map(rows.map((r) => [r.state, r.n]));
+  }
+
+  /** Those of `ids` still pending (in the caller's scope), in no particular order. */
+  stillPending(scope: TenantScope, ids: string[]) {
+    return this.prisma.client.job.findMany({ where: { id: { in: ids }, state: 'pending', ...scopeWhere(scope, 'team-rows') }, include: jobWithPlacement });
   }
 
   find(scope: TenantScope, id: string) {

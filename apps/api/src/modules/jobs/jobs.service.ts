@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import type { Job, JobCreateParsed, JobDetail, Page, PageQuery } from '@gantry/contracts';
+import { JOB_STATES, QUEUE_HEAD_SIZE, type Job, type JobCreateParsed, type JobDetail, type JobsSummary, type Page, type PageQuery } from '@gantry/contracts';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { DomainError, notFound } from '../../common/errors';
 import { isUniqueViolation } from '../../common/prisma-errors';
@@ -18,7 +18,7 @@ import { replicaGpuUnits } from '../quotas/job-units';
 import { JobRequestValidator } from './job-request.validator';
 import { checkFitsQuota } from '../quotas/quota-coverage';
 import { QuotasRepository } from '../quotas/quotas.repository';
-import { FairShareService } from '../fair-share/fair-share.service';
+import { QueuePositions } from './queue-positions.service';
 
 /** sha256 of a request body as parsed (defaults filled), to tell a retry from a reuse of its key. */
 const requestHash = (body: unknown) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
@@ -44,7 +44,7 @@ export class JobsService {
     private readonly cluster: ClusterRepository,
     epochs: ChangeEpoch,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly fairShare: FairShareService,
+    private readonly positions: QueuePositions,
   ) {
     this.teamCache = new EpochCache<TeamWithQuotas>(epochs, 'teams', TEAM_CACHE_MS);
   }
@@ -93,30 +93,44 @@ export class JobsService {
   async list(p: Principal, q: PageQuery & { teamId?: string; state?: string }): Promise<Page<Job>> {
     const scope = scopeOf(p);
     const rows = await this.jobs.list(scope, q, q);
-    const order = rows.some((r) => r.state === 'pending') ? await this.pendingOrder(scope) : [];
+    const [positions, lastRuns] = await Promise.all([
+      this.positions.ofPage(scope, rows),
+      this.jobs.lastRuns(
+        scope,
+        rows.filter(heldNothing).map((r) => r.id),
+      ),
+    ]);
     const now = new Date();
-    const lastRuns = await this.jobs.lastRuns(
-      scope,
-      rows.filter(heldNothing).map((r) => r.id),
-    );
     return toPage(rows, q, (r) =>
-      presentJob(r, { now, simSpeed: this.config.driver.simSpeed, queuePosition: position(order, r), lastRun: lastRuns.get(r.id) }),
+      presentJob(r, { now, simSpeed: this.config.driver.simSpeed, queuePosition: positionOf(positions, r), lastRun: lastRuns.get(r.id) }),
     );
   }
 
+  /** What the console's Overview shows of the jobs: how many in each state, and the head of the queue. */
+  async summary(p: Principal, q: { teamId?: string }): Promise<JobsSummary> {
+    const scope = scopeOf(p);
+    const [counts, head] = await Promise.all([this.jobs.stateCounts(scope, q.teamId), this.positions.head(scope, QUEUE_HEAD_SIZE, q.teamId)]);
+    const now = new Date();
+    return {
+      counts: Object.fromEntries(JOB_STATES.map((s) => [s, counts.get(s) ?? 0])) as JobsSummary['counts'],
+      queueHead: head.map(({ row, position }) => presentJob(row, { now, simSpeed: this.config.driver.simSpeed, queuePosition: position })),
+    };
+  }
+
   async get(p: Principal, id: string): Promise<JobDetail> {
+    const since = Date.now();
     const scope = scopeOf(p);
     const row = await this.jobs.find(scope, id);
     if (!row) throw notFound('job', id);
-    const [events, order, lastRuns] = await Promise.all([
+    const [events, queuePosition, lastRuns] = await Promise.all([
       this.jobs.listEvents(scope, id),
-      row.state === 'pending' ? this.pendingOrder(scope) : Promise.resolve([]),
+      this.positions.ofJob(scope, row, since),
       heldNothing(row) ? this.jobs.lastRuns(scope, [id]) : Promise.resolve(new Map<string, JobRow['allocations']>()),
     ]);
     return presentJobDetail(row, events, {
       now: new Date(),
       simSpeed: this.config.driver.simSpeed,
-      queuePosition: position(order, row),
+      queuePosition,
       lastRun: lastRuns.get(id),
     });
   }
@@ -256,21 +270,12 @@ export class JobsService {
   }
 
   private async present(scope: TenantScope, row: JobRow): Promise<Job> {
-    const order = row.state === 'pending' ? await this.pendingOrder(scope) : [];
-    return presentJob(row, { now: new Date(), simSpeed: this.config.driver.simSpeed, queuePosition: position(order, row) });
-  }
-
-  /** Queue order as the cycle sees it: priority, fair share with each team's decayed history, age. */
-  async pendingOrder(scope: TenantScope): Promise<string[]> {
-    return this.jobs.pendingOrder(scope, { gpus: await this.fairShare.historyGpus(scope), weight: this.fairShare.params.historyWeight });
+    const queuePosition = await this.positions.ofJob(scope, row);
+    return presentJob(row, { now: new Date(), simSpeed: this.config.driver.simSpeed, queuePosition });
   }
 }
 
 /** A job that ran and holds no GPU now (ended, suspended, requeued): where it ran is worth showing. */
 const heldNothing = (r: JobRow) => r.allocations.length === 0 && r.startedAt !== null;
 
-function position(order: string[], row: { id: string; state: string }): number | undefined {
-  if (row.state !== 'pending') return undefined;
-  const i = order.indexOf(row.id);
-  return i >= 0 ? i + 1 : undefined;
-}
+const positionOf = (positions: Map<string, number>, row: { id: string; state: string }) => (row.state === 'pending' ? positions.get(row.id) : undefined);
