@@ -1,5 +1,6 @@
 import { createApiKey, createTeam } from '@gantry/db';
 import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
+import { JobsRepository } from './modules/jobs/jobs.repository';
 
 /** The walking skeleton end to end: REST -> queue -> engine -> commit -> simulated GPUs -> back. */
 describe('jobs through the whole system (real Postgres and Redis)', () => {
@@ -16,6 +17,16 @@ describe('jobs through the whole system (real Postgres and Redis)', () => {
   afterAll(async () => sys?.close());
 
   const submit = (body: object, auth = acme.auth) => sys.http().post('/v1/jobs').set('Authorization', auth).send(body);
+  /** Runs `fn` with every H100 node cordoned (jobs asking for H100s wait pending), then makes them ready again. */
+  const withH100sCordoned = async (fn: () => Promise<void>) => {
+    const ids = (await sys.db.node.findMany({ where: { gpus: { some: { model: 'H100-80GB' } } }, select: { id: true } })).map((n) => n.id);
+    await sys.db.node.updateMany({ where: { id: { in: ids } }, data: { state: 'cordoned' } });
+    try {
+      await fn();
+    } finally {
+      await sys.db.node.updateMany({ where: { id: { in: ids } }, data: { state: 'ready' } });
+    }
+  };
   const job = (overrides: object = {}) => ({
     teamId: acme.team.id,
     name: 'train-1',
@@ -94,8 +105,6 @@ describe('jobs through the whole system (real Postgres and Redis)', () => {
   });
 
   it("summarises a team's jobs for the Overview: counts per state and the head of the queue in queue order", async () => {
-    const h100Nodes = await sys.db.node.findMany({ where: { gpus: { some: { model: 'H100-80GB' } } } });
-    await sys.db.node.updateMany({ where: { id: { in: h100Nodes.map((n) => n.id) } }, data: { state: 'cordoned' } });
     const initech = await makeTenant(sys.db, 'initech-summary');
     const other = await createTeam(sys.db, initech.tenant.id, { name: 'other', slug: 'other', quota: { guaranteed: 8, limit: 16 } });
     const otherKey = await createApiKey(sys.db, {
@@ -112,7 +121,7 @@ describe('jobs through the whole system (real Postgres and Redis)', () => {
       expect(r.status).toBe(200);
       return r.body as { counts: Record<string, number>; queueHead: { id: string; state: string; queuePosition: number }[] };
     };
-    try {
+    await withH100sCordoned(async () => {
       const older = (await submit(waiting('older', 'normal'), initech.auth)).body.id as string;
       const newer = (await submit(waiting('newer', 'normal'), initech.auth)).body.id as string;
       const urgent = (await submit(waiting('urgent', 'high'), initech.auth)).body.id as string;
@@ -170,9 +179,41 @@ describe('jobs through the whole system (real Postgres and Redis)', () => {
       await sys.http().post(`/v1/jobs/${older}/cancel`).set('Authorization', initech.auth);
       await sys.http().post(`/v1/jobs/${newer}/cancel`).set('Authorization', initech.auth);
       await sys.http().post(`/v1/jobs/${theirs}/cancel`).set('Authorization', `Bearer ${otherKey.key}`);
-    } finally {
-      await sys.db.node.updateMany({ where: { id: { in: h100Nodes.map((n) => n.id) } }, data: { state: 'ready' } });
-    }
+    });
+  });
+
+  it("orders the head of a whole tenant's queue from each team's oldest jobs alone, as the full queue starts", async () => {
+    const umbrella = await makeTenant(sys.db, 'umbrella-head');
+    const second = await createTeam(sys.db, umbrella.tenant.id, { name: 'second', slug: 'second', quota: { guaranteed: 32, limit: 64 } });
+    const admin = `Bearer ${(await createApiKey(sys.db, { name: 'admin', role: 'tenant_admin', tenantId: umbrella.tenant.id, scopes: ['jobs:read', 'jobs:write'] })).key}`;
+    const repo = sys.api.get(JobsRepository);
+    const scope = { kind: 'tenant' as const, tenantId: umbrella.tenant.id, teamId: null };
+    await withH100sCordoned(async () => {
+      // Team 1: ten normal jobs and two high; team 2: three normal of two sizes and one low, submitted interleaved.
+      const plan: [string, string, number][] = [
+        ...Array.from({ length: 10 }, (_, i): [string, string, number] => [umbrella.team.id, 'normal', 1 + (i % 2)]),
+        [umbrella.team.id, 'high', 1],
+        [second.id, 'normal', 2],
+        [second.id, 'low', 1],
+        [umbrella.team.id, 'high', 2],
+        [second.id, 'normal', 1],
+        [second.id, 'normal', 1],
+      ];
+      const ids: string[] = [];
+      for (const [teamId, priority, gpus] of plan) {
+        const res = await submit(job({ teamId, name: `head-${ids.length}`, priority, resources: { gpus, gpuModel: 'H100-80GB' } }), admin);
+        expect(res.status).toBe(201);
+        ids.push(res.body.id);
+      }
+      const full = await repo.pendingOrder(scope);
+      expect(full).toHaveLength(plan.length);
+      for (const size of [1, 3, 8, 20]) expect(await repo.queueHead(scope, size)).toEqual(full.slice(0, size));
+      const summary = (await sys.http().get('/v1/jobs/summary').set('Authorization', admin)).body;
+      expect(summary.counts.pending).toBe(plan.length);
+      expect(summary.queueHead.map((j: { id: string }) => j.id)).toEqual(full.slice(0, 8));
+      expect(summary.queueHead.map((j: { queuePosition: number }) => j.queuePosition)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      for (const id of ids) await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', admin);
+    });
   });
 
   it('cancels a job at any moment of its life, even while the scheduler places it', async () => {

@@ -23,6 +23,12 @@ export type JobRow = Prisma.JobGetPayload<{ include: typeof jobWithPlacement }>;
 /** Allocations released within this long of a job's last release belong to its last run. */
 const LAST_RUN_WINDOW_MS = 5000;
 
+/** Each team's decayed average GPUs and the weight fair share gives it (see FairShareService). */
+export type QueueHistory = { gpus: Record<string, number>; weight: number };
+
+/** What ordering the queue reads of a pending job. */
+type QueuedRow = Parameters<typeof pendingJob>[0] & { id: string; teamId: string };
+
 const ACTIVE_STATES = ['pending', 'starting', 'running', 'suspending', 'suspended'] as const;
 
 /** Jobs, always read and changed through the caller's tenant scope. */
@@ -162,12 +168,12 @@ export class JobsRepository {
   }
 
   /** Ids of pending jobs in queue order (priority, then fair share of the team, then age). */
-  async pendingOrder(scope: TenantScope, history: { gpus: Record<string, number>; weight: number } = { gpus: {}, weight: 0 }): Promise<string[]> {
+  async pendingOrder(scope: TenantScope, history: QueueHistory = { gpus: {}, weight: 0 }): Promise<string[]> {
     return (await this.pendingQueue(scope, history)).map((j) => j.id);
   }
 
   /** Pending jobs of the caller's tenant in queue order, with their names, teams and priorities. */
-  async pendingQueue(scope: TenantScope, history: { gpus: Record<string, number>; weight: number } = { gpus: {}, weight: 0 }) {
+  async pendingQueue(scope: TenantScope, history: QueueHistory = { gpus: {}, weight: 0 }) {
     const rows = await this.prisma.client.job.findMany({
       where: { state: 'pending', ...scopeWhere(scope, 'tenant-rows') },
       select: {
@@ -186,9 +192,32 @@ export class JobsRepository {
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take: 10_000,
     });
+    return this.inQueueOrder(rows, history);
+  }
+
+  /**
+   * The first `size` pending jobs of the caller's tenant (the cluster's for the platform) in queue
+   * order, exactly as `pendingQueue` would start, reading only each team's `size` oldest jobs of
+   * each priority: the first `size` places can hold no other (a team's next job comes only after
+   * its older ones, and every job of a higher priority is read).
+   */
+  async queueHead(scope: TenantScope, size: number, history: QueueHistory = { gpus: {}, weight: 0 }): Promise<string[]> {
+    const { tenantId } = scopeValues(scope);
+    const rows = await this.prisma.sql.query<QueuedRow>(
+      `SELECT "id", "teamId", "kind"::text AS "kind", "priority"::text AS "priority", "createdAt", "replicas", "resources", "topologyLevel", "topologyRequired"
+         FROM (SELECT *, row_number() OVER (PARTITION BY "priority", "teamId" ORDER BY "createdAt", "id") AS "rn"
+                 FROM "Job" WHERE "state" = 'pending' AND ($1::text IS NULL OR "tenantId" = $1)) AS "q"
+        WHERE "rn" <= $2`,
+      [tenantId, size],
+    );
+    rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return (await this.inQueueOrder(rows, history)).slice(0, size).map((r) => r.id);
+  }
+
+  /** `rows` (pending, oldest first) in the engine's order: priority, then weighted dominant share of each team with its history, then age. */
+  private async inQueueOrder<R extends QueuedRow>(rows: R[], history: QueueHistory): Promise<R[]> {
     if (rows.length < 2) return rows;
-    // The engine's own order (priority, then weighted dominant share of each team, then age),
-    // from the teams' current usage, weights and the cluster's totals.
+    // The engine's own order, from the teams' current usage, weights and the cluster's totals.
     const byId = new Map(rows.map((r) => [r.id, r]));
     const teamIds = [...new Set(rows.map((r) => r.teamId))];
     const [usage, teams, totals, gpus] = await Promise.all([

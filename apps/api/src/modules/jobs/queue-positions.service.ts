@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { TenantScope } from '../../common/tenant-scope';
 import { FairShareService } from '../fair-share/fair-share.service';
-import { JobsRepository, type JobRow } from './jobs.repository';
+import { JobsRepository, type JobRow, type QueueHistory } from './jobs.repository';
 import { QueueOrderMemo, type QueuedJob } from './queue-order.memo';
 
 /** A list's queue positions may be this old before a new ordering starts behind the answer. */
@@ -43,11 +43,20 @@ export class QueuePositions {
     return (await this.memo.including(keyOf(scope), row.id, this.loader(scope), since)).position.get(row.id);
   }
 
-  /** The first `size` pending jobs in queue order (one team's when `teamId`), each with its position. */
+  /**
+   * The first `size` pending jobs in queue order, each with its position. The whole tenant's (or
+   * cluster's) head is ordered afresh from each team's oldest jobs alone; one team's is taken from
+   * the shared ordering (its positions count the other teams' jobs ahead of it).
+   */
   async head(scope: TenantScope, size: number, teamId?: string): Promise<{ row: JobRow; position: number }[]> {
-    const order = await this.memo.forList(keyOf(scope), this.loader(scope));
     const team = teamId ?? (scope.kind === 'tenant' ? scope.teamId : null);
-    const queued = (team ? order.jobs.filter((j) => j.teamId === team) : order.jobs).slice(0, HEAD_SCAN);
+    if (!team) {
+      const ids = await this.jobs.queueHead(scope, size, await this.history(scope));
+      const rows = new Map((await this.jobs.stillPending(scope, ids)).map((r) => [r.id, r]));
+      return ids.flatMap((id, i) => (rows.has(id) ? [{ row: rows.get(id)!, position: i + 1 }] : []));
+    }
+    const order = await this.memo.forList(keyOf(scope), this.loader(scope));
+    const queued = order.jobs.filter((j) => j.teamId === team).slice(0, HEAD_SCAN);
     const out: { row: JobRow; position: number }[] = [];
     // Jobs placed since the ordering are no longer pending: read on until `size` still are.
     for (let i = 0; i < queued.length && out.length < size; i += HEAD_READ) {
@@ -64,10 +73,11 @@ export class QueuePositions {
   /** Reads the whole tenant's queue whoever asks (a team-bound key's positions are in its tenant's queue too). */
   private loader(caller: TenantScope): () => Promise<QueuedJob[]> {
     const scope: TenantScope = caller.kind === 'platform' ? caller : { kind: 'tenant', tenantId: caller.tenantId, teamId: null };
-    return async () => {
-      const history = { gpus: await this.fairShare.historyGpus(scope), weight: this.fairShare.params.historyWeight };
-      return (await this.jobs.pendingQueue(scope, history)).map((j) => ({ id: j.id, teamId: j.teamId }));
-    };
+    return async () => (await this.jobs.pendingQueue(scope, await this.history(scope))).map((j) => ({ id: j.id, teamId: j.teamId }));
+  }
+
+  private async history(scope: TenantScope): Promise<QueueHistory> {
+    return { gpus: await this.fairShare.historyGpus(scope), weight: this.fairShare.params.historyWeight };
   }
 }
 
