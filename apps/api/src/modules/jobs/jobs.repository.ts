@@ -199,49 +199,58 @@ export class JobsRepository {
    * The first `size` pending jobs of the caller's tenant (the cluster's for the platform) in queue
    * order, exactly as `pendingQueue` would start, reading only each team's `size` oldest jobs of
    * each priority: the first `size` places can hold no other (a team's next job comes only after
-   * its older ones, and every job of a higher priority is read).
+   * its older ones, and every job of a higher priority is read). Pending jobs hold no GPUs: their
+   * placement is empty. `history` may still be on its way (it is read beside the jobs).
    */
-  async queueHead(scope: TenantScope, size: number, history: QueueHistory = { gpus: {}, weight: 0 }): Promise<string[]> {
+  async queueHead(scope: TenantScope, size: number, history: QueueHistory | Promise<QueueHistory> = { gpus: {}, weight: 0 }): Promise<JobRow[]> {
     const { tenantId } = scopeValues(scope);
-    const rows = await this.prisma.sql.query<QueuedRow>(
-      `SELECT "id", "teamId", "kind"::text AS "kind", "priority"::text AS "priority", "createdAt", "replicas", "resources", "topologyLevel", "topologyRequired"
-         FROM (SELECT *, row_number() OVER (PARTITION BY "priority", "teamId" ORDER BY "createdAt", "id") AS "rn"
-                 FROM "Job" WHERE "state" = 'pending' AND ($1::text IS NULL OR "tenantId" = $1)) AS "q"
-        WHERE "rn" <= $2`,
+    const rows = await this.prisma.sql.query<Omit<JobRow, 'allocations'> & { rn?: unknown }>(
+      `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY "priority", "teamId" ORDER BY "createdAt", "id") AS "rn"
+                        FROM "Job" WHERE "state" = 'pending' AND ($1::text IS NULL OR "tenantId" = $1)) AS "q"
+        WHERE "rn" <= $2
+        ORDER BY "createdAt", "id"`,
       [tenantId, size],
     );
-    rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return (await this.inQueueOrder(rows, history)).slice(0, size).map((r) => r.id);
+    const jobs: JobRow[] = rows.map(({ rn: _rn, ...job }) => ({ ...job, allocations: [] }));
+    return (await this.inQueueOrder(jobs, history)).slice(0, size);
   }
 
   /** `rows` (pending, oldest first) in the engine's order: priority, then weighted dominant share of each team with its history, then age. */
-  private async inQueueOrder<R extends QueuedRow>(rows: R[], history: QueueHistory): Promise<R[]> {
+  private async inQueueOrder<R extends QueuedRow>(rows: R[], history: QueueHistory | Promise<QueueHistory>): Promise<R[]> {
     if (rows.length < 2) return rows;
-    // The engine's own order, from the teams' current usage, weights and the cluster's totals.
+    // The engine's own order, from the teams' current usage, weights and the cluster's totals (one statement).
     const byId = new Map(rows.map((r) => [r.id, r]));
     const teamIds = [...new Set(rows.map((r) => r.teamId))];
-    const [usage, teams, totals, gpus] = await Promise.all([
-      this.prisma.client.allocation.groupBy({
-        by: ['teamId'],
-        where: { endedAt: null, teamId: { in: teamIds } },
-        _sum: { gpuUnits: true, cpuMilli: true, memoryMiB: true },
-      }),
-      this.prisma.client.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, weight: true } }),
-      this.prisma.client.node.aggregate({ _sum: { cpuMilli: true, memoryMiB: true } }),
-      this.prisma.client.gpu.count(),
+    const [teams, h] = await Promise.all([
+      this.prisma.sql.query<{
+        id: string;
+        weight: number;
+        gpus: number;
+        cpuMilli: number;
+        memoryMiB: number;
+        clusterGpus: number;
+        clusterCpuMilli: number;
+        clusterMemoryMiB: number;
+      }>(
+        `SELECT t."id", t."weight"::float8 AS "weight",
+                COALESCE(u."gpus", 0)::float8 AS "gpus", COALESCE(u."cpuMilli", 0)::float8 AS "cpuMilli", COALESCE(u."memoryMiB", 0)::float8 AS "memoryMiB",
+                c."gpus"::float8 AS "clusterGpus", c."cpuMilli"::float8 AS "clusterCpuMilli", c."memoryMiB"::float8 AS "clusterMemoryMiB"
+           FROM "Team" t
+           LEFT JOIN (SELECT "teamId", sum("gpuUnits") AS "gpus", sum("cpuMilli") AS "cpuMilli", sum("memoryMiB") AS "memoryMiB"
+                        FROM "Allocation" WHERE "endedAt" IS NULL AND "teamId" = ANY($1::text[]) GROUP BY "teamId") u ON u."teamId" = t."id"
+           CROSS JOIN (SELECT (SELECT count(*) FROM "Gpu") AS "gpus", COALESCE(sum("cpuMilli"), 0) AS "cpuMilli", COALESCE(sum("memoryMiB"), 0) AS "memoryMiB" FROM "Node") c
+          WHERE t."id" = ANY($1::text[])`,
+        [teamIds],
+      ),
+      history,
     ]);
+    const cluster = teams[0] ?? { clusterGpus: 0, clusterCpuMilli: 0, clusterMemoryMiB: 0 };
     const capacity = {
-      nodes: [{ gpus: new Array(gpus), cpuMilli: totals._sum.cpuMilli ?? 0, memoryMiB: totals._sum.memoryMiB ?? 0 }],
+      nodes: [{ gpus: new Array(cluster.clusterGpus), cpuMilli: cluster.clusterCpuMilli, memoryMiB: cluster.clusterMemoryMiB }],
     } as unknown as ClusterSnapshot;
     return orderJobs(capacity, rows.map(pendingJob), {
-      teamUsage: withHistory(
-        Object.fromEntries(
-          usage.map((u) => [u.teamId, { gpus: Number(u._sum.gpuUnits ?? 0), cpuMilli: u._sum.cpuMilli ?? 0, memoryMiB: u._sum.memoryMiB ?? 0 }]),
-        ),
-        history.gpus,
-        history.weight,
-      ),
-      teamWeights: Object.fromEntries(teams.map((t) => [t.id, Number(t.weight)])),
+      teamUsage: withHistory(Object.fromEntries(teams.map((t) => [t.id, { gpus: t.gpus, cpuMilli: t.cpuMilli, memoryMiB: t.memoryMiB }])), h.gpus, h.weight),
+      teamWeights: Object.fromEntries(teams.map((t) => [t.id, t.weight])),
     }).map((j) => byId.get(j.id)!);
   }
 

@@ -51,9 +51,7 @@ export class QueuePositions {
   async head(scope: TenantScope, size: number, teamId?: string): Promise<{ row: JobRow; position: number }[]> {
     const team = teamId ?? (scope.kind === 'tenant' ? scope.teamId : null);
     if (!team) {
-      const ids = await this.jobs.queueHead(scope, size, await this.history(scope));
-      const rows = new Map((await this.jobs.stillPending(scope, ids)).map((r) => [r.id, r]));
-      return ids.flatMap((id, i) => (rows.has(id) ? [{ row: rows.get(id)!, position: i + 1 }] : []));
+      return (await this.jobs.queueHead(scope, size, this.history(scope))).map((row, i) => ({ row, position: i + 1 }));
     }
     const order = await this.memo.forList(keyOf(scope), this.loader(scope));
     const queued = order.jobs.filter((j) => j.teamId === team).slice(0, HEAD_SCAN);
