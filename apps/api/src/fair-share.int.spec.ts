@@ -81,6 +81,7 @@ describe('fair share over time (real Postgres and Redis, simulated cluster)', ()
     expect(teamA.entitlement).toEqual([{ gpuModel: '*', guaranteed: 8, limit: 8 }]);
     expect(teamA.share).toBeGreaterThan(teamB.share);
     expect(view.queue.map((q) => q.teamId)).toEqual([b.team.id, a.team.id]);
+    expect([teamA.pending, teamB.pending]).toEqual([1, 1]);
     // A's key sees its own job's name, only the team of B's
     expect(view.queue[0]).toMatchObject({ position: 1, jobId: null, jobName: null, teamName: 'fair-int b' });
     expect(view.queue[1]).toMatchObject({ position: 2, jobId: older, jobName: 'a-after-a-busy-day' });

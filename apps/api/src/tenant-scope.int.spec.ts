@@ -232,6 +232,7 @@ const TENANT_LEVEL = new Set([
   'JobsRepository.pendingOrder',
   'JobsRepository.pendingQueue',
   'JobsRepository.queueHead',
+  'JobsRepository.pendingByTeamAndPriority',
   'FairShareRepository.teams',
   // planner runs are the tenant's (a tenant admin's), not a team's
   'PlannerRepository.create',
@@ -252,6 +253,7 @@ const cases: Record<string, Case> = {
   'JobsRepository.lastRuns': async (o) => expect((await repos.jobs.lastRuns(o, [A.job])).size).toBe(0),
   'JobsRepository.pendingOrder': async (o) => expect(await repos.jobs.pendingOrder(o)).not.toContain(A.job),
   'JobsRepository.queueHead': async (o) => expect((await repos.jobs.queueHead(o, 100)).map((j) => j.id)).not.toContain(A.job),
+  'JobsRepository.pendingByTeamAndPriority': async (o) => expect((await repos.jobs.pendingByTeamAndPriority(o)).map((r) => r.teamId)).not.toContain(A.team1),
   'JobsRepository.stateCounts': async (o) => expect((await repos.jobs.stateCounts(o, A.team1)).size).toBe(0),
   'JobsRepository.stillPending': async (o) => expect(await repos.jobs.stillPending(o, [A.job])).toEqual([]),
   'JobsRepository.pendingQueue': async (o) => expect((await repos.jobs.pendingQueue(o)).map((j) => j.teamId)).not.toContain(A.team1),

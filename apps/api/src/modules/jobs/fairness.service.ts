@@ -30,14 +30,17 @@ export class FairnessService {
     const { teams, capacity } = await this.fairShare.teams(scope);
     const w = params.historyWeight;
     const history = Object.fromEntries(teams.map((t) => [t.id, t.decayedAverageGpus]));
-    const queue = await this.jobs.pendingQueue(scope, { gpus: history, weight: w });
+    const [queue, waiting] = await Promise.all([
+      this.jobs.queueHead(scope, QUEUE_HEAD, { gpus: history, weight: w }),
+      this.jobs.pendingByTeamAndPriority(scope),
+    ]);
     const usage = withHistory(Object.fromEntries(teams.map((t) => [t.id, t.held])), history, w);
     const total = { gpus: capacity.gpus || 1, cpuMilli: capacity.cpuMilli || 1, memoryMiB: capacity.memoryMiB || 1 };
     const shareOf = new Map(teams.map((t) => [t.id, dominantShare(usage[t.id], total, t.weight)]));
     const nameOf = new Map(teams.map((t) => [t.id, t.name]));
     const pendingOf = new Map<string, number>();
-    for (const j of queue) pendingOf.set(j.teamId, (pendingOf.get(j.teamId) ?? 0) + 1);
-    const head = queue.slice(0, QUEUE_HEAD).map((j, i) => {
+    for (const r of waiting) pendingOf.set(r.teamId, (pendingOf.get(r.teamId) ?? 0) + r.jobs);
+    const head = queue.map((j, i) => {
       const visible = covers(scope, { tenantId: j.tenantId, teamId: j.teamId });
       return {
         position: i + 1,
@@ -51,8 +54,8 @@ export class FairnessService {
     const first = queue[0];
     let why: string | null = null;
     if (first) {
-      const rivals = [...new Set(queue.filter((j) => j.priority === first.priority && j.teamId !== first.teamId).map((j) => j.teamId))];
-      const higher = queue.some((j) => j.priority !== first.priority);
+      const rivals = [...new Set(waiting.filter((r) => r.priority === first.priority && r.teamId !== first.teamId).map((r) => r.teamId))];
+      const higher = waiting.some((r) => r.priority !== first.priority);
       const t = teams.find((x) => x.id === first.teamId);
       const mine = t
         ? `${t.name}'s weighted share is ${pct(shareOf.get(t.id) ?? 0)} (${w < 1 ? `${gpus((1 - w) * t.held.gpus)} for the ${gpus(t.held.gpus)} GPUs it holds` : ''}${w > 0 && w < 1 ? ' + ' : ''}${w > 0 ? `${gpus(w * t.decayedAverageGpus)} for its decayed past usage` : ''}, of ${capacity.gpus} GPUs, weight ${t.weight})`

@@ -121,6 +121,16 @@ export class JobsRepository {
     return new Map(rows.map((r) => [r.state, r.n]));
   }
 
+  /** Pending jobs of the caller's tenant (the cluster's for the platform) per team and priority. */
+  pendingByTeamAndPriority(scope: TenantScope): Promise<{ teamId: string; priority: string; jobs: number }[]> {
+    return this.prisma.sql.query(
+      `SELECT "teamId", "priority"::text AS "priority", count(*)::int AS "jobs" FROM "Job"
+        WHERE "state" = 'pending' AND ($1::text IS NULL OR "tenantId" = $1)
+        GROUP BY "teamId", "priority"`,
+      [scopeValues(scope).tenantId],
+    );
+  }
+
   /** Those of `ids` still pending (in the caller's scope), in no particular order. */
   stillPending(scope: TenantScope, ids: string[]) {
     return this.prisma.client.job.findMany({ where: { id: { in: ids }, state: 'pending', ...scopeWhere(scope, 'team-rows') }, include: jobWithPlacement });
