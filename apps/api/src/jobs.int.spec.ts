@@ -213,6 +213,8 @@ describe('jobs through the whole system (real Postgres and Redis)', () => {
       expect(summary.queueHead.map((j: { id: string }) => j.id)).toEqual(full.slice(0, 8));
       expect(summary.queueHead.map((j: { queuePosition: number }) => j.queuePosition)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       for (const id of ids) await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', admin);
+      // A failed read of the fair-share history fails the call, even with nothing left to order (never an unhandled rejection).
+      await expect(repo.queueHead(scope, 8, Promise.reject(new Error('history unavailable')))).rejects.toThrow('history unavailable');
     });
   });
 

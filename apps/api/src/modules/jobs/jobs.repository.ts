@@ -210,39 +210,42 @@ export class JobsRepository {
    * order, exactly as `pendingQueue` would start, reading only each team's `size` oldest jobs of
    * each priority: the first `size` places can hold no other (a team's next job comes only after
    * its older ones, and every job of a higher priority is read). Pending jobs hold no GPUs: their
-   * placement is empty. `history` may still be on its way (it is read beside the jobs).
+   * placement is empty. `history` may still be on its way: it is awaited beside the jobs' read (a
+   * failure of either fails the call, none is left unawaited).
    */
   async queueHead(scope: TenantScope, size: number, history: QueueHistory | Promise<QueueHistory> = { gpus: {}, weight: 0 }): Promise<JobRow[]> {
     const { tenantId } = scopeValues(scope);
-    const rows = await this.prisma.sql.query<Omit<JobRow, 'allocations'> & { rn?: unknown }>(
-      `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY "priority", "teamId" ORDER BY "createdAt", "id") AS "rn"
+    const [rows, h] = await Promise.all([
+      this.prisma.sql.query<Omit<JobRow, 'allocations'> & { rn?: unknown }>(
+        `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY "priority", "teamId" ORDER BY "createdAt", "id") AS "rn"
                         FROM "Job" WHERE "state" = 'pending' AND ($1::text IS NULL OR "tenantId" = $1)) AS "q"
         WHERE "rn" <= $2
         ORDER BY "createdAt", "id"`,
-      [tenantId, size],
-    );
+        [tenantId, size],
+      ),
+      history,
+    ]);
     const jobs: JobRow[] = rows.map(({ rn: _rn, ...job }) => ({ ...job, allocations: [] }));
-    return (await this.inQueueOrder(jobs, history)).slice(0, size);
+    return (await this.inQueueOrder(jobs, h)).slice(0, size);
   }
 
   /** `rows` (pending, oldest first) in the engine's order: priority, then weighted dominant share of each team with its history, then age. */
-  private async inQueueOrder<R extends QueuedRow>(rows: R[], history: QueueHistory | Promise<QueueHistory>): Promise<R[]> {
+  private async inQueueOrder<R extends QueuedRow>(rows: R[], history: QueueHistory): Promise<R[]> {
     if (rows.length < 2) return rows;
     // The engine's own order, from the teams' current usage, weights and the cluster's totals (one statement).
     const byId = new Map(rows.map((r) => [r.id, r]));
     const teamIds = [...new Set(rows.map((r) => r.teamId))];
-    const [teams, h] = await Promise.all([
-      this.prisma.sql.query<{
-        id: string;
-        weight: number;
-        gpus: number;
-        cpuMilli: number;
-        memoryMiB: number;
-        clusterGpus: number;
-        clusterCpuMilli: number;
-        clusterMemoryMiB: number;
-      }>(
-        `SELECT t."id", t."weight"::float8 AS "weight",
+    const teams = await this.prisma.sql.query<{
+      id: string;
+      weight: number;
+      gpus: number;
+      cpuMilli: number;
+      memoryMiB: number;
+      clusterGpus: number;
+      clusterCpuMilli: number;
+      clusterMemoryMiB: number;
+    }>(
+      `SELECT t."id", t."weight"::float8 AS "weight",
                 COALESCE(u."gpus", 0)::float8 AS "gpus", COALESCE(u."cpuMilli", 0)::float8 AS "cpuMilli", COALESCE(u."memoryMiB", 0)::float8 AS "memoryMiB",
                 c."gpus"::float8 AS "clusterGpus", c."cpuMilli"::float8 AS "clusterCpuMilli", c."memoryMiB"::float8 AS "clusterMemoryMiB"
            FROM "Team" t
@@ -250,16 +253,18 @@ export class JobsRepository {
                         FROM "Allocation" WHERE "endedAt" IS NULL AND "teamId" = ANY($1::text[]) GROUP BY "teamId") u ON u."teamId" = t."id"
            CROSS JOIN (SELECT (SELECT count(*) FROM "Gpu") AS "gpus", COALESCE(sum("cpuMilli"), 0) AS "cpuMilli", COALESCE(sum("memoryMiB"), 0) AS "memoryMiB" FROM "Node") c
           WHERE t."id" = ANY($1::text[])`,
-        [teamIds],
-      ),
-      history,
-    ]);
+      [teamIds],
+    );
     const cluster = teams[0] ?? { clusterGpus: 0, clusterCpuMilli: 0, clusterMemoryMiB: 0 };
     const capacity = {
       nodes: [{ gpus: new Array(cluster.clusterGpus), cpuMilli: cluster.clusterCpuMilli, memoryMiB: cluster.clusterMemoryMiB }],
     } as unknown as ClusterSnapshot;
     return orderJobs(capacity, rows.map(pendingJob), {
-      teamUsage: withHistory(Object.fromEntries(teams.map((t) => [t.id, { gpus: t.gpus, cpuMilli: t.cpuMilli, memoryMiB: t.memoryMiB }])), h.gpus, h.weight),
+      teamUsage: withHistory(
+        Object.fromEntries(teams.map((t) => [t.id, { gpus: t.gpus, cpuMilli: t.cpuMilli, memoryMiB: t.memoryMiB }])),
+        history.gpus,
+        history.weight,
+      ),
       teamWeights: Object.fromEntries(teams.map((t) => [t.id, t.weight])),
     }).map((j) => byId.get(j.id)!);
   }
