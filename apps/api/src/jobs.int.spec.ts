@@ -205,7 +205,7 @@ describe('jobs through the whole system (real Postgres and Redis)', () => {
         expect(res.status).toBe(201);
         ids.push(res.body.id);
       }
-      const full = await repo.pendingOrder(scope);
+      const full = (await repo.pendingQueue(scope)).map((j) => j.id);
       expect(full).toHaveLength(plan.length);
       for (const size of [1, 3, 8, 20]) expect((await repo.queueHead(scope, size)).map((j) => j.id)).toEqual(full.slice(0, size));
       const summary = (await sys.http().get('/v1/jobs/summary').set('Authorization', admin)).body;

@@ -177,11 +177,6 @@ export class JobsRepository {
     });
   }
 
-  /** Ids of pending jobs in queue order (priority, then fair share of the team, then age). */
-  async pendingOrder(scope: TenantScope, history: QueueHistory = { gpus: {}, weight: 0 }): Promise<string[]> {
-    return (await this.pendingQueue(scope, history)).map((j) => j.id);
-  }
-
   /** Pending jobs of the caller's tenant in queue order, with their names, teams and priorities. */
   async pendingQueue(scope: TenantScope, history: QueueHistory = { gpus: {}, weight: 0 }) {
     const rows = await this.prisma.client.job.findMany({
