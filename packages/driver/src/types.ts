@@ -182,6 +182,12 @@ export interface GpuMetricSample {
 export interface ClusterDriver {
   readonly name: 'simulated' | 'kubernetes';
   discover(): Promise<Inventory>;
+  /**
+   * One node as discover() lists it, or undefined when the driver has no such node (nor GPU
+   * discovery labels on it). What a step on one node reads (a MIG change, a persona switch, a
+   * failover check), at the cost of one node rather than of the whole cluster.
+   */
+  discoverNode(nodeName: string): Promise<InventoryNode | undefined>;
   /** Resolves once the layout is applied and verified. */
   applyMigLayout(nodeName: string, gpuIndex: number, layout: MigSliceSpec[]): Promise<void>;
   /** Resolves once the node runs the new persona. */

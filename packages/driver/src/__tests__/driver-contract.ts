@@ -86,7 +86,8 @@ export function describeDriverContract(name: string, makeSubject: () => Promise<
       const unsubscribe = driver.onEvent((e) => events.push(e));
       return { events, unsubscribe };
     };
-    const findNode = async (nodeName: string) => (await driver.discover()).nodes.find((n) => n.name === nodeName)!;
+    // one node's state as the worker reads it during a step on that node (discover() is compared with it below)
+    const findNode = async (nodeName: string) => (await driver.discoverNode(nodeName))!;
 
     contractCase('discover', 'discovers nodes with their GPUs, leaf and spine', async () => {
       const inventory = await driver.discover();
@@ -96,6 +97,12 @@ export function describeDriverContract(name: string, makeSubject: () => Promise<
       expect(node.spine).not.toBe('');
       expect(node.gpus.map((g) => g.index)).toEqual(node.gpus.map((_, i) => i));
       expect(node.gpus[0].memoryMiB).toBeGreaterThan(0);
+    });
+
+    contractCase('discover', 'discovers one node by name as discover() lists it, and no node for an unknown name', async () => {
+      const listed = (await driver.discover()).nodes.find((n) => n.name === node.name);
+      expect(await driver.discoverNode(node.name)).toEqual(listed);
+      expect(await driver.discoverNode(`${node.name}-not-a-node`)).toBeUndefined();
     });
 
     contractCase('job lifecycle', 'runs a short job to a job-exited event with exit code 0', async () => {

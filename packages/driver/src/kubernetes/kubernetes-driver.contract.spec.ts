@@ -9,7 +9,7 @@ import { KubernetesDriver } from './kubernetes-driver';
 import { startEmulatedCluster, type EmulatedCluster } from './__tests__/emulated-cluster';
 import { warmUpClientNode } from './__tests__/warm-up';
 
-const CASES = 12;
+const CASES = 13;
 let cluster: EmulatedCluster;
 let slot = 0;
 

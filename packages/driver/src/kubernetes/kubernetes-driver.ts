@@ -196,6 +196,23 @@ export class KubernetesDriver implements ClusterDriver {
     return { nodes: inventory };
   }
 
+  /**
+   * One node: its object and the pods bound to it (for the GPUs other pods hold), two reads
+   * whatever the cluster's size. The discovery selector is not re-checked: a node name comes
+   * from an earlier discovery.
+   */
+  async discoverNode(nodeName: string): Promise<InventoryNode | undefined> {
+    const node = await this.api.readNode(nodeName).catch((err: unknown) => {
+      if (httpStatusOf(err) === 404) return undefined;
+      throw err;
+    });
+    const inventory = node && inventoryNodeFromKubeNode(node);
+    if (!inventory) return undefined;
+    const use = externalGpuUseByNode(await this.api.listPodsOnNode(nodeName)).get(nodeName);
+    if (use) inventory.externalGpuUse = use;
+    return inventory;
+  }
+
   /** From the other-pods watch (no request once it has listed). */
   async gpuUseByOthers(): Promise<Map<string, Record<string, number>>> {
     await this.view.synced();

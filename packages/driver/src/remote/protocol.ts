@@ -10,6 +10,7 @@ import type { ClusterDriver } from '../types';
 /** The ClusterDriver methods a remote worker may call. */
 export const REMOTE_METHODS = [
   'discover',
+  'discoverNode',
   'applyMigLayout',
   'setPersona',
   'setPower',

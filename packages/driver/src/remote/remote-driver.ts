@@ -13,6 +13,7 @@ import type {
   FaultInjection,
   GpuMetricSample,
   Inventory,
+  InventoryNode,
   JobLogQuery,
   JobLogRequest,
   JobLogs,
@@ -58,6 +59,10 @@ export class RemoteDriver implements ClusterDriver {
 
   discover(): Promise<Inventory> {
     return this.call('discover');
+  }
+  async discoverNode(nodeName: string): Promise<InventoryNode | undefined> {
+    // JSON has no undefined: the host answers null for a node it does not have
+    return (await this.call<InventoryNode | null>('discoverNode', nodeName)) ?? undefined;
   }
   applyMigLayout(nodeName: string, gpuIndex: number, layout: MigSliceSpec[]): Promise<void> {
     return this.call('applyMigLayout', nodeName, gpuIndex, layout);

@@ -98,6 +98,12 @@ export class SimCluster {
   inventory(): Inventory {
     return { nodes: this.all().map(inventoryNode) };
   }
+
+  /** One node's inventory, as inventory() lists it; undefined for an unknown node. */
+  inventoryOf(name: string): InventoryNode | undefined {
+    const node = this.nodes.get(name);
+    return node && inventoryNode(node);
+  }
 }
 
 function inventoryNode(node: SimNode): InventoryNode {

@@ -16,6 +16,7 @@ import type {
   FaultInjection,
   GpuMetricSample,
   Inventory,
+  InventoryNode,
   JobLogQuery,
   JobLogRequest,
   JobLogs,
@@ -156,6 +157,10 @@ export class SimulatedDriver implements ClusterDriver {
 
   async discover(): Promise<Inventory> {
     return this.cluster.inventory();
+  }
+
+  async discoverNode(nodeName: string): Promise<InventoryNode | undefined> {
+    return this.cluster.inventoryOf(nodeName);
   }
 
   async applyMigLayout(nodeName: string, gpuIndex: number, layout: MigSliceSpec[]): Promise<void> {

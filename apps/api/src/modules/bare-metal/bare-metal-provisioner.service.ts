@@ -113,7 +113,7 @@ export class BareMetalProvisioner {
    * says whole since the node was taken). The driver's layout counts, as in a persona switch.
    */
   private async wholeGpus(nodeName: string): Promise<void> {
-    const seen = (await this.driver.discover()).nodes.find((n) => n.name === nodeName);
+    const seen = await this.driver.discoverNode(nodeName);
     for (const gpu of seen?.gpus ?? []) if (gpu.migLayout?.length) await this.driver.applyMigLayout(nodeName, gpu.index, []);
   }
 

@@ -31,7 +31,7 @@ describe('crash recovery in node operations', () => {
     const mover = fake({ move: (jobs: never[]) => ((left = []), jobs) }, calls);
     const driver = fake(
       {
-        discover: () => ({ nodes: [{ name: 'node-1', ready: true, gpus: [{ health: reset ? 'healthy' : 'unhealthy' }] }] }),
+        discoverNode: (name: string) => (name === 'node-1' ? { name, ready: true, gpus: [{ health: reset ? 'healthy' : 'unhealthy' }] } : undefined),
         resetGpu: () => void (reset = true),
       },
       calls,

@@ -191,10 +191,9 @@ export class FailoverService {
     if (job.allocations.some((a) => a.startedAt.getTime() > at)) return;
     const status = await this.driver.status(jobId).catch(() => ({ state: 'unknown' as const }));
     if (status.state === 'running') return;
-    const inv = await this.driver.discover();
     for (const nodeId of new Set(job.allocations.map((a) => a.nodeId))) {
       const node = await this.nodes.findNode(nodeId);
-      const seen = node && inv.nodes.find((n) => n.name === node.name);
+      const seen = node && (await this.driver.discoverNode(node.name));
       if (!node || !seen) continue;
       if (seen.ready === false) return this.nodeDown(node, new Date(), 'event');
       for (const a of job.allocations.filter((x) => x.nodeId === nodeId)) {
@@ -301,8 +300,7 @@ export class FailoverService {
    * the incident resolved. True when the check passed.
    */
   private async validate(incidentId: string, kind: string, node: OpsNode, gpuIndex: number | undefined): Promise<boolean> {
-    const inv = await this.driver.discover();
-    const seen: InventoryNode | undefined = inv.nodes.find((n) => n.name === node.name);
+    const seen: InventoryNode | undefined = await this.driver.discoverNode(node.name);
     if (!seen || seen.ready === false) return false;
     if (kind === 'nic-down' && seen.networkUp === false) return false;
     if (gpuIndex !== undefined && seen.gpus[gpuIndex]?.health === 'unhealthy') return false;

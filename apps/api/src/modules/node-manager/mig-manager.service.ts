@@ -60,7 +60,7 @@ export class MigManagerService {
     }
     // Compared with what the cluster has, not with the database's rows: after a restart of the
     // cluster (or a change outside Gantry) they differ, and only the driver's layout takes work.
-    const onCluster = async () => (await this.driver.discover()).nodes.find((n) => n.name === gpu.node.name)?.gpus.find((g) => g.index === gpu.index);
+    const onCluster = async () => (await this.driver.discoverNode(gpu.node.name))?.gpus.find((g) => g.index === gpu.index);
     const before = await onCluster();
     if (!before || layoutKey(before.migLayout) !== layoutKey(p.layout)) {
       crashPoint('mig.requested');

@@ -22,11 +22,10 @@ describe('crash recovery in node operations', () => {
     );
     const driver = fake(
       {
-        discover: () => ({
-          nodes: [
-            { name: 'node-1', gpus: [{ migLayout: [{ profile: '3g.40gb', start: 0 }] }, { migLayout: [] }, { migLayout: [{ profile: '7g.80gb', start: 0 }] }] },
-          ],
-        }),
+        discoverNode: (name: string) =>
+          name === 'node-1'
+            ? { name, gpus: [{ migLayout: [{ profile: '3g.40gb', start: 0 }] }, { migLayout: [] }, { migLayout: [{ profile: '7g.80gb', start: 0 }] }] }
+            : undefined,
       },
       calls,
     );

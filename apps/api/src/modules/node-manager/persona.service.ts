@@ -113,7 +113,7 @@ export class PersonaService {
       // driver's layout counts, not only the database's: a worker killed after the driver
       // applied a layout and before the database recorded it leaves the two apart. MIG changes
       // still in flight on the node are dropped (committing "off" clears their target).
-      const seen = (await this.driver.discover()).nodes.find((n) => n.name === node.name);
+      const seen = await this.driver.discoverNode(node.name);
       for (const gpu of node.gpus) {
         const actual = seen?.gpus[gpu.index]?.migLayout ?? [];
         if (gpu.mode !== 'mig' && !actual.length && gpu.migTarget === null) continue;
