@@ -150,9 +150,13 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
     const key = (w.gpuModels ?? []).join('|');
     keepWhole.set(key, (keepWhole.get(key) ?? 0) + w.count);
   }
+  // idle whole GPUs of each model not changed yet (counted once, then kept as step 3 partitions:
+  // a count per candidate would make the step quadratic in the cluster's GPUs)
+  const idleWholeLeft = new Map<string, number>();
+  for (const { g } of idleWhole) if (!changes.has(g.id)) idleWholeLeft.set(g.model, (idleWholeLeft.get(g.model) ?? 0) + 1);
   const wholeLeft = (model: string) => {
     // idle whole GPUs of this model minus demand that could only use them
-    let supply = idleWhole.filter(({ g }) => g.model === model && !changes.has(g.id)).length;
+    let supply = idleWholeLeft.get(model) ?? 0;
     for (const [key, count] of keepWhole) if (!key || key.split('|').includes(model)) supply -= count;
     return supply;
   };
@@ -187,6 +191,7 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
       if (layout.length) {
         changes.set(g.id, { nodeId: n.id, gpuId: g.id, model: g.model, action: 'partition', layout, created: [...layout] });
         idlePerNode.set(n.id, idlePerNode.get(n.id)! - 1);
+        idleWholeLeft.set(g.model, idleWholeLeft.get(g.model)! - 1);
       }
     }
   }

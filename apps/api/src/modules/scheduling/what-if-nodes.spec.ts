@@ -1,5 +1,5 @@
 import type { NodeRow } from '../cluster/cluster.repository';
-import { nodesByJob, whatIfNodes } from './what-if-nodes';
+import { WhatIfNodes } from './what-if-nodes';
 
 const node = (id: string, leaf: string, spine: string, jobs: string[] = []) =>
   ({ id, leaf: { name: leaf, spine: { name: spine } }, gpus: [{ allocations: jobs.map((jobId) => ({ jobId })) }, { allocations: [] }] }) as unknown as NodeRow;
@@ -11,7 +11,8 @@ const nodes = [
   node('c1', 'leaf-c', 's1', ['j3']),
   node('c2', 'leaf-c', 's1'),
 ];
-const holders = nodesByJob(nodes);
+const whatIf = new WhatIfNodes(nodes);
+const holders = whatIf.holders;
 const ids = (rows: readonly NodeRow[]) => rows.map((n) => n.id);
 
 describe('preemption what-if nodes', () => {
@@ -22,16 +23,17 @@ describe('preemption what-if nodes', () => {
 
   it('one replica: only the nodes the victims leave', () => {
     const one = { replicas: 1, topologyLevel: 'any', topologyRequired: false };
-    expect(ids(whatIfNodes(nodes, holders, ['j1'], one))).toEqual(['a1']);
-    expect(ids(whatIfNodes(nodes, holders, ['j3'], one))).toEqual(['b1', 'c1']);
-    expect(ids(whatIfNodes(nodes, holders, [], one))).toEqual([]);
-    expect(ids(whatIfNodes(nodes, holders, ['j1'], { replicas: 2, topologyLevel: 'node', topologyRequired: true }))).toEqual(['a1']);
+    expect(ids(whatIf.of(['j1'], one))).toEqual(['a1']);
+    expect(ids(whatIf.of(['j3'], one))).toEqual(['b1', 'c1']);
+    expect(ids(whatIf.of([], one))).toEqual([]);
+    expect(ids(whatIf.of(['j3', 'j1'], one))).toEqual(['a1', 'b1', 'c1']); // the cluster's order, whatever the victims' order
+    expect(ids(whatIf.of(['j1'], { replicas: 2, topologyLevel: 'node', topologyRequired: true }))).toEqual(['a1']);
   });
 
   it('a gang bound to a leaf or a spine: the leaves or spines of those nodes; any other gang: the whole cluster', () => {
-    expect(ids(whatIfNodes(nodes, holders, ['j1'], { replicas: 2, topologyLevel: 'leaf', topologyRequired: true }))).toEqual(['a1', 'a2']);
-    expect(ids(whatIfNodes(nodes, holders, ['j2'], { replicas: 2, topologyLevel: 'spine', topologyRequired: true }))).toEqual(['a1', 'a2', 'b1']);
-    expect(ids(whatIfNodes(nodes, holders, ['j1'], { replicas: 2, topologyLevel: 'leaf', topologyRequired: false }))).toEqual(ids(nodes));
-    expect(ids(whatIfNodes(nodes, holders, ['j1'], { replicas: 2, topologyLevel: 'any', topologyRequired: true }))).toEqual(ids(nodes));
+    expect(ids(whatIf.of(['j1'], { replicas: 2, topologyLevel: 'leaf', topologyRequired: true }))).toEqual(['a1', 'a2']);
+    expect(ids(whatIf.of(['j2'], { replicas: 2, topologyLevel: 'spine', topologyRequired: true }))).toEqual(['a1', 'a2', 'b1']);
+    expect(ids(whatIf.of(['j1'], { replicas: 2, topologyLevel: 'leaf', topologyRequired: false }))).toEqual(ids(nodes));
+    expect(ids(whatIf.of(['j1'], { replicas: 2, topologyLevel: 'any', topologyRequired: true }))).toEqual(ids(nodes));
   });
 });
