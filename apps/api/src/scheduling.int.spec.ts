@@ -3,6 +3,7 @@ import { SchedulingRepository } from './modules/scheduling/scheduling.repository
 import type { NewAllocation } from './modules/allocations/gpu-slots';
 import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
 import { ClusterRepository } from './modules/cluster/cluster.repository';
+import { MAX_PLACEMENTS_PER_CYCLE, SchedulingService } from './modules/scheduling/scheduling.service';
 
 /** The commit step's guard: one GPU slot can never be held twice, whoever races for it. */
 describe('placement commits (real Postgres)', () => {
@@ -232,6 +233,33 @@ describe('placement commits (real Postgres)', () => {
       const held = await sys.db.allocation.aggregate({ where: { teamId: t.team.id, endedAt: null }, _sum: { gpuUnits: true } });
       expect(Number(held._sum.gpuUnits)).toBe(5);
     });
+  });
+
+  it('a deep queue is placed in bounded cycles: each places at most MAX_PLACEMENTS_PER_CYCLE, defers the rest untried, and the next ones place them', async () => {
+    const t = await makeTenant(sys.db, `deep-${Date.now()}`);
+    const n = MAX_PLACEMENTS_PER_CYCLE + 44;
+    await sys.db.job.createMany({
+      data: Array.from({ length: n }, (_, i) => ({
+        tenantId: t.tenant.id,
+        teamId: t.team.id,
+        name: `deep-${i}`,
+        kind: 'notebook',
+        replicas: 1,
+        resources: { gpuFraction: 0.1, cpuMilli: 0, memoryMiB: 0 },
+        createdAt: new Date(Date.now() - 60_000 + i),
+      })),
+    });
+    const mine = { teamId: t.team.id, state: 'pending' as const };
+    const scheduling = sys.worker.get(SchedulingService);
+    const first = await scheduling.cycle();
+    expect(first.placed).toBe(MAX_PLACEMENTS_PER_CYCLE);
+    expect(first.deferred).toBeGreaterThanOrEqual(44);
+    const waiting = await sys.db.job.findMany({ where: mine, select: { name: true, reasons: true } });
+    expect(waiting.length).toBeGreaterThanOrEqual(44);
+    // untried: no reason written that would call them unplaceable
+    expect(waiting.filter((j) => Array.isArray(j.reasons) && j.reasons.length)).toEqual([]);
+    for (let i = 0; i < 5 && (await sys.db.job.count({ where: mine })); i++) await scheduling.cycle();
+    expect(await sys.db.job.count({ where: mine })).toBe(0);
   });
 
   it('adds a new node once when several workers sync the same inventory at once', async () => {

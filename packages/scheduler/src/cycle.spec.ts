@@ -186,6 +186,24 @@ describe('runCycle: gangs and topology', () => {
   });
 });
 
+describe('runCycle: a bounded cycle', () => {
+  it('stops after maxPlacements placements; the rest, in queue order, are deferred untried, not explained as unplaceable', () => {
+    const snap = cluster(node('a').gpus(8).build());
+    const jobs = [
+      job('too-big').gpus(16).createdAt(1).build(),
+      job('j1').gpus(1).createdAt(2).build(),
+      job('j2').gpus(1).createdAt(3).build(),
+      job('j3').gpus(1).createdAt(4).build(),
+      job('j4').gpus(1).createdAt(5).build(),
+    ];
+    const d = runCycle(snap, jobs, { maxPlacements: 2 });
+    expect(d.placed.map((p) => p.jobId)).toEqual(['j1', 'j2']);
+    expect(d.pending.map((p) => p.jobId)).toEqual(['too-big']); // tried and left with its reasons
+    expect(d.deferred).toEqual(['j3', 'j4']);
+    expect(runCycle(snap, jobs).deferred).toBeUndefined();
+  });
+});
+
 describe('runCycle: pending reasons', () => {
   it('aggregates reasons per cause with node counts a person can read', () => {
     const nodes = [

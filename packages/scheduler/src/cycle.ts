@@ -29,8 +29,13 @@ export function runCycle(
   engine.mix.refresh();
   for (const [team, u] of Object.entries(options.teamUsage ?? {})) engine.teamUsage.set(team, { ...u });
   const decision: CycleDecision = { placed: [], pending: [] };
+  const max = options.maxPlacements ?? Infinity;
   // 3 + 4. order (fair share is re-read after every placement) and place
   for (const job of fairOrder(engine, snapshot, jobs, options.teamWeights ?? {})) {
+    if (decision.placed.length >= max) {
+      (decision.deferred ??= []).push(job.id);
+      continue;
+    }
     const result = engine.place(job);
     if (result.status.code === 'success') decision.placed.push({ jobId: job.id, replicas: result.replicas });
     // 5. explain

@@ -105,6 +105,8 @@ export interface Reason {
 export interface CycleDecision {
   placed: { jobId: string; replicas: ReplicaPlacement[] }[];
   pending: { jobId: string; reasons: Reason[] }[];
+  /** Jobs not tried because the cycle had placed `maxPlacements` (in queue order, after the placed ones): the next cycle tries them. */
+  deferred?: string[];
 }
 
 /** Codes of a plugin or placement status (kube-scheduler's framework). */
@@ -139,4 +141,9 @@ export interface CycleOptions {
   teamUsage?: Record<string, TeamUsage>;
   /** Fair-share weight per team (default 1). */
   teamWeights?: Record<string, number>;
+  /**
+   * Stop once this many jobs are placed: the jobs after them in queue order are returned as
+   * `deferred`, untried. Bounds a cycle's time (and its commit) however deep the queue.
+   */
+  maxPlacements?: number;
 }

@@ -85,6 +85,15 @@ describe('placeAroundHolds', () => {
     }
   });
 
+  it('the cycle bound on placements holds across the passes: the holder places first, the rest is deferred', () => {
+    const one = (id: string, teamId: string) => ({ ...job(id, teamId, 1), topology: { level: 'any' as const, required: false } });
+    const d = placeAroundHolds(snapshot(), [one('o1', 'other'), one('o2', 'other'), one('h1', 'holder')], [hold({})], new Map(), { maxPlacements: 2 });
+    expect(placedOn(d, 'h1')).toBe('n1');
+    expect(d.placed).toHaveLength(2);
+    expect(d.deferred).toHaveLength(1);
+    expect(d.pending).toEqual([]);
+  });
+
   it('without holds it is the plain engine cycle', () => {
     const d = placeAroundHolds(snapshot(), [job('a', 't'), job('b', 't')], [], new Map());
     expect(d.placed).toHaveLength(2);

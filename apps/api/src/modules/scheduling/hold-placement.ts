@@ -40,6 +40,8 @@ export function placeAroundHolds(
   const cpu = new Map<string, number>();
   const mem = new Map<string, number>();
   const out: CycleDecision = { placed: [], pending: [] };
+  // the cycle's bound on placements holds across the passes
+  const left = () => Math.max(0, (options.maxPlacements ?? Infinity) - out.placed.length);
   const teamUsage = Object.fromEntries(Object.entries(options.teamUsage ?? {}).map(([k, v]) => [k, { ...v }]));
   const view = (offered: (gpuId: string) => boolean): ClusterSnapshot => ({
     nodes: snapshot.nodes.map((n) => ({
@@ -74,7 +76,7 @@ export function placeAroundHolds(
       runCycle(
         view((id) => own.has(id)),
         group,
-        { ...options, teamUsage },
+        { ...options, teamUsage, maxPlacements: left() },
       ),
       group,
     );
@@ -97,9 +99,10 @@ export function placeAroundHolds(
     const d = runCycle(
       view((id) => !masked.has(id)),
       g.jobs,
-      { ...options, teamUsage },
+      { ...options, teamUsage, maxPlacements: left() },
     );
     take(d, g.jobs);
+    if (d.deferred) (out.deferred ??= []).push(...d.deferred);
     for (const u of d.pending) {
       if (!g.barred.length) {
         out.pending.push(u);
