@@ -3,7 +3,8 @@ import { SchedulingRepository } from './modules/scheduling/scheduling.repository
 import type { NewAllocation } from './modules/allocations/gpu-slots';
 import { eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
 import { ClusterRepository } from './modules/cluster/cluster.repository';
-import { MAX_PLACEMENTS_PER_CYCLE, SchedulingService } from './modules/scheduling/scheduling.service';
+import { SchedulingService } from './modules/scheduling/scheduling.service';
+import { APP_CONFIG, type AppConfig } from './config/config';
 
 /** The commit step's guard: one GPU slot can never be held twice, whoever races for it. */
 describe('placement commits (real Postgres)', () => {
@@ -235,7 +236,9 @@ describe('placement commits (real Postgres)', () => {
     });
   });
 
-  it('a deep queue is placed in bounded cycles: each places at most MAX_PLACEMENTS_PER_CYCLE, defers the rest untried, and the next ones place them', async () => {
+  it('a deep queue is placed in bounded cycles: each places at most GANTRY_CYCLE_MAX_PLACEMENTS, defers the rest untried, and the next ones place them', async () => {
+    const MAX_PLACEMENTS_PER_CYCLE = sys.worker.get<AppConfig>(APP_CONFIG).cycleMaxPlacements;
+    expect(MAX_PLACEMENTS_PER_CYCLE).toBe(256); // the default
     const t = await makeTenant(sys.db, `deep-${Date.now()}`);
     const n = MAX_PLACEMENTS_PER_CYCLE + 44;
     await sys.db.job.createMany({

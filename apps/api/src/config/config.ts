@@ -39,6 +39,8 @@ const ZEnv = z.object({
     .default('gantry'),
   /** Seconds between safety-net scheduling cycles and reconciliations. */
   GANTRY_RECONCILE_SECONDS: z.coerce.number().positive().max(3600).default(5),
+  /** Jobs one scheduling cycle places at most (the rest wait for the next cycle, asked for at once); 0 = no bound. */
+  GANTRY_CYCLE_MAX_PLACEMENTS: z.coerce.number().int().min(0).max(1_000_000).default(256),
   /**
    * Seconds a placed job may stay `starting` before the reconciler sends its start again (its
    * start message may be lost with Redis). Younger starts are still queued, not lost: sending
@@ -226,6 +228,8 @@ export interface AppConfig {
   power: { enabled: boolean; idleSeconds: number; headroom: number };
   bootstrapAdminKey?: string;
   reconcileSeconds: number;
+  /** GANTRY_CYCLE_MAX_PLACEMENTS (0 = no bound). */
+  cycleMaxPlacements: number;
   /** GANTRY_START_GRACE_SECONDS, in milliseconds. */
   startGraceMs: number;
   /** Fair share over time: half-life (simulated seconds) and weight of decayed past usage. */
@@ -334,6 +338,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     power: { enabled: e.GANTRY_POWER_MANAGEMENT === 'true', idleSeconds: e.GANTRY_POWER_IDLE_SECONDS, headroom: e.GANTRY_POWER_HEADROOM },
     bootstrapAdminKey: e.GANTRY_BOOTSTRAP_ADMIN_KEY,
     reconcileSeconds: e.GANTRY_RECONCILE_SECONDS,
+    cycleMaxPlacements: e.GANTRY_CYCLE_MAX_PLACEMENTS,
     startGraceMs: e.GANTRY_START_GRACE_SECONDS * 1000,
     fairShare: { halfLifeSeconds: e.GANTRY_FAIR_SHARE_HALF_LIFE_SECONDS, historyWeight: e.GANTRY_FAIR_SHARE_HISTORY_WEIGHT },
     demoHistory: { enabled: e.GANTRY_DEMO_HISTORY === 'true', days: e.GANTRY_DEMO_HISTORY_DAYS },

@@ -35,7 +35,7 @@ export interface CycleReport {
   ms: number;
   /** Work left waiting for a MIG slice (the node manager plans a re-partition at once). */
   migWaiting?: number;
-  /** Jobs not tried: the cycle had placed MAX_PLACEMENTS_PER_CYCLE (the next cycle is asked for at once). */
+  /** Jobs not tried: the cycle had placed GANTRY_CYCLE_MAX_PLACEMENTS (the next cycle is asked for at once). */
   deferred?: number;
   /** The cluster snapshot: loaded in full this cycle, or nodes read again from the change log. */
   snapshot?: { full: boolean; reread: number };
@@ -49,13 +49,6 @@ export type CycleSteps = Record<'read' | 'derive' | 'admit' | 'place' | 'commit'
 /** A cycle slower than this is logged (warn) with its steps. */
 const SLOW_CYCLE_MS = 1000;
 
-/**
- * A cycle places at most this many jobs; the rest of the queue (in queue order) waits for the
- * next cycle, which starts at once. The engine and the commit cost about 1-2 ms per placement at
- * 10,000 nodes on 2 cores, so a cycle stays well under a second however deep the queue, and a
- * job that arrives meanwhile (a higher priority, a cancellation) is seen within one short cycle.
- */
-export const MAX_PLACEMENTS_PER_CYCLE = 256;
 
 /**
  * Preemption planning stops starting new what-ifs after this long in one cycle (each is an
@@ -136,7 +129,10 @@ export class SchedulingService {
     const decision: CycleDecision = placeAroundHolds(snapshot, admitted.map(pendingJob), holds, holdInfo, {
       teamUsage: q.fairUsage,
       teamWeights: q.weights,
-      maxPlacements: MAX_PLACEMENTS_PER_CYCLE,
+      // A cycle places at most this many jobs (GANTRY_CYCLE_MAX_PLACEMENTS); the rest of the queue,
+      // in queue order, waits for the next cycle, which starts at once. A job that arrives
+      // meanwhile (a higher priority, a cancellation) is seen within one bounded cycle.
+      maxPlacements: this.config.cycleMaxPlacements || undefined,
     });
     steps.place = lap();
     // 6. commit, re-checking the quota under a per-team lock
