@@ -49,7 +49,6 @@ export type CycleSteps = Record<'read' | 'derive' | 'admit' | 'place' | 'commit'
 /** A cycle slower than this is logged (warn) with its steps. */
 const SLOW_CYCLE_MS = 1000;
 
-
 /**
  * Preemption planning stops starting new what-ifs after this long in one cycle (each is an
  * engine run; the jobs it did not reach, later in queue order, are planned in the next cycles).
