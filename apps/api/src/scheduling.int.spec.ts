@@ -13,7 +13,8 @@ describe('placement commits (real Postgres)', () => {
 
   beforeAll(async () => {
     // A worker that never reconciles on its own, so that this test drives the commits.
-    sys = await startSystem({ GANTRY_RECONCILE_SECONDS: '3600' });
+    // (and a small bound on a cycle's placements, for the deep-queue case)
+    sys = await startSystem({ GANTRY_RECONCILE_SECONDS: '3600', GANTRY_CYCLE_MAX_PLACEMENTS: '40' });
     repo = sys.worker.get(SchedulingRepository);
     await eventually(async () => (await sys.db.gpu.count()) >= 256);
   });
@@ -238,7 +239,7 @@ describe('placement commits (real Postgres)', () => {
 
   it('a deep queue is placed in bounded cycles: each places at most GANTRY_CYCLE_MAX_PLACEMENTS, defers the rest untried, and the next ones place them', async () => {
     const MAX_PLACEMENTS_PER_CYCLE = sys.worker.get<AppConfig>(APP_CONFIG).cycleMaxPlacements;
-    expect(MAX_PLACEMENTS_PER_CYCLE).toBe(256); // the default
+    expect(MAX_PLACEMENTS_PER_CYCLE).toBe(40);
     const t = await makeTenant(sys.db, `deep-${Date.now()}`);
     const n = MAX_PLACEMENTS_PER_CYCLE + 44;
     await sys.db.job.createMany({

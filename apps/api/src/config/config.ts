@@ -40,7 +40,7 @@ const ZEnv = z.object({
   /** Seconds between safety-net scheduling cycles and reconciliations. */
   GANTRY_RECONCILE_SECONDS: z.coerce.number().positive().max(3600).default(5),
   /** Jobs one scheduling cycle places at most (the rest wait for the next cycle, asked for at once); 0 = no bound. */
-  GANTRY_CYCLE_MAX_PLACEMENTS: z.coerce.number().int().min(0).max(1_000_000).default(256),
+  GANTRY_CYCLE_MAX_PLACEMENTS: z.coerce.number().int().min(0).max(1_000_000).default(512),
   /**
    * Seconds a placed job may stay `starting` before the reconciler sends its start again (its
    * start message may be lost with Redis). Younger starts are still queued, not lost: sending
