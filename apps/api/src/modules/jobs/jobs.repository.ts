@@ -32,6 +32,18 @@ type QueuedRow = Parameters<typeof pendingJob>[0] & { id: string; teamId: string
 const ACTIVE_STATES = ['pending', 'starting', 'running', 'suspending', 'suspended'] as const;
 
 /** Jobs, always read and changed through the caller's tenant scope. */
+/** A team's standing in the queue order: weight, what it holds now, and the cluster's totals. */
+interface TeamStanding {
+  id: string;
+  weight: number;
+  gpus: number;
+  cpuMilli: number;
+  memoryMiB: number;
+  clusterGpus: number;
+  clusterCpuMilli: number;
+  clusterMemoryMiB: number;
+}
+
 @Injectable()
 export class JobsRepository {
   constructor(
@@ -210,7 +222,9 @@ export class JobsRepository {
    */
   async queueHead(scope: TenantScope, size: number, history: QueueHistory | Promise<QueueHistory> = { gpus: {}, weight: 0 }): Promise<JobRow[]> {
     const { tenantId } = scopeValues(scope);
-    const [rows, h] = await Promise.all([
+    // One round trip on the way: the teams' standing is read beside the jobs, for every team
+    // with a pending job in the scope (a superset of the head's teams), not after them.
+    const [rows, h, teams] = await Promise.all([
       this.prisma.sql.query<Omit<JobRow, 'allocations'> & { rn?: unknown }>(
         `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY "priority", "teamId" ORDER BY "createdAt", "id") AS "rn"
                         FROM "Job" WHERE "state" = 'pending' AND ($1::text IS NULL OR "tenantId" = $1)) AS "q"
@@ -219,37 +233,25 @@ export class JobsRepository {
         [tenantId, size],
       ),
       history,
+      this.queueTeams({ pendingIn: tenantId }),
     ]);
     const jobs: JobRow[] = rows.map(({ rn: _rn, ...job }) => ({ ...job, allocations: [] }));
-    return (await this.inQueueOrder(jobs, h)).slice(0, size);
+    return (await this.inQueueOrder(jobs, h, teams)).slice(0, size);
   }
 
-  /** `rows` (pending, oldest first) in the engine's order: priority, then weighted dominant share of each team with its history, then age. */
-  private async inQueueOrder<R extends QueuedRow>(rows: R[], history: QueueHistory): Promise<R[]> {
+  /**
+   * `rows` (pending, oldest first) in the engine's order: priority, then weighted dominant share
+   * of each team with its history, then age. `standing`: the teams' standing when already read
+   * (it must cover every team of `rows`).
+   */
+  private async inQueueOrder<R extends QueuedRow>(rows: R[], history: QueueHistory, standing?: TeamStanding[]): Promise<R[]> {
     if (rows.length < 2) return rows;
     // The engine's own order, from the teams' current usage, weights and the cluster's totals (one statement).
     const byId = new Map(rows.map((r) => [r.id, r]));
     const teamIds = [...new Set(rows.map((r) => r.teamId))];
-    const teams = await this.prisma.sql.query<{
-      id: string;
-      weight: number;
-      gpus: number;
-      cpuMilli: number;
-      memoryMiB: number;
-      clusterGpus: number;
-      clusterCpuMilli: number;
-      clusterMemoryMiB: number;
-    }>(
-      `SELECT t."id", t."weight"::float8 AS "weight",
-                COALESCE(u."gpus", 0)::float8 AS "gpus", COALESCE(u."cpuMilli", 0)::float8 AS "cpuMilli", COALESCE(u."memoryMiB", 0)::float8 AS "memoryMiB",
-                c."gpus"::float8 AS "clusterGpus", c."cpuMilli"::float8 AS "clusterCpuMilli", c."memoryMiB"::float8 AS "clusterMemoryMiB"
-           FROM "Team" t
-           LEFT JOIN (SELECT "teamId", sum("gpuUnits") AS "gpus", sum("cpuMilli") AS "cpuMilli", sum("memoryMiB") AS "memoryMiB"
-                        FROM "Allocation" WHERE "endedAt" IS NULL AND "teamId" = ANY($1::text[]) GROUP BY "teamId") u ON u."teamId" = t."id"
-           CROSS JOIN (SELECT (SELECT count(*) FROM "Gpu") AS "gpus", COALESCE(sum("cpuMilli"), 0) AS "cpuMilli", COALESCE(sum("memoryMiB"), 0) AS "memoryMiB" FROM "Node") c
-          WHERE t."id" = ANY($1::text[])`,
-      [teamIds],
-    );
+    // (read beside the rows, a team whose first pending job came between the two reads is missing: read again)
+    const covered = standing && teamIds.every((id) => standing.some((t) => t.id === id));
+    const teams = covered ? standing : await this.queueTeams({ teamIds });
     const cluster = teams[0] ?? { clusterGpus: 0, clusterCpuMilli: 0, clusterMemoryMiB: 0 };
     const capacity = {
       nodes: [{ gpus: new Array(cluster.clusterGpus), cpuMilli: cluster.clusterCpuMilli, memoryMiB: cluster.clusterMemoryMiB }],
@@ -262,6 +264,30 @@ export class JobsRepository {
       ),
       teamWeights: Object.fromEntries(teams.map((t) => [t.id, t.weight])),
     }).map((j) => byId.get(j.id)!);
+  }
+
+  /**
+   * The teams' standing for the queue order (one statement): weight, what each holds now, and the
+   * cluster's totals on every row; for the teams named, or for every team with a pending job in
+   * a tenant (`pendingIn`; null: the cluster).
+   */
+  private queueTeams(which: { teamIds: string[] } | { pendingIn: string | null }): Promise<TeamStanding[]> {
+    const [ids, arg] =
+      'teamIds' in which
+        ? ['SELECT unnest($1::text[]) AS "id"', which.teamIds]
+        : [`SELECT DISTINCT "teamId" AS "id" FROM "Job" WHERE "state" = 'pending' AND ($1::text IS NULL OR "tenantId" = $1)`, which.pendingIn];
+    return this.prisma.sql.query<TeamStanding>(
+      `WITH "ids" AS (${ids})
+         SELECT t."id", t."weight"::float8 AS "weight",
+                COALESCE(u."gpus", 0)::float8 AS "gpus", COALESCE(u."cpuMilli", 0)::float8 AS "cpuMilli", COALESCE(u."memoryMiB", 0)::float8 AS "memoryMiB",
+                c."gpus"::float8 AS "clusterGpus", c."cpuMilli"::float8 AS "clusterCpuMilli", c."memoryMiB"::float8 AS "clusterMemoryMiB"
+           FROM "Team" t
+           LEFT JOIN (SELECT "teamId", sum("gpuUnits") AS "gpus", sum("cpuMilli") AS "cpuMilli", sum("memoryMiB") AS "memoryMiB"
+                        FROM "Allocation" WHERE "endedAt" IS NULL AND "teamId" IN (SELECT "id" FROM "ids") GROUP BY "teamId") u ON u."teamId" = t."id"
+           CROSS JOIN (SELECT (SELECT count(*) FROM "Gpu") AS "gpus", COALESCE(sum("cpuMilli"), 0) AS "cpuMilli", COALESCE(sum("memoryMiB"), 0) AS "memoryMiB" FROM "Node") c
+          WHERE t."id" IN (SELECT "id" FROM "ids")`,
+      [arg],
+    );
   }
 
   /**
