@@ -3,6 +3,7 @@ import { Prisma, type Persona } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
 import { prismaEnum } from '../cluster/node-rows';
 import { EventsRepository } from '../events/events.repository';
+import { layoutKey } from './mig-layout-key';
 
 /** A GPU's MIG layout as the database holds it, with its node. */
 export type GpuLayoutRow = Prisma.GpuGetPayload<{
@@ -67,10 +68,18 @@ export class MigChangesRepository {
    * Stores a verified layout: slices destroyed, slices created, mode, back in scheduling. Under
    * the GPU row lock, refuses (false) when a slice being destroyed holds an allocation.
    */
-  commitMigLayout(gpuId: string, layout: { profile: string; start: number; size: number }[], now: Date): Promise<boolean> {
+  commitMigLayout(
+    gpuId: string,
+    layout: { profile: string; start: number; size: number }[],
+    now: Date,
+    opts: { whileTarget?: { profile: string; start: number }[] } = {},
+  ): Promise<boolean | 'replaced'> {
     return this.db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT id FROM "Gpu" WHERE id = ${gpuId} FOR UPDATE`;
       const gpu = await tx.gpu.findUniqueOrThrow({ where: { id: gpuId }, include: { instances: true } });
+      // the MIG manager stores what it applied only while that is still the target
+      if (opts.whileTarget && (!gpu.migTarget || layoutKey(gpu.migTarget as { profile: string; start: number }[]) !== layoutKey(opts.whileTarget)))
+        return 'replaced';
       const keep = (p: string, s: number) => layout.some((e) => e.profile === p && e.start === s);
       const gone = gpu.instances.filter((i) => !keep(i.profile, i.start));
       const busy = await tx.allocation.findMany({ where: { gpuId, endedAt: null }, select: { migStart: true, migProfile: true } });

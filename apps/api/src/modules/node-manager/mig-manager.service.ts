@@ -5,6 +5,9 @@ import { QueuesService } from '../../queues/queues.service';
 import { crashPoint } from '../../common/crash-points';
 import type { QueuePayload } from '../../queues/queue-names';
 import { RetryLater } from '../../queues/retry-later';
+import { RedisService } from '../../common/redis.service';
+import { APP_CONFIG, type AppConfig } from '../../config/config';
+import { withLease } from './gpu-lease';
 import { NodesRepository } from './nodes.repository';
 import { MigChangesRepository } from './mig-changes.repository';
 import { layoutKey } from './mig-layout-key';
@@ -19,6 +22,10 @@ export { layoutKey } from './mig-layout-key';
  * not); wait until the slices being destroyed are idle (a re-partition never kills running
  * work), apply through the driver, verify against the driver's inventory, store, back in
  * scheduling. Idempotent: a retry re-checks every step; a request replaced by a newer one is dropped.
+ * One change of a GPU is applied at a time across workers (a Redis lease per GPU): without it a
+ * request checked before a newer one replaced it could reach the driver after the newer one was
+ * applied and stored, leaving the cluster with the older layout and the database with the newer.
+ * The layout is stored only while it is still the GPU's target.
  */
 @Injectable()
 export class MigManagerService {
@@ -29,6 +36,8 @@ export class MigManagerService {
     private readonly migChanges: MigChangesRepository,
     private readonly queues: QueuesService,
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
+    private readonly redis: RedisService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Takes the GPU out of scheduling now and queues the change. */
@@ -38,6 +47,11 @@ export class MigManagerService {
   }
 
   async apply(p: QueuePayload<'mig'>): Promise<void> {
+    const lease = await withLease(this.redis.client, `${this.config.queuePrefix}:mig-apply:${p.gpuId}`, () => this.applyHeld(p));
+    if (!lease.held) throw new RetryLater(`GPU ${p.gpuId}: another MIG change of this GPU is being applied`);
+  }
+
+  private async applyHeld(p: QueuePayload<'mig'>): Promise<void> {
     const gpu = await this.nodes.findGpu(p.gpuId);
     if (!gpu) return;
     const target = gpu.migTarget as { profile: string; start: number }[] | null;
@@ -71,7 +85,9 @@ export class MigManagerService {
         throw new Error(`GPU ${gpu.index} of ${gpu.node.name}: the driver reports another layout after the change`);
     }
     const sized = p.layout.map((e) => ({ ...e, size: migProfile(gpu.model, e.profile)!.size }));
-    if (!(await this.migChanges.commitMigLayout(gpu.id, sized, new Date()))) throw new RetryLater('a slice got busy meanwhile');
+    const stored = await this.migChanges.commitMigLayout(gpu.id, sized, new Date(), { whileTarget: p.layout });
+    if (stored === 'replaced') return; // a newer request is the target now: its job applies it over this one
+    if (!stored) throw new RetryLater('a slice got busy meanwhile');
     await this.queues.requestSchedule(`MIG layout applied on ${gpu.node.name} GPU ${gpu.index}`);
   }
 }
