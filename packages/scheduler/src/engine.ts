@@ -460,6 +460,15 @@ export class Engine implements EngineHandle {
     return { node: this.nodes[c.cls.nodes[0]!]!, option: c.e.options[c.o]! };
   }
 
+  /** Each live node class: its first node and its size (NodeStates: free-capacity signals sum per state). */
+  eachState(fn: (n: NodeView, count: number) => void): void {
+    const ix = this.index;
+    for (let i = 0; i < ix.liveCount; i++) {
+      const id = ix.liveIds[i]!;
+      fn(this.nodes[ix.firstPos[id]!]!, ix.classSize[id]!);
+    }
+  }
+
   // ---------------------------------------------------------------- mutation and undo
 
   private apply(n: NodeView, job: JobView, option: DeviceOption): Journal {

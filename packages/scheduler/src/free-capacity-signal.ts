@@ -5,7 +5,7 @@
  * moved by at least `minChange`, so that small drifts do not throw away the score cache.
  */
 import type { ShapeMix } from './shape-mix';
-import type { NodeView } from './views';
+import type { NodeStates } from './views';
 
 export interface FreeCapacitySignalOptions {
   /** Re-read free capacity every this many placements (0: only when the mix changes). */
@@ -24,7 +24,8 @@ export abstract class FreeCapacitySignal<T> {
 
   constructor(
     readonly mix: ShapeMix,
-    protected readonly nodes: readonly NodeView[],
+    /** The engine's nodes, read one per distinct state (each counted for every node in it). */
+    protected readonly nodes: NodeStates,
     options: FreeCapacitySignalOptions = {},
   ) {
     this.every = options.every ?? 0;

@@ -52,13 +52,14 @@ export class ModelPressureModel extends FreeCapacitySignal<Map<string, number>> 
     if (this.pinned.length === 0) return out;
     const free = new Map<string, number>();
     let all = 0;
-    for (const n of this.nodes)
+    this.nodes.eachState((n, count) => {
       for (const g of n.gpus) {
         if (g.mode === 'mig') continue;
-        const f = poolFree(g);
+        const f = poolFree(g) * count;
         free.set(g.model, (free.get(g.model) ?? 0) + f);
         all += f;
       }
+    });
     const need = new Map<string, number>();
     for (const s of this.pinned) {
       let cap = 0;

@@ -228,7 +228,7 @@ describe('model pressure: pinned demand keeps its GPU model', () => {
   const mixOf = (shapes: ShapeCount[]) => {
     const e = new Engine({ nodes: [t4().build(), g2().build()] }, { history: shapes });
     e.mix.refresh();
-    return new ModelPressureModel(e.mix, e.nodes);
+    return new ModelPressureModel(e.mix, e);
   };
 
   it.each([
@@ -284,14 +284,14 @@ describe('model pressure: pinned demand keeps its GPU model', () => {
       { history: twentieth },
     );
     e.mix.refresh();
-    expect(new ModelPressureModel(e.mix, e.nodes).of('T4')).toBeCloseTo(want, 6);
+    expect(new ModelPressureModel(e.mix, e).of('T4')).toBeCloseTo(want, 6);
   });
 
   it('re-reads free capacity every `every` placements and republishes only a change of at least minChange', () => {
     const e = new Engine({ nodes: [t4().build(), g2().build()] }, { history: twentieth });
     e.mix.refresh();
-    const every = new ModelPressureModel(e.mix, e.nodes, { every: 2, minChange: 0.05 });
-    const coarse = new ModelPressureModel(e.mix, e.nodes, { every: 2, minChange: 0.5 });
+    const every = new ModelPressureModel(e.mix, e, { every: 2, minChange: 0.05 });
+    const coarse = new ModelPressureModel(e.mix, e, { every: 2, minChange: 0.5 });
     const v0 = [every.epoch(), coarse.epoch()];
     expect(every.of('T4')).toBeCloseTo(0.25, 6);
     // six unpinned jobs fill G2 (T4 is kept for the pinned work): 4 GPUs free, all of T4
@@ -307,7 +307,7 @@ describe('model pressure: pinned demand keeps its GPU model', () => {
   it('nothing pinned: the free capacity is never read and the version never moves', () => {
     const e = new Engine({ nodes: [t4().build(), g2().build()] }, { history: [count(job().gpus(1).build(), 10)] });
     e.mix.refresh();
-    const m = new ModelPressureModel(e.mix, e.nodes, { every: 1 });
+    const m = new ModelPressureModel(e.mix, e, { every: 1 });
     const v = m.epoch();
     e.place(job().gpus(1).build());
     expect(m.epoch()).toBe(v);

@@ -87,8 +87,17 @@ export interface Inventory {
   maxGpusAnyNode: number;
 }
 
+/**
+ * The nodes grouped by state (node-classes.ts): a sum over every node's free capacity costs one
+ * look per distinct state, not per node (thousands of nodes, a few hundred states).
+ */
+export interface NodeStates {
+  /** Calls `fn` once per distinct node state, with one node in that state and how many nodes are in it. */
+  eachState(fn: (n: NodeView, count: number) => void): void;
+}
+
 /** What a plugin may read of the engine that built it (the Engine implements this). */
-export interface EngineHandle {
+export interface EngineHandle extends NodeStates {
   readonly nodes: readonly NodeView[];
   readonly nodeById: ReadonlyMap<string, NodeView>;
   readonly inventory: Inventory;

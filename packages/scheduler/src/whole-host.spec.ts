@@ -47,7 +47,7 @@ describe('WholeHostModel: how much of the nodes that can take the largest whole 
     },
   ])('$name', ({ nodes, history, want }) => {
     const e = engineOf(nodes, history);
-    expect(new WholeHostModel(e.mix, e.nodes).pressure()).toBeCloseTo(want, 9);
+    expect(new WholeHostModel(e.mix, e).pressure()).toBeCloseTo(want, 9);
   });
 
   it.each([
@@ -56,7 +56,7 @@ describe('WholeHostModel: how much of the nodes that can take the largest whole 
     { name: 'less CPU than the shape asks', wholeFree: 8, cpuFree: 79999, want: 0 },
   ])('takeWhole: pressure x the share of the shape that fits: $name', ({ wholeFree, cpuFree, want }) => {
     const e = engineOf([g2().build(), ...t4s(24)]);
-    expect(new WholeHostModel(e.mix, e.nodes).takeWhole(wholeFree, cpuFree)).toBe(want);
+    expect(new WholeHostModel(e.mix, e).takeWhole(wholeFree, cpuFree)).toBe(want);
   });
 
   it('counts fully free GPUs only (a share on a GPU breaks it)', () => {
@@ -66,7 +66,7 @@ describe('WholeHostModel: how much of the nodes that can take the largest whole 
 
   it('re-reads free capacity every `every` placements and republishes a change of at least minChange', () => {
     const e = engineOf([g2('a').build(), g2('b').build(), ...t4s(4)]);
-    const m = new WholeHostModel(e.mix, e.nodes, { every: 2, minChange: 0.05 });
+    const m = new WholeHostModel(e.mix, e, { every: 2, minChange: 0.05 });
     const v = m.epoch();
     expect(m.pressure()).toBeCloseTo((share8 * 24) / 16, 9);
     e.place(job().gpus(8).cpu(80000).build());
@@ -79,7 +79,7 @@ describe('WholeHostModel: how much of the nodes that can take the largest whole 
 describe('CPU stranding with whole hosts', () => {
   it('relieving a host`s stranding earns the credit only for when the large shape does not take it', () => {
     const e = engineOf([g2().build(), ...t4s(4)]);
-    const whole = new WholeHostModel(e.mix, e.nodes);
+    const whole = new WholeHostModel(e.mix, e);
     const plain = new CpuStrandModel(e.mix);
     const withHosts = new CpuStrandModel(e.mix, 1, whole);
     const c = plain.cpuPerGpuMilli();
@@ -95,7 +95,7 @@ describe('CPU stranding with whole hosts', () => {
   it('stranding a placement adds on a host is charged in full', () => {
     const e = engineOf([g2().build(), ...t4s(4)]);
     const plain = new CpuStrandModel(e.mix);
-    const withHosts = new CpuStrandModel(e.mix, 1, new WholeHostModel(e.mix, e.nodes));
+    const withHosts = new CpuStrandModel(e.mix, 1, new WholeHostModel(e.mix, e));
     const jv = e.jobView(job().cpu(40000).build());
     const nv = e.nodes[0]!;
     const o = e.deviceOptions(jv, nv)[0]!;

@@ -86,13 +86,11 @@ export class WholeHostModel extends FreeCapacitySignal<number> {
     if (this.gpus === 0) return 0;
     let free = 0;
     let hosts = 0;
-    const nodes = this.nodes;
-    for (let k = 0; k < nodes.length; k++) {
-      const n = nodes[k]!;
-      for (let i = 0; i < n.gpus.length; i++) if (n.gpus[i]!.mode !== 'mig') free += poolFree(n.gpus[i]!);
+    this.nodes.eachState((n, count) => {
+      for (let i = 0; i < n.gpus.length; i++) if (n.gpus[i]!.mode !== 'mig') free += poolFree(n.gpus[i]!) * count;
       const blocks = Math.floor(wholeFreeGpus(n) / this.gpus);
-      if (blocks > 0) hosts += blocks * this.gpus * 1000 * fitMass(this.cpu, this.cum, n.cpuFree);
-    }
+      if (blocks > 0) hosts += count * blocks * this.gpus * 1000 * fitMass(this.cpu, this.cum, n.cpuFree);
+    });
     const need = this.share * free;
     return hosts > 0 ? Math.min(1, need / hosts) : need > 0 ? 1 : 0;
   }

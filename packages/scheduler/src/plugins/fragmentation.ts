@@ -31,7 +31,7 @@ export function fragmentationScore(engine: EngineHandle, args: Record<string, un
   const pressureW = (args.pressure as number | undefined) ?? 0;
   const pressure =
     pressureW > 0
-      ? new ModelPressureModel(engine.mix, engine.nodes, {
+      ? new ModelPressureModel(engine.mix, engine, {
           every: args.pressureEvery as number | undefined,
           minChange: args.pressureMinChange as number | undefined,
         })
@@ -52,7 +52,7 @@ export function fragmentationScore(engine: EngineHandle, args: Record<string, un
 
 /** The whole-host model of a score plugin's args (wholeHostEvery, wholeHostMinChange). */
 export function wholeHostModel(engine: EngineHandle, args: Record<string, unknown>): WholeHostModel {
-  return new WholeHostModel(engine.mix, engine.nodes, {
+  return new WholeHostModel(engine.mix, engine, {
     every: args.wholeHostEvery as number | undefined,
     minChange: args.wholeHostMinChange as number | undefined,
   });
