@@ -10,7 +10,7 @@
  * The hold (no change for `holdMs` after the last one) only applies to GPUs that run work: an idle
  * GPU is free to re-partition for demand at once.
  */
-import { planMigLayouts, type ClusterSnapshot, type MigChange, type MigPlan } from '@gantry/scheduler';
+import { planMigLayouts, type ClusterSnapshot, type GpuState, type MigChange, type MigPlan } from '@gantry/scheduler';
 import { creditInFlight, migDemandOf, type MigInFlight, type PendingDemandRow } from './demand-planning';
 
 export interface MigPlanningInput {
@@ -37,17 +37,21 @@ export function planMigChanges(input: MigPlanningInput): MigPlan {
   const touched = new Set(plan.changes.map((c) => c.gpuId));
   const wanted = new Set(migDemand.map((d) => d.profile));
   const spare = new Set<string>();
-  const snapshot: ClusterSnapshot = {
-    nodes: input.snapshot.nodes.map((n) => ({
+  const idleMig = (g: GpuState) => g.mode === 'mig' && g.mig.every((s) => !s.busy) && !touched.has(g.id) && !g.mig.some((s) => wanted.has(s.profile));
+  // Only nodes with such a GPU: the planner never uses a GPU out of placement, so a node with none
+  // offers nothing (at 10,000 nodes, a copy of every node on each tick with unmet demand).
+  const snapshot: ClusterSnapshot = { nodes: [] };
+  for (const n of input.snapshot.nodes) {
+    if (!n.gpus.some(idleMig)) continue;
+    snapshot.nodes.push({
       ...n,
       gpus: n.gpus.map((g) => {
-        const idleMig = g.mode === 'mig' && g.mig.every((s) => !s.busy) && !touched.has(g.id) && !g.mig.some((s) => wanted.has(s.profile));
-        if (!idleMig) return { ...g, schedulable: false };
+        if (!idleMig(g)) return { ...g, schedulable: false };
         spare.add(g.id);
         return { ...g, mode: 'whole' as const, mig: [] };
       }),
-    })),
-  };
+    });
+  }
   if (!spare.size) return plan;
   const again = planMigLayouts({ snapshot, migDemand: plan.unmet, nowMs: input.nowMs, holdMs: input.holdMs });
   const extra: MigChange[] = again.changes.filter((c) => spare.has(c.gpuId)).map((c) => ({ ...c, action: 'partition' }));
