@@ -93,19 +93,51 @@ const UNALLOCATED = '';
 export function computeTick(input: TickInput): TickOutput {
   const { at, windowSeconds: dt } = input;
   const windowStart = at.getTime() - dt * 1000;
-  const deltas = new Map<string, RollupDelta>();
+  // Every delta in the order it was first touched; the unallocated ones by node and model (one
+  // per GPU's node: no key string per GPU at 80,000 GPUs), the holders' by a composite key.
+  const deltas: RollupDelta[] = [];
+  const held = new Map<string, RollupDelta>();
+  const unallocated = new Map<string, Map<string, RollupDelta>>();
+  const newDelta = (nodeId: string, gpuModel: string, tenantId: string, teamId: string): RollupDelta => {
+    const d = {
+      nodeId,
+      gpuModel,
+      tenantId,
+      teamId,
+      capacitySeconds: 0,
+      allocatedSeconds: 0,
+      busySeconds: 0,
+      memoryMiBSeconds: 0,
+      energyJoules: 0,
+      idleSeconds: 0,
+    };
+    deltas.push(d);
+    return d;
+  };
+  const freeDelta = (nodeId: string, gpuModel: string): RollupDelta => {
+    let byModel = unallocated.get(nodeId);
+    if (!byModel) unallocated.set(nodeId, (byModel = new Map()));
+    let d = byModel.get(gpuModel);
+    if (!d) byModel.set(gpuModel, (d = newDelta(nodeId, gpuModel, UNALLOCATED, UNALLOCATED)));
+    return d;
+  };
   const delta = (nodeId: string, gpuModel: string, tenantId: string, teamId: string): RollupDelta => {
+    if (tenantId === UNALLOCATED && teamId === UNALLOCATED) return freeDelta(nodeId, gpuModel);
     const key = `${nodeId}\u0000${gpuModel}\u0000${tenantId}\u0000${teamId}`;
-    let d = deltas.get(key);
-    if (!d) {
-      d = { nodeId, gpuModel, tenantId, teamId, capacitySeconds: 0, allocatedSeconds: 0, busySeconds: 0, memoryMiBSeconds: 0, energyJoules: 0, idleSeconds: 0 };
-      deltas.set(key, d);
-    }
+    let d = held.get(key);
+    if (!d) held.set(key, (d = newDelta(nodeId, gpuModel, tenantId, teamId)));
     return d;
   };
 
-  // Capacity: every GPU of the inventory, for the whole window.
-  for (const g of input.gpus) delta(g.nodeId, g.model, UNALLOCATED, UNALLOCATED).capacitySeconds += dt;
+  // Capacity: every GPU of the inventory, for the whole window; the GPUs by node name and index.
+  const byNode = new Map<string, { g: TickGpu; free: RollupDelta }[]>();
+  for (const g of input.gpus) {
+    const free = freeDelta(g.nodeId, g.model);
+    free.capacitySeconds += dt;
+    let onNode = byNode.get(g.nodeName);
+    if (!onNode) byNode.set(g.nodeName, (onNode = []));
+    onNode[g.index] = { g, free };
+  }
 
   // Allocation-based GPU-seconds: each allocation's overlap with the window, in quota units.
   const activeAt = new Map<string, TickAllocation[]>();
@@ -121,17 +153,16 @@ export function computeTick(input: TickInput): TickOutput {
   }
 
   // Measured: each GPU's sample over the window, apportioned to the holders at the tick.
-  const byName = new Map(input.gpus.map((g) => [`${g.nodeName}/${g.index}`, g]));
   const latest: LatestGpuState[] = [];
   for (const s of input.samples) {
-    const g = byName.get(`${s.nodeName}/${s.gpuIndex}`);
-    if (!g) continue;
-    const holders = activeAt.get(g.id) ?? [];
-    const held = Math.min(
-      1,
-      holders.reduce((n, a) => n + a.gpuUnits, 0),
-    );
-    const idle = isIdleAllocated(held, s.smPct, input.idleSmPct);
+    const known = byNode.get(s.nodeName)?.[s.gpuIndex];
+    if (!known) continue;
+    const g = known.g;
+    const holders = activeAt.get(g.id);
+    let total = 0;
+    if (holders) for (const a of holders) total += a.gpuUnits;
+    const heldUnits = Math.min(1, total);
+    const idle = isIdleAllocated(heldUnits, s.smPct, input.idleSmPct);
     const busy = (s.smPct / 100) * dt;
     const mem = s.memoryUsedMiB * dt;
     const energy = s.powerW * dt;
@@ -139,23 +170,22 @@ export function computeTick(input: TickInput): TickOutput {
     let busyLeft = busy;
     let memLeft = mem;
     let energyLeft = energy;
-    if (held > 0) {
-      const total = holders.reduce((n, a) => n + a.gpuUnits, 0);
+    if (holders && heldUnits > 0) {
       for (const a of holders) {
         const heldPart = Math.min(1, (at.getTime() - Math.max(windowStart, a.startedAt.getTime())) / (dt * 1000));
         const share = (a.gpuUnits / total) * heldPart;
         const d = delta(g.nodeId, g.model, a.tenantId, a.teamId);
         d.busySeconds += busy * share;
         d.memoryMiBSeconds += mem * share;
-        d.energyJoules += energy * held * share;
+        d.energyJoules += energy * heldUnits * share;
         // held units x the part of the window it held them, while the GPU idled
         if (idle) d.idleSeconds += a.gpuUnits * dt * heldPart;
         busyLeft -= busy * share;
         memLeft -= mem * share;
-        energyLeft -= energy * held * share;
+        energyLeft -= energy * heldUnits * share;
       }
     }
-    const free = delta(g.nodeId, g.model, UNALLOCATED, UNALLOCATED);
+    const free = known.free;
     free.busySeconds += Math.max(0, busyLeft);
     free.memoryMiBSeconds += Math.max(0, memLeft);
     free.energyJoules += Math.max(0, energyLeft);
@@ -169,7 +199,7 @@ export function computeTick(input: TickInput): TickOutput {
       idleSince: idle ? (input.previousIdleSince.get(g.id) ?? at) : null,
     });
   }
-  return { deltas: [...deltas.values()], latest };
+  return { deltas, latest };
 }
 
 /** Node id of the rows that sum every node (team, tenant and model reports read only those). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../common/prisma.service';
 import type { Tx } from '@gantry/db';
-import type { LatestGpuState, RollupDelta, RollupRow, TickAllocation, TickGpu, TickSample } from './telemetry-tick';
+import type { LatestGpuState, RollupDelta, RollupRow, TickAllocation, TickGpu } from './telemetry-tick';
 
 /**
  * Telemetry storage: raw per-GPU samples (short retention), the latest state of each GPU and
@@ -37,7 +37,8 @@ export class TelemetryRepository {
    */
   async writeTick(t: {
     at: Date;
-    samples: { gpuId: string; sample: TickSample }[];
+    /** Raw samples by GPU id. */
+    samples: readonly { gpuId: string; smPct: number; memoryUsedMiB: number; powerW: number }[];
     latest: LatestGpuState[];
     deltas: RollupDelta[];
     buckets: { stepSeconds: number; bucket: Date }[];
@@ -46,8 +47,8 @@ export class TelemetryRepository {
       const marker = await tx.$executeRaw`
         INSERT INTO "GpuSample" ("gpuId", "at", "smPct", "memoryUsedMiB", "powerW")
         SELECT * FROM unnest(${t.samples.map((s) => s.gpuId)}::text[], array_fill(${t.at}::timestamp(3), ARRAY[${t.samples.length}::int]),
-          ${t.samples.map((s) => s.sample.smPct)}::float8[], ${t.samples.map((s) => s.sample.memoryUsedMiB)}::int[],
-          ${t.samples.map((s) => s.sample.powerW)}::float8[])
+          ${t.samples.map((s) => s.smPct)}::float8[], ${t.samples.map((s) => s.memoryUsedMiB)}::int[],
+          ${t.samples.map((s) => s.powerW)}::float8[])
         ON CONFLICT DO NOTHING`;
       if (t.samples.length > 0 && marker === 0) return false;
 

@@ -38,14 +38,11 @@ export class TelemetryService {
       this.repo.previousIdleSince(),
     ]);
     const out = computeTick({ at, windowSeconds: t.intervalSeconds, gpus, samples, allocations, previousIdleSince, idleSmPct: t.idleSmPct });
-    const ids = new Map(gpus.map((g) => [`${g.nodeName}/${g.index}`, g.id]));
     const inWindow = new Date(at.getTime() - 1);
     const written = await this.repo.writeTick({
       at,
-      samples: samples.flatMap((s) => {
-        const gpuId = ids.get(`${s.nodeName}/${s.gpuIndex}`);
-        return gpuId ? [{ gpuId, sample: s }] : [];
-      }),
+      // the raw samples of the GPUs in the inventory: the latest states carry them with their GPU id
+      samples: out.latest,
       latest: out.latest,
       deltas: withClusterRows(out.deltas),
       buckets: [
