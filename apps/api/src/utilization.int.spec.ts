@@ -160,6 +160,19 @@ describe('utilization (real Postgres and Redis)', () => {
     const i = r.body.gpus.id.indexOf(idleGpuId);
     expect(r.body.gpus.allocated[i]).toBe(1);
     expect(r.body.gpus.smPct.filter((s: number | null) => s !== null && s > 50).length).toBeGreaterThanOrEqual(2);
+    // the time of the newest tick (one a second here), though most GPUs' states have not changed since long before
+    expect(Date.now() - Date.parse(r.body.at)).toBeLessThan(15_000);
+  });
+
+  it('rewrites a GPU`s latest state only when it changed, while its raw samples go on every tick', async () => {
+    // an idle GPU nobody holds: 0 % SM, idle power, tick after tick
+    const gpu = await sys.db.gpu.findFirstOrThrow({ where: { model: 'H100-80GB', allocations: { none: { endedAt: null } } }, orderBy: { id: 'asc' } });
+    const before = await sys.db.gpuTelemetry.findUniqueOrThrow({ where: { gpuId: gpu.id } });
+    const samples = await sys.db.gpuSample.count({ where: { gpuId: gpu.id } });
+    await eventually(async () => (await sys.db.gpuSample.count({ where: { gpuId: gpu.id } })) >= samples + 2, 20_000);
+    const after = await sys.db.gpuTelemetry.findUniqueOrThrow({ where: { gpuId: gpu.id } });
+    expect(after.smPct).toBe(0);
+    expect(after.at.getTime()).toBe(before.at.getTime());
   });
 
   it.each([

@@ -60,7 +60,11 @@ export class TelemetryRepository {
             ${t.latest.map((l) => l.memoryUsedMiB)}::int[], ${t.latest.map((l) => l.powerW)}::float8[],
             ${t.latest.map((l) => l.idleSince?.toISOString() ?? null)}::timestamp(3)[]) AS u(g, n, s, m, p, i)
           ON CONFLICT ("gpuId") DO UPDATE SET "nodeId" = excluded."nodeId", "at" = excluded."at", "smPct" = excluded."smPct",
-            "memoryUsedMiB" = excluded."memoryUsedMiB", "powerW" = excluded."powerW", "idleSince" = excluded."idleSince"`;
+            "memoryUsedMiB" = excluded."memoryUsedMiB", "powerW" = excluded."powerW", "idleSince" = excluded."idleSince"
+          -- a GPU whose state did not change keeps its row (and "at", when that state was first
+          -- sampled): at 80,000 mostly idle GPUs, tens of thousands of row versions a tick fewer
+          WHERE ("GpuTelemetry"."nodeId", "GpuTelemetry"."smPct", "GpuTelemetry"."memoryUsedMiB", "GpuTelemetry"."powerW", "GpuTelemetry"."idleSince")
+            IS DISTINCT FROM (excluded."nodeId", excluded."smPct", excluded."memoryUsedMiB", excluded."powerW", excluded."idleSince")`;
       }
 
       await addToRollups(

@@ -217,13 +217,15 @@ export class UtilizationRepository {
   /** Every GPU with its node, health, held part and latest sample (the heatmap). Hardware only: no tenant data. */
   async heatmap() {
     const db = this.prisma.client;
-    const [nodes, gpus, latest, held] = await Promise.all([
+    const [nodes, gpus, latest, held, tick] = await Promise.all([
       db.node.findMany({ select: { id: true, name: true }, orderBy: { name: 'asc' } }),
       db.gpu.findMany({ select: { id: true, nodeId: true, index: true, model: true, health: true, memoryMiB: true } }),
       db.gpuTelemetry.findMany({ select: { gpuId: true, at: true, smPct: true, memoryUsedMiB: true, powerW: true } }),
       db.allocation.groupBy({ by: ['gpuId'], where: { endedAt: null }, _sum: { gpuUnits: true } }),
+      // the newest tick (a GPU's latest row keeps the time its state was first sampled)
+      this.prisma.sql.query<{ at: Date | null }>(`SELECT max("at") AS "at" FROM "GpuSample"`),
     ]);
-    return { nodes, gpus, latest, held: held.map((h) => ({ gpuId: h.gpuId, units: Number(h._sum.gpuUnits ?? 0) })) };
+    return { nodes, gpus, latest, held: held.map((h) => ({ gpuId: h.gpuId, units: Number(h._sum.gpuUnits ?? 0) })), newestTick: tick[0]?.at ?? null };
   }
 
   /** Power management: watt-seconds saved in [from, to), each span a node was off (clipped to the window) x its saved draw. */

@@ -248,7 +248,7 @@ export class UtilizationService {
     const modelIndex = new Map<string, number>();
     const gpus = [...h.gpus].sort((a, b) => nodeIndex.get(a.nodeId)! - nodeIndex.get(b.nodeId)! || a.index - b.index);
     const out: GpuHeatmap['gpus'] = { id: [], node: [], index: [], model: [], smPct: [], memoryPct: [], powerW: [], allocated: [], health: [] };
-    let at: Date | null = null;
+    let at: Date | null = h.newestTick;
     for (const g of gpus) {
       if (!modelIndex.has(g.model)) {
         modelIndex.set(g.model, models.length);
