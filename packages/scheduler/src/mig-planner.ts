@@ -80,8 +80,10 @@ function bestStart(model: string, layout: MigLayoutEntry[], profile: string): nu
 
 export function planMigLayouts(input: MigPlanInput): MigPlan {
   const hold = input.holdMs ?? 10 * 60 * 1000;
+  // (a Map: asked for every GPU per demand, and a record of 80,000 GPU ids is a slow dictionary)
+  const changedAt = new Map(Object.entries(input.lastChangedAtMs ?? {}));
   const held = (g: GpuState) => {
-    const t = input.lastChangedAtMs?.[g.id];
+    const t = changedAt.get(g.id);
     return t !== undefined && input.nowMs !== undefined && input.nowMs - t < hold;
   };
   const usable = (n: NodeState, g: GpuState) => n.schedulable && g.healthy && g.schedulable && !held(g);

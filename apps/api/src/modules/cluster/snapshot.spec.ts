@@ -52,6 +52,18 @@ describe('buildSnapshot', () => {
     expect(buildSnapshot([a], undefined, 1000).nodes[0]!.gpus[1]!.schedulable).toBe(false);
   });
 
+  it('answers an earlier time from a state derived later when no start refusal ended in between (a caller whose clock was read first)', () => {
+    const a = row('a', { refusedUntil: new Date(5000) });
+    const late = buildSnapshot([a], undefined, 7000).nodes[0]!;
+    expect(buildSnapshot([a], undefined, 6000).nodes[0]).toBe(late);
+    expect(buildSnapshot([a], undefined, 5000).nodes[0]).toBe(late);
+    // before the refusal ended: derived again, the GPU still refused
+    expect(buildSnapshot([a], undefined, 4000).nodes[0]!.gpus[1]!.schedulable).toBe(false);
+    const plain = row('b');
+    const later = buildSnapshot([plain], undefined, 9000).nodes[0]!;
+    expect(buildSnapshot([plain], undefined, 1000).nodes[0]).toBe(later);
+  });
+
   it('leaves out the `without` jobs only on the nodes that hold them, and keeps the shared states as they were', () => {
     const a = row('a', { jobs: ['j1'] });
     const b = row('b', { jobs: ['j2'] });

@@ -19,15 +19,29 @@ export function buildSnapshot(nodes: readonly NodeRow[], without?: ReadonlySet<s
   return foreign ? markForeignUse(snapshot, foreign) : snapshot;
 }
 
-/** Derived node states, by the row they were derived from; `fromMs` to `untilMs`: when it holds. */
+/**
+ * Derived node states, by the row they were derived from; `fromMs` to `untilMs`: when it holds
+ * (between the start refusals on the node that end around the time it was derived: a caller
+ * whose clock was read a moment before another's, like the node manager's tick, finds it too).
+ */
 const derived = new WeakMap<NodeRow, { state: NodeState; fromMs: number; untilMs: number }>();
 
 function keptNodeState(n: NodeRow, nowMs: number): NodeState {
   const kept = derived.get(n);
   if (kept && kept.fromMs <= nowMs && nowMs < kept.untilMs) return kept.state;
   const state = nodeState(n, undefined, nowMs);
-  derived.set(n, { state, fromMs: nowMs, untilMs: nextRefusalEnd(n, nowMs) });
+  derived.set(n, { state, fromMs: lastRefusalEnd(n, nowMs), untilMs: nextRefusalEnd(n, nowMs) });
   return state;
+}
+
+/** When the latest start refusal on the node that is over at `nowMs` ended; -Infinity without one (a state holds back to then). */
+function lastRefusalEnd(n: NodeRow, nowMs: number): number {
+  let end = -Infinity;
+  for (const g of n.gpus) {
+    const until = g.startRefusedUntil?.getTime();
+    if (until !== undefined && until <= nowMs && until > end) end = until;
+  }
+  return end;
 }
 
 /** When the earliest start refusal still running on the node ends (a GPU becomes schedulable); Infinity without one. */
