@@ -5,7 +5,7 @@ import type { NodeRow } from '../cluster/cluster.repository';
 import { ClusterSnapshotStore } from '../cluster/cluster-snapshot.store';
 import { personaToApi, powerToApi } from '../cluster/cluster.presenter';
 import { buildSnapshot } from '../cluster/snapshot';
-import { planPersonas, vmDemandOf, type PersonaNode } from './demand-planning';
+import { planPersonas, vmDemandOf, type MigInFlight, type PersonaNode } from './demand-planning';
 import { planMigChanges } from './mig-planning';
 import { MigManagerService } from './mig-manager.service';
 import { NodesRepository } from './nodes.repository';
@@ -115,15 +115,16 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async planMig(rows: NodeRows, pending: PendingDemandRows, now: Date): Promise<void> {
-    const inFlight = rows.flatMap((n) =>
-      n.gpus
-        .filter((g) => g.migTarget !== null)
-        .map((g) => ({
-          model: g.model,
-          target: g.migTarget as { profile: string; start: number }[],
-          busyStarts: new Set(g.allocations.map((a) => a.migStart).filter((s): s is number => s !== null)),
-        })),
-    );
+    // (one pass over every GPU, no array per node: this runs after every cycle that left MIG work waiting)
+    const inFlight: MigInFlight[] = [];
+    for (const n of rows)
+      for (const g of n.gpus)
+        if (g.migTarget !== null)
+          inFlight.push({
+            model: g.model,
+            target: g.migTarget as { profile: string; start: number }[],
+            busyStarts: new Set(g.allocations.map((a) => a.migStart).filter((s): s is number => s !== null)),
+          });
     const snapshot = buildSnapshot(rows, undefined, now.getTime());
     // powered-off (or powering) nodes' GPUs cannot be re-partitioned
     const powered = new Set(rows.filter((n) => n.powerState === 'on').map((n) => n.id));
