@@ -57,8 +57,14 @@ export interface MigPlan {
 
 const allowed = (models: string[] | undefined, m: string) => !models?.length || models.includes(m);
 
+/** Memory slots of a profile on a model, 0 when the model has no such profile (the catalog is fixed: remembered). */
+const sizes = new Map<string, Map<string, number>>();
 function sizeOf(model: string, profile: string): number {
-  return migProfile(model, profile)?.size ?? 0;
+  let byProfile = sizes.get(model);
+  if (!byProfile) sizes.set(model, (byProfile = new Map()));
+  let size = byProfile.get(profile);
+  if (size === undefined) byProfile.set(profile, (size = migProfile(model, profile)?.size ?? 0));
+  return size;
 }
 
 /** Among legal free starts, the one that leaves the most room for every profile afterwards. */
@@ -122,8 +128,10 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
   const occupied = (g: GpuState) => layoutOf(g).reduce((a, e) => a + sizeOf(g.model, e.profile), 0);
   for (const d of demand) {
     if (d.left <= 0) continue;
-    const cands = gpus.filter(({ n, g }) => g.mode === 'mig' && usable(n, g) && allowed(d.gpuModels, g.model) && migProfile(g.model, d.profile));
-    cands.sort((a, b) => occupied(b.g) - occupied(a.g) || (a.g.id < b.g.id ? -1 : 1));
+    const cands = gpus.filter(({ n, g }) => g.mode === 'mig' && usable(n, g) && allowed(d.gpuModels, g.model) && sizeOf(g.model, d.profile) > 0);
+    // (occupancy read once per candidate, not per comparison)
+    const occupancy = new Map(cands.map(({ g }) => [g.id, occupied(g)]));
+    cands.sort((a, b) => occupancy.get(b.g.id)! - occupancy.get(a.g.id)! || (a.g.id < b.g.id ? -1 : 1));
     for (const { n, g } of cands) {
       while (d.left > 0) {
         const layout = layoutOf(g);
@@ -163,13 +171,22 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
     return supply;
   };
 
-  // 3. partition idle whole GPUs, nodes with the fewest idle whole GPUs first
+  // 3. partition idle whole GPUs, nodes with the fewest idle whole GPUs first (then node id, then
+  // the highest GPU index). The idle GPUs are sorted by node and index once; per demand they are
+  // bucketed by their node's idle count at that moment (a stable counting sort: the same order
+  // as sorting every candidate again, without O(n log n) per demand over 50,000 idle GPUs).
   const idlePerNode = new Map<string, number>();
   for (const { n } of idleWhole) idlePerNode.set(n.id, (idlePerNode.get(n.id) ?? 0) + 1);
+  let byNodeAndIndex: { n: NodeState; g: GpuState }[] | undefined;
   for (const d of demand) {
     if (d.left <= 0) continue;
-    const cands = idleWhole.filter(({ g }) => !changes.has(g.id) && allowed(d.gpuModels, g.model) && migProfile(g.model, d.profile));
-    cands.sort((a, b) => idlePerNode.get(a.n.id)! - idlePerNode.get(b.n.id)! || (a.n.id < b.n.id ? -1 : a.n.id > b.n.id ? 1 : b.g.index - a.g.index));
+    byNodeAndIndex ??= [...idleWhole].sort((a, b) => (a.n.id < b.n.id ? -1 : a.n.id > b.n.id ? 1 : b.g.index - a.g.index));
+    const buckets: { n: NodeState; g: GpuState }[][] = [];
+    for (const c of byNodeAndIndex) {
+      if (changes.has(c.g.id) || !allowed(d.gpuModels, c.g.model) || sizeOf(c.g.model, d.profile) === 0) continue;
+      (buckets[idlePerNode.get(c.n.id)!] ??= []).push(c);
+    }
+    const cands = buckets.flatMap((b) => b ?? []);
     for (const { n, g } of cands) {
       if (d.left <= 0) break;
       if (wholeLeft(g.model) <= 0) continue;
