@@ -18,6 +18,18 @@ export function createPrismaClient(databaseUrl: string, opts: { max?: number; tr
  */
 export interface Sql {
   query<T>(text: string, values?: readonly unknown[]): Promise<T[]>;
+  /**
+   * Statements on one pooled connection between BEGIN and COMMIT (ROLLBACK when `fn` throws).
+   * For writes with large parameter arrays (80,000-element telemetry ticks): Prisma's raw
+   * queries pass every parameter through its query compiler, about four times the CPU of the
+   * driver's own binding.
+   */
+  transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T>;
+}
+
+/** Typed SQL inside `Sql.transaction`: rows of a query, or the rows a statement changed. */
+export interface SqlTx extends Pick<Sql, 'query'> {
+  execute(text: string, values?: readonly unknown[]): Promise<number>;
 }
 
 const TIMESTAMP_OID = 1114;
@@ -36,6 +48,29 @@ export function createDatabase(databaseUrl: string, opts: { max?: number; transa
     async query<T>(text: string, values: readonly unknown[] = []) {
       const r = await pool.query({ text, values: values as unknown[], types });
       return r.rows as T[];
+    },
+    async transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const out = await fn({
+          async query<R>(text: string, values: readonly unknown[] = []) {
+            const r = await client.query({ text, values: values as unknown[], types });
+            return r.rows as R[];
+          },
+          async execute(text: string, values: readonly unknown[] = []) {
+            const r = await client.query({ text, values: values as unknown[], types });
+            return r.rowCount ?? 0;
+          },
+        });
+        await client.query('COMMIT');
+        return out;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw e;
+      } finally {
+        client.release();
+      }
     },
   };
   return { client, sql };

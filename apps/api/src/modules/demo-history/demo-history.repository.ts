@@ -116,7 +116,7 @@ export class DemoHistoryRepository {
         await insertAll(tx, 'Allocation', ALLOCATION_COLUMNS, p.allocations);
         await insertAll(tx, 'Event', EVENT_COLUMNS, p.events);
         await tx.incident.createMany({ data: p.incidents });
-        await addToRollups(tx, p.rollups);
+        await addToRollups((text, values) => tx.$executeRawUnsafe(text, ...values), p.rollups);
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${FAIR_SHARE_LOCK}))`;
         const stored = await tx.teamUsageHistory.findMany({ where: { teamId: { in: p.usageTeams.map((t) => t.teamId) } } });
         const byTeam = new Map(stored.map((r) => [r.teamId, { gpuSeconds: r.decayedGpuSeconds, asOfMs: r.asOf.getTime() }]));

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../common/prisma.service';
-import type { Tx } from '@gantry/db';
 import type { LatestGpuState, RollupDelta, RollupRow, TickAllocation, TickGpu } from './telemetry-tick';
 
 /**
@@ -43,32 +42,43 @@ export class TelemetryRepository {
     deltas: RollupDelta[];
     buckets: { stepSeconds: number; bucket: Date }[];
   }): Promise<boolean> {
-    return this.prisma.client.$transaction(async (tx) => {
-      const marker = await tx.$executeRaw`
-        INSERT INTO "GpuSample" ("gpuId", "at", "smPct", "memoryUsedMiB", "powerW")
-        SELECT * FROM unnest(${t.samples.map((s) => s.gpuId)}::text[], array_fill(${t.at}::timestamp(3), ARRAY[${t.samples.length}::int]),
-          ${t.samples.map((s) => s.smPct)}::float8[], ${t.samples.map((s) => s.memoryUsedMiB)}::int[],
-          ${t.samples.map((s) => s.powerW)}::float8[])
-        ON CONFLICT DO NOTHING`;
+    // typed SQL on the driver's connection: Prisma's raw queries pass each of these 80,000-element
+    // arrays through its query compiler (about four times the CPU of the driver's own binding)
+    const at = t.at.toISOString();
+    return this.prisma.sql.transaction(async (tx) => {
+      const marker = await tx.execute(
+        `INSERT INTO "GpuSample" ("gpuId", "at", "smPct", "memoryUsedMiB", "powerW")
+         SELECT u.g, $2::timestamp(3), u.s, u.m, u.p FROM unnest($1::text[], $3::float8[], $4::int[], $5::float8[]) AS u(g, s, m, p)
+         ON CONFLICT DO NOTHING`,
+        [t.samples.map((s) => s.gpuId), at, t.samples.map((s) => s.smPct), t.samples.map((s) => s.memoryUsedMiB), t.samples.map((s) => s.powerW)],
+      );
       if (t.samples.length > 0 && marker === 0) return false;
 
       if (t.latest.length) {
-        await tx.$executeRaw`
-          INSERT INTO "GpuTelemetry" ("gpuId", "nodeId", "at", "smPct", "memoryUsedMiB", "powerW", "idleSince")
-          SELECT u.g, u.n, ${t.at}::timestamp(3), u.s, u.m, u.p, u.i FROM unnest(
-            ${t.latest.map((l) => l.gpuId)}::text[], ${t.latest.map((l) => l.nodeId)}::text[], ${t.latest.map((l) => l.smPct)}::float8[],
-            ${t.latest.map((l) => l.memoryUsedMiB)}::int[], ${t.latest.map((l) => l.powerW)}::float8[],
-            ${t.latest.map((l) => l.idleSince?.toISOString() ?? null)}::timestamp(3)[]) AS u(g, n, s, m, p, i)
-          ON CONFLICT ("gpuId") DO UPDATE SET "nodeId" = excluded."nodeId", "at" = excluded."at", "smPct" = excluded."smPct",
-            "memoryUsedMiB" = excluded."memoryUsedMiB", "powerW" = excluded."powerW", "idleSince" = excluded."idleSince"
-          -- a GPU whose state did not change keeps its row (and "at", when that state was first
-          -- sampled): at 80,000 mostly idle GPUs, tens of thousands of row versions a tick fewer
-          WHERE ("GpuTelemetry"."nodeId", "GpuTelemetry"."smPct", "GpuTelemetry"."memoryUsedMiB", "GpuTelemetry"."powerW", "GpuTelemetry"."idleSince")
-            IS DISTINCT FROM (excluded."nodeId", excluded."smPct", excluded."memoryUsedMiB", excluded."powerW", excluded."idleSince")`;
+        await tx.execute(
+          `INSERT INTO "GpuTelemetry" ("gpuId", "nodeId", "at", "smPct", "memoryUsedMiB", "powerW", "idleSince")
+           SELECT u.g, u.n, $3::timestamp(3), u.s, u.m, u.p, u.i FROM unnest($1::text[], $2::text[], $4::float8[], $5::int[], $6::float8[], $7::timestamp(3)[])
+             AS u(g, n, s, m, p, i)
+           ON CONFLICT ("gpuId") DO UPDATE SET "nodeId" = excluded."nodeId", "at" = excluded."at", "smPct" = excluded."smPct",
+             "memoryUsedMiB" = excluded."memoryUsedMiB", "powerW" = excluded."powerW", "idleSince" = excluded."idleSince"
+           -- a GPU whose state did not change keeps its row (and "at", when that state was first
+           -- sampled): at 80,000 mostly idle GPUs, tens of thousands of row versions a tick fewer
+           WHERE ("GpuTelemetry"."nodeId", "GpuTelemetry"."smPct", "GpuTelemetry"."memoryUsedMiB", "GpuTelemetry"."powerW", "GpuTelemetry"."idleSince")
+             IS DISTINCT FROM (excluded."nodeId", excluded."smPct", excluded."memoryUsedMiB", excluded."powerW", excluded."idleSince")`,
+          [
+            t.latest.map((l) => l.gpuId),
+            t.latest.map((l) => l.nodeId),
+            at,
+            t.latest.map((l) => l.smPct),
+            t.latest.map((l) => l.memoryUsedMiB),
+            t.latest.map((l) => l.powerW),
+            t.latest.map((l) => l.idleSince?.toISOString() ?? null),
+          ],
+        );
       }
 
       await addToRollups(
-        tx,
+        (text, values) => tx.execute(text, values),
         t.buckets.flatMap((b) => t.deltas.map((d) => ({ ...d, stepSeconds: b.stepSeconds, bucket: b.bucket }))),
       );
       return true;
@@ -90,28 +100,44 @@ export class TelemetryRepository {
 /** Rows per statement of addToRollups (each row is 12 array elements). */
 const ROLLUP_CHUNK = 10_000;
 
+/** Runs one statement with positional parameters in the caller's transaction (typed SQL, or Prisma's). */
+export type RunStatement = (text: string, values: unknown[]) => Promise<unknown>;
+
 /**
  * Adds rollup rows into the usage rollups inside the caller's transaction: a row whose bucket,
  * node, model and holder exist is summed into it (a bucket is filled by many ticks). The rows
  * of one call must have distinct keys.
  */
-export async function addToRollups(tx: Tx, rows: readonly RollupRow[]): Promise<void> {
+export async function addToRollups(run: RunStatement, rows: readonly RollupRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += ROLLUP_CHUNK) {
     const chunk = rows.slice(i, i + ROLLUP_CHUNK);
     const col = <K extends keyof RollupRow>(k: K) => chunk.map((d) => d[k]);
-    await tx.$executeRaw`
-      INSERT INTO "UsageRollup" ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId",
+    await run(
+      `INSERT INTO "UsageRollup" ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId",
         "capacitySeconds", "allocatedSeconds", "busySeconds", "memoryMiBSeconds", "energyJoules", "idleSeconds")
-      SELECT * FROM unnest(${col('stepSeconds')}::int[], ${chunk.map((d) => d.bucket.toISOString())}::timestamp(3)[],
-        ${col('nodeId')}::text[], ${col('gpuModel')}::text[], ${col('tenantId')}::text[], ${col('teamId')}::text[],
-        ${col('capacitySeconds')}::float8[], ${col('allocatedSeconds')}::float8[], ${col('busySeconds')}::float8[],
-        ${col('memoryMiBSeconds')}::float8[], ${col('energyJoules')}::float8[], ${col('idleSeconds')}::float8[]) AS u
+      SELECT * FROM unnest($1::int[], $2::timestamp(3)[], $3::text[], $4::text[], $5::text[], $6::text[],
+        $7::float8[], $8::float8[], $9::float8[], $10::float8[], $11::float8[], $12::float8[]) AS u
       ON CONFLICT ("stepSeconds", "bucket", "nodeId", "gpuModel", "tenantId", "teamId") DO UPDATE SET
         "capacitySeconds" = "UsageRollup"."capacitySeconds" + excluded."capacitySeconds",
         "allocatedSeconds" = "UsageRollup"."allocatedSeconds" + excluded."allocatedSeconds",
         "busySeconds" = "UsageRollup"."busySeconds" + excluded."busySeconds",
         "memoryMiBSeconds" = "UsageRollup"."memoryMiBSeconds" + excluded."memoryMiBSeconds",
         "energyJoules" = "UsageRollup"."energyJoules" + excluded."energyJoules",
-        "idleSeconds" = "UsageRollup"."idleSeconds" + excluded."idleSeconds"`;
+        "idleSeconds" = "UsageRollup"."idleSeconds" + excluded."idleSeconds"`,
+      [
+        col('stepSeconds'),
+        chunk.map((d) => d.bucket.toISOString()),
+        col('nodeId'),
+        col('gpuModel'),
+        col('tenantId'),
+        col('teamId'),
+        col('capacitySeconds'),
+        col('allocatedSeconds'),
+        col('busySeconds'),
+        col('memoryMiBSeconds'),
+        col('energyJoules'),
+        col('idleSeconds'),
+      ],
+    );
   }
 }
