@@ -99,18 +99,7 @@ export function computeTick(input: TickInput): TickOutput {
   const held = new Map<string, RollupDelta>();
   const unallocated = new Map<string, Map<string, RollupDelta>>();
   const newDelta = (nodeId: string, gpuModel: string, tenantId: string, teamId: string): RollupDelta => {
-    const d = {
-      nodeId,
-      gpuModel,
-      tenantId,
-      teamId,
-      capacitySeconds: 0,
-      allocatedSeconds: 0,
-      busySeconds: 0,
-      memoryMiBSeconds: 0,
-      energyJoules: 0,
-      idleSeconds: 0,
-    };
+    const d = emptyDelta(nodeId, gpuModel, tenantId, teamId);
     deltas.push(d);
     return d;
   };
@@ -210,20 +199,16 @@ export function withClusterRows(deltas: readonly RollupDelta[]): RollupDelta[] {
   const sums = new Map<string, RollupDelta>();
   for (const d of deltas) {
     const key = `${d.gpuModel}\u0000${d.tenantId}\u0000${d.teamId}`;
-    const s = sums.get(key) ?? {
-      ...d,
-      nodeId: ALL_NODES,
-      capacitySeconds: 0,
-      allocatedSeconds: 0,
-      busySeconds: 0,
-      memoryMiBSeconds: 0,
-      energyJoules: 0,
-      idleSeconds: 0,
-    };
+    const s = sums.get(key) ?? emptyDelta(ALL_NODES, d.gpuModel, d.tenantId, d.teamId);
     addMeasures(s, d);
     sums.set(key, s);
   }
   return [...deltas, ...sums.values()];
+}
+
+/** A delta of one node, model and holder with every measure at 0. */
+export function emptyDelta(nodeId: string, gpuModel: string, tenantId: string, teamId: string): RollupDelta {
+  return { nodeId, gpuModel, tenantId, teamId, capacitySeconds: 0, allocatedSeconds: 0, busySeconds: 0, memoryMiBSeconds: 0, energyJoules: 0, idleSeconds: 0 };
 }
 
 /** Adds the measures of `d` (GPU-seconds, MiB-seconds, joules) into `into`: the one place a rollup's sums grow. */
