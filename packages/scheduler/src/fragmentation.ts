@@ -31,6 +31,12 @@ interface FragGroup {
 
 /** Probability mass of a group's entries whose CPU fits in `cpuFree` (cpu ascending). */
 export function fitMass(cpu: Float64Array, cum: Float64Array, cpuFree: number): number {
+  const k = levelOf(cpu, cpuFree);
+  return k < 0 ? 0 : cum[k]!;
+}
+
+/** Highest k with cpu[k] <= cpuFree in ascending thresholds (-1: below the lowest). */
+export function levelOf(cpu: Float64Array, cpuFree: number): number {
   let lo = 0;
   let hi = cpu.length;
   while (lo < hi) {
@@ -38,7 +44,7 @@ export function fitMass(cpu: Float64Array, cum: Float64Array, cpuFree: number): 
     if (cpu[mid]! <= cpuFree) lo = mid + 1;
     else hi = mid;
   }
-  return lo === 0 ? 0 : cum[lo - 1]!;
+  return lo - 1;
 }
 
 /**

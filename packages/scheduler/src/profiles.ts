@@ -18,7 +18,9 @@ export const PROFILES: Record<string, Profile> = {
       // each GPU of pinned work a placement displaces costs 1 (model pressure, re-read from the
       // free capacity every 64 placements, republished when a model's pressure moved by 0.05);
       // relieving the stranding of a node the mix's largest whole-GPU shape may take whole earns
-      // the credit only for when that shape does not take it (whole hosts, re-read likewise)...
+      // the credit only for when that shape does not take it (whole hosts, re-read likewise), and
+      // breaking a host at a CPU level the shape's CPU-heavy part finds scarcer than hosts overall
+      // costs that scarcity per GPU of the host (host premium)...
       {
         name: 'fragmentation',
         weight: 1,
@@ -31,6 +33,7 @@ export const PROFILES: Record<string, Profile> = {
           wholeHost: true,
           wholeHostEvery: 64,
           wholeHostMinChange: 0.05,
+          hostPremium: 1,
         },
       },
       // ...then the busier node and the tighter GPU (consolidation), then node order

@@ -133,8 +133,58 @@ describe('CPU stranding with whole hosts', () => {
   it('the gantry profile counts whole hosts in the stranding, re-read with the model pressure', () => {
     expect(PROFILES.gantry!.score.find((s) => s.name === 'fragmentation')!.args).toMatchObject({
       wholeHost: true,
+      hostPremium: 1,
       wholeHostEvery: 64,
       wholeHostMinChange: 0.05,
     });
+  });
+});
+
+describe('Host premium: hosts at a CPU level the large shape finds scarcer than hosts overall', () => {
+  // the 8-GPU shape: 3 of 5 jobs ask 120 cores (only a 128-core node fits them), 2 ask 40
+  const cpuMix = [count(job().gpus(1).cpu(16000), 188), count(job().gpus(8).cpu(120000), 3), count(job().gpus(8).cpu(40000), 2)];
+  const big = () => node('big').gpus(8, 'G2').cpu(128000);
+  const hosts = () => [big().build(), ...Array.from({ length: 4 }, (_, i) => g2(`g2-${i}`).build())];
+  // 40 free GPUs; 8-GPU share 40/228: need 7,017.5 GPU milli of hosts, 60% of it at 120 cores.
+  // All five hosts offer 40,000 (pressure 0.175), the one 128-core host 8,000 (0.526)
+  const need = (40 / 228) * 40000;
+  const premium = (need * 0.6) / 8000 - need / 40000;
+
+  const costOf = (cpu: number, gpus: number, at: string) => {
+    const e = engineOf(hosts(), cpuMix);
+    const m = new WholeHostModel(e.mix, e);
+    const n = e.nodes.find((x) => x.id === at)!;
+    return m.premiumCost(n, gpus, cpu);
+  };
+
+  it.each([
+    { name: 'a 1-GPU pod breaking the 128-core host costs its premium x 8 GPUs', cpu: 16000, gpus: 1, at: 'big', want: premium * 8 },
+    { name: 'a CPU-only pod taking it below 120 free cores costs the same', cpu: 10000, gpus: 0, at: 'big', want: premium * 8 },
+    { name: 'a CPU-only pod that leaves 120 cores free costs nothing', cpu: 8000, gpus: 0, at: 'big', want: 0 },
+    { name: 'breaking a 96-core host (the plentiful level) costs nothing', cpu: 16000, gpus: 1, at: 'g2-0', want: 0 },
+  ])('$name', ({ cpu, gpus, at, want }) => {
+    expect(costOf(cpu, gpus, at)).toBeCloseTo(want, 9);
+  });
+
+  it('no premium when the CPU-heavy part of the shape has hosts enough', () => {
+    const many = [...Array.from({ length: 4 }, () => big().build()).map((n, i) => ({ ...n, id: `big-${i}` })), g2('g2-0').build()];
+    const e = engineOf(many, cpuMix);
+    expect(new WholeHostModel(e.mix, e).premiumCost(e.nodes[0]!, 1, 16000)).toBe(0);
+  });
+
+  // with the 8-GPU jobs a rare shape (5 in 1,885) the fragmentation they see is below the score's
+  // 0.1 quantum, and a CPU-heavy 1-GPU pod strands less on the 128-core host (about 0.5 GPUs
+  // against 1 on a 96-core one): without the premium the stranding score sends it there and
+  // breaks the only host of the 120-core 8-GPU jobs
+  const withoutPremium = {
+    ...PROFILES.gantry!,
+    name: 'no-premium',
+    score: PROFILES.gantry!.score.map((s) => (s.name === 'fragmentation' ? { ...s, args: { ...s.args, hostPremium: 0 } } : s)),
+  };
+  it('a CPU-heavy pod keeps off the scarce 128-core host', () => {
+    const rare = [count(job().gpus(1).cpu(16000), 1880), ...cpuMix.slice(1)];
+    const pod = () => job('pod').gpus(1).cpu(30000).build();
+    expect(new Engine({ nodes: hosts() }, { history: rare, profile: withoutPremium }).submit(pod()).replicas[0]!.nodeId).toBe('big');
+    expect(new Engine({ nodes: hosts() }, { history: rare }).submit(pod()).replicas[0]!.nodeId).toBe('g2-0');
   });
 });

@@ -10,12 +10,14 @@ import { WholeHostModel } from '../whole-host';
 import type { ScorePlugin } from '../framework';
 import { ShapeMix } from '../shape-mix';
 import type { ShapeCount } from '../types';
-import type { EngineHandle } from '../views';
+import { type DeviceOption, type EngineHandle, type NodeView, poolFree } from '../views';
 
 /**
  * Gantry's fragmentation score: minus the expected fragmentation added, in GPUs, rounded down to
  * args.quantum; minus args.strand x the GPUs the placement strands for lack of CPU (CpuStrandModel;
- * with args.wholeHost, not counting nodes the mix's largest whole shape is expected to take whole).
+ * with args.wholeHost, not counting nodes the mix's largest whole shape is expected to take whole);
+ * minus args.pressure x the pinned GPUs displaced (ModelPressureModel); minus args.hostPremium x
+ * the premium of scarce CPU levels' whole hosts it breaks (WholeHostModel.premiumCost).
  */
 export function fragmentationScore(engine: EngineHandle, args: Record<string, unknown>): ScorePlugin {
   const model = new FragmentationModel(engine.mix, 'fragmentation', args.memory === true, args.memory !== true && args.grouped !== false);
@@ -36,6 +38,8 @@ export function fragmentationScore(engine: EngineHandle, args: Record<string, un
           minChange: args.pressureMinChange as number | undefined,
         })
       : null;
+  // hosts of the largest whole shape at scarce CPU levels (weight args.hostPremium, GPUs per GPU)
+  const premiumW = whole !== null ? ((args.hostPremium as number | undefined) ?? 0) : 0;
   return {
     name: 'fragmentation',
     // each part's version only grows, so the sum moves whenever one of them does
@@ -45,9 +49,21 @@ export function fragmentationScore(engine: EngineHandle, args: Record<string, un
       const q = relative ? Math.max(floor, (quantum * job.gpus * job.milli) / 1000) : quantum;
       const f = q > 0 ? Math.floor(v / q) * q : v;
       const g = strandW > 0 ? f - (strandW * strand.change(job, n, option, model.idle(n))) / 1000 : f;
-      return pressure ? g - pressureW * pressure.cost(job, n, option) : g;
+      const h = pressure ? g - pressureW * pressure.cost(job, n, option) : g;
+      return premiumW > 0 ? h - premiumW * whole!.premiumCost(n, wholeUsed(n, option), job.cpu) : h;
     },
   };
+}
+
+/** Fully free GPUs an option takes (a share or a whole GPU on one; none on a MIG slice). */
+function wholeUsed(n: NodeView, option: DeviceOption): number {
+  if (option.slice >= 0) return 0;
+  let used = 0;
+  for (let i = 0; i < option.gpus.length; i++) {
+    const g = n.gpus[option.gpus[i]!]!;
+    if (g.mode !== 'mig' && poolFree(g) === 1000) used++;
+  }
+  return used;
 }
 
 /** The whole-host model of a score plugin's args (wholeHostEvery, wholeHostMinChange). */
