@@ -62,6 +62,10 @@ const GRID_VARIANTS = 'gpuspec10,gpuspec20,gpuspec25,gpuspec33,multigpu30,multig
 
 function main(): number {
   const { cmd, opts } = args(process.argv.slice(2));
+  if (opts.help === 'true' || process.argv.includes('-h')) {
+    process.stdout.write(usage(cmd));
+    return 0;
+  }
   const json = opts.json === 'true';
   const log = (s: string) => {
     if (!json || opts.verbose === 'true') process.stderr.write(s + '\n');
@@ -137,10 +141,32 @@ function main(): number {
     coldStartsCommand(opts, log);
     return 0;
   }
-  process.stderr.write(
-    'usage: bench openb [--pods csv] [--nodes csv] --policy random|best-fit|fgd|gantry --seeds 42-51 [--json]\n       bench openb-grid [--variants v1,v2] [--trace-seeds 1-2] [--seeds 42-51] [--policies gantry,fgd] [--json]\n       bench openb-variant --variant gpuspec25 [--trace-seed 1] [--out csv]\n       bench throughput [--nodes 10000] [--jobs N] [--json]\n       bench kube [--nodes 1000] [--jobs 2000] [--json]\n       bench planner [--trace default | --generate N] [--policies ...] [--compress F] [--no-power] [--json]\n       bench mig [--gpus 64] [--seed 42] [--json]\n       bench mig-latency [--runs 10] [--json]\n',
-  );
+  process.stderr.write(usage(cmd));
   return cmd === 'help' ? 0 : 2;
+}
+
+/** One line per command: what it takes. */
+const COMMANDS: Record<string, string> = {
+  openb: '[--pods csv] [--nodes csv] --policy random|best-fit|fgd|gantry [--seeds 42-51] [--json]',
+  'openb-grid': '[--variants v1,v2] [--trace-seeds 1-2] [--seeds 42-51] [--policies gantry,fgd] [--json]',
+  'openb-variant': '--variant gpuspec25 [--trace-seed 1] [--out csv]',
+  throughput: '[--nodes 10000] [--jobs N] [--json]',
+  load: '[--jobs 10000] [--clients 200] [--workers 2] [--rate R] [--nodes N] [--json]',
+  snapshot: '[--nodes 10000] [--allocations 5000] [--changes 200] [--reads 20] [--json]',
+  crash: '[--kills 50] [--json]',
+  failover: '[--trials 50] [--burn-in-seconds 0] [--leaves N] [--json]',
+  utilization: '[--runs 7] [--days 30] [--nodes 1000] [--keep] [--json]',
+  kube: '[--nodes 1000] [--jobs 2000] [--json]',
+  mig: '[--gpus 64] [--seed 42] [--json]',
+  'mig-latency': '[--runs 10] [--json]',
+  planner: '[--trace default | --generate N] [--policies gantry,fgd,best-fit,kubernetes-default] [--compress F] [--no-power] [--json]',
+  'cold-starts': '--key K --team T [--api http://127.0.0.1:4000] [--events 20] [--warm-pool 0] [--gpu-model M]',
+};
+
+/** Usage of one command, or of them all for `help` or an unknown command. */
+function usage(cmd: string): string {
+  const names = COMMANDS[cmd] !== undefined ? [cmd] : Object.keys(COMMANDS);
+  return names.map((n, i) => `${i === 0 ? 'usage: ' : '       '}bench ${n} ${COMMANDS[n]}\n`).join('');
 }
 
 process.exitCode = main();
