@@ -32,6 +32,9 @@ export interface SqlTx extends Pick<Sql, 'query'> {
   execute(text: string, values?: readonly unknown[]): Promise<number>;
 }
 
+/** The longest an interactive transaction (Prisma's) or one statement of `Sql.transaction` may run. */
+const TRANSACTION_TIMEOUT_MS = 15_000;
+
 const TIMESTAMP_OID = 1114;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -43,7 +46,7 @@ export function createDatabase(databaseUrl: string, opts: { max?: number; transa
   const pool = new pg.Pool({ connectionString: databaseUrl, max: opts.max ?? 10, connectionTimeoutMillis: opts.transactionMaxWaitMs ?? 10_000 });
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   // maxWait: how long a transaction may wait for a pooled connection (Prisma's default, 2 s, turns a burst into errors).
-  const client = new PrismaClient({ adapter, transactionOptions: { maxWait: opts.transactionMaxWaitMs ?? 10_000, timeout: 15_000 } });
+  const client = new PrismaClient({ adapter, transactionOptions: { maxWait: opts.transactionMaxWaitMs ?? 10_000, timeout: TRANSACTION_TIMEOUT_MS } });
   const sql: Sql = {
     async query<T>(text: string, values: readonly unknown[] = []) {
       const r = await pool.query({ text, values: values as unknown[], types });
@@ -51,8 +54,11 @@ export function createDatabase(databaseUrl: string, opts: { max?: number; transa
     },
     async transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
+        // no statement waits longer than Prisma's whole interactive transaction may last (a lock
+        // wait that never ends would hold the connection and its caller for good)
+        await client.query(`BEGIN; SET LOCAL statement_timeout = ${TRANSACTION_TIMEOUT_MS}`);
         const out = await fn({
           async query<R>(text: string, values: readonly unknown[] = []) {
             const r = await client.query({ text, values: values as unknown[], types });
@@ -66,10 +72,11 @@ export function createDatabase(databaseUrl: string, opts: { max?: number; transa
         await client.query('COMMIT');
         return out;
       } catch (e) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // a connection that cannot roll back is dropped, not returned to the pool
+        await client.query('ROLLBACK').catch((r: Error) => (broken = r));
         throw e;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
   };

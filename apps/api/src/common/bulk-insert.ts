@@ -1,4 +1,4 @@
-import { Prisma, type Tx } from '@gantry/db';
+import type { SqlTx, Tx } from '@gantry/db';
 
 /** One column of a bulk insert: its name, the Postgres array element type it is sent as, an optional cast, its value in a row. */
 export interface Column<R> {
@@ -19,13 +19,26 @@ export const sqlTime = (d: Date | string | null | undefined): string | null => (
  * every value of every row (the past's thousands of rows took seconds per thousand; a cycle's
  * placements a few milliseconds per commit).
  */
-export async function insertAll<R>(tx: Tx, table: string, columns: readonly Column<R>[], rows: readonly R[]): Promise<void> {
-  const names = Prisma.raw(columns.map((c) => `"${c.name}"`).join(', '));
-  const selects = Prisma.raw(columns.map((c, k) => `u.c${k}${c.cast ? `::${c.cast}` : ''}`).join(', '));
-  const alias = Prisma.raw(columns.map((_, k) => `c${k}`).join(', '));
+export async function insertAll<R>(tx: AnyTx, table: string, columns: readonly Column<R>[], rows: readonly R[]): Promise<void> {
+  const names = columns.map((c) => `"${c.name}"`).join(', ');
+  const selects = columns.map((c, k) => `u.c${k}${c.cast ? `::${c.cast}` : ''}`).join(', ');
+  const alias = columns.map((_, k) => `c${k}`).join(', ');
+  const arrays = columns.map((c, k) => `$${k + 1}::${c.type}[]`).join(', ');
+  const text = `INSERT INTO "${table}" (${names}) SELECT ${selects} FROM unnest(${arrays}) AS u(${alias})`;
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     const chunk = rows.slice(i, i + INSERT_CHUNK);
-    const arrays = columns.map((c) => Prisma.sql`${chunk.map(c.value)}::${Prisma.raw(c.type)}[]`);
-    await tx.$executeRaw`INSERT INTO ${Prisma.raw(`"${table}"`)} (${names}) SELECT ${selects} FROM unnest(${Prisma.join(arrays)}) AS u(${alias})`;
+    await execute(
+      tx,
+      text,
+      columns.map((c) => chunk.map(c.value)),
+    );
   }
+}
+
+/** A transaction of either kind: Prisma's interactive one, or typed SQL on one pooled connection (`Sql.transaction`). */
+export type AnyTx = Tx | SqlTx;
+
+/** Runs one statement with $n parameters in either kind of transaction; the rows it changed. */
+export function execute(tx: AnyTx, text: string, values: readonly unknown[]): Promise<number> {
+  return 'execute' in tx ? tx.execute(text, values) : tx.$executeRawUnsafe(text, ...values);
 }

@@ -1,6 +1,6 @@
 import { Prisma, type Tx } from '@gantry/db';
 import { activeSlotKey } from './active-slot';
-import { insertAll, sqlTime, type Column } from '../../common/bulk-insert';
+import { type AnyTx, insertAll, sqlTime, type Column } from '../../common/bulk-insert';
 import { newId } from '../../common/ids';
 
 export interface NewAllocation {
@@ -106,7 +106,7 @@ export const ALLOCATION_COLUMNS: Column<AllocationInsert>[] = [
 ];
 
 /** Inserts the allocations a holder takes now, in one statement (typed SQL: see insertAll). */
-export async function insertAllocations(tx: Tx, rows: readonly Prisma.AllocationCreateManyInput[]): Promise<void> {
+export async function insertAllocations(tx: AnyTx, rows: readonly Prisma.AllocationCreateManyInput[]): Promise<void> {
   if (!rows.length) return;
   const now = new Date();
   await insertAll(

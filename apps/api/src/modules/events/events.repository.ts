@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Tx } from '@gantry/db';
-import { insertAll, sqlTime, type Column } from '../../common/bulk-insert';
+import { type AnyTx, insertAll, sqlTime, type Column } from '../../common/bulk-insert';
 import { newId } from '../../common/ids';
 
 export interface NewEvent {
@@ -29,7 +28,7 @@ export const EVENT_COLUMNS: Column<NewEvent & { id: string; createdAt: Date }>[]
 /** Appends events inside the caller's transaction, so a fact and its event land together (one typed-SQL statement). */
 @Injectable()
 export class EventsRepository {
-  async append(tx: Tx, e: NewEvent | NewEvent[]): Promise<void> {
+  async append(tx: AnyTx, e: NewEvent | NewEvent[]): Promise<void> {
     const rows = Array.isArray(e) ? e : [e];
     if (!rows.length) return;
     const now = new Date();

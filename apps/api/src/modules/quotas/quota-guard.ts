@@ -1,4 +1,5 @@
-import { Prisma, type Tx } from '@gantry/db';
+import type { Tx } from '@gantry/db';
+import { type AnyTx, execute } from '../../common/bulk-insert';
 import type { NewAllocation } from '../allocations/gpu-slots';
 
 /** The quota rows a commit must respect: the team's limits and the tenant total. */
@@ -12,10 +13,14 @@ export interface QuotaGuard {
  * given, in one round trip (OFFSET 0 keeps the ordered subquery as it is). Callers list teams
  * before tenants, so that concurrent commits never wait on each other in a circle.
  */
-export async function lockQuotas(tx: Tx, keys: readonly string[]): Promise<void> {
+export async function lockQuotas(tx: AnyTx, keys: readonly string[]): Promise<void> {
   if (!keys.length) return;
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(s.k)) FROM (
-    SELECT v.k FROM (VALUES ${Prisma.join(keys.map((k, i) => Prisma.sql`(${k}, ${i}::int)`))}) AS v(k, o) ORDER BY v.o OFFSET 0) AS s`;
+  await execute(
+    tx,
+    `SELECT pg_advisory_xact_lock(hashtext(s.k)) FROM (
+       SELECT v.k FROM unnest($1::text[]) WITH ORDINALITY AS v(k, o) ORDER BY v.o OFFSET 0) AS s`,
+    [keys],
+  );
 }
 
 /**
