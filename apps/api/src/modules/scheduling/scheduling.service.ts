@@ -44,7 +44,7 @@ export interface CycleReport {
 }
 
 /** Where a cycle's time went: reads (snapshot, pending work, holds), derive (engine snapshot), admit, place (engine), commit, preempt, explain. */
-export type CycleSteps = Record<'read' | 'derive' | 'admit' | 'place' | 'commit' | 'preempt' | 'explain', number>;
+export type CycleSteps = Record<'read' | 'derive' | 'admit' | 'place' | 'commit' | 'start' | 'preempt' | 'explain', number>;
 
 /** A cycle slower than this is logged (warn) with its steps. */
 const SLOW_CYCLE_MS = 1000;
@@ -171,11 +171,12 @@ export class SchedulingService {
       }
     });
     if (placed) crashPoint('placement.committed');
+    steps.commit = lap();
     // The driver gets the cycle's starts together (startMany), through one lifecycle message.
     if (started.length) await this.queues.lifecycleStartMany(started);
     const migWaiting = decision.pending.filter((u) => (byId.get(u.jobId)?.resources as JobResources | undefined)?.migProfile).map((u) => u.jobId);
     if (migWaiting.length) hooks.migWaiting?.(migWaiting);
-    steps.commit = lap();
+    steps.start = lap();
     // 5b. plan preemption for what is still waiting: reclaim from borrowers, lower priority in the team
     const preempting = await this.preempt(nodes, ordered, decision, held, borrowing, q, byId, holds, holdInfo);
     decision.pending = decision.pending.map((u) => preempting.get(u.jobId) ?? u);
