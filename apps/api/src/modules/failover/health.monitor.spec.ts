@@ -6,12 +6,13 @@ describe('HealthMonitor', () => {
   let listener: (e: DriverEvent) => void;
   let failover: jest.Mock;
   let monitor: HealthMonitor;
+  let expected: string[] = [];
 
   beforeEach(() => {
     jest.useFakeTimers({ now: 1_000_000 });
     failover = jest.fn().mockResolvedValue(undefined);
     const driver = { onEvent: (l: (e: DriverEvent) => void) => ((listener = l), () => undefined) };
-    const repo = { touchHeartbeats: jest.fn().mockResolvedValue(undefined) };
+    const repo = { touchHeartbeats: jest.fn().mockResolvedValue(undefined), expectedToBeat: jest.fn().mockResolvedValue(expected) };
     monitor = new HealthMonitor(driver as never, { failover } as never, repo as never);
     monitor.onApplicationBootstrap();
   });
@@ -47,6 +48,30 @@ describe('HealthMonitor', () => {
     expect(calls().filter((c) => c.kind === 'node-down' && c.nodeName === 'n1')).toHaveLength(1);
     beat('n1');
     expect(calls().filter((c) => c.kind === 'node-up')).toEqual([expect.objectContaining({ nodeName: 'n1', source: 'heartbeat' })]);
+  });
+
+  it('watches from boot every node Postgres holds as up: one that never beats again is down after the grace period', async () => {
+    monitor.beforeApplicationShutdown();
+    expected = ['n1', 'n2'];
+    const driver = { onEvent: (l: (e: DriverEvent) => void) => ((listener = l), () => undefined) };
+    monitor = new HealthMonitor(
+      driver as never,
+      { failover } as never,
+      { touchHeartbeats: jest.fn().mockResolvedValue(undefined), expectedToBeat: jest.fn().mockResolvedValue(expected) } as never,
+    );
+    monitor.onApplicationBootstrap();
+    expected = [];
+    // n1 went down while no worker listened: it never beats; n2 does (grace: 3 x 5 s)
+    for (let i = 0; i < 7; i++) {
+      beat('n2');
+      await jest.advanceTimersByTimeAsync(2000);
+    }
+    expect(calls().filter((c) => c.kind === 'node-down')).toHaveLength(0);
+    for (let i = 0; i < 3; i++) {
+      beat('n2');
+      await jest.advanceTimersByTimeAsync(2000);
+    }
+    expect(calls().filter((c) => c.kind === 'node-down')).toEqual([expect.objectContaining({ nodeName: 'n1', source: 'heartbeat' })]);
   });
 
   it('turns Xid and NIC events into failover faults, and cluster-caused exits into job-lost checks', () => {

@@ -40,6 +40,21 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
     this.unsubscribe = this.driver.onEvent((e) => this.onEvent(e));
     this.timer = setInterval(() => void this.watch(), 250);
     this.timer.unref?.();
+    void this.expectBeats();
+  }
+
+  /**
+   * Every node Postgres holds as up is watched from boot, beat or not: a node that went down
+   * while no monitor listened (its down event lost with a killed worker) sends no heartbeat
+   * to start its watch, and would otherwise stay `ready` with work placed on it for good.
+   */
+  private async expectBeats(): Promise<void> {
+    const names = await this.heartbeats.expectedToBeat().catch((err: unknown) => {
+      this.logger.warn(`nodes to watch: ${String(err)}`);
+      return [];
+    });
+    const now = Date.now();
+    for (const name of names) if (!this.lastBeat.has(name)) this.lastBeat.set(name, now);
   }
 
   beforeApplicationShutdown(): void {

@@ -19,4 +19,10 @@ export class HeartbeatsRepository {
       [names, at.toISOString()],
     );
   }
+
+  /** Nodes Postgres holds as up and powered on: each of them should be sending heartbeats. */
+  async expectedToBeat(): Promise<string[]> {
+    const rows = await this.prisma.sql.query<{ name: string }>(`SELECT name FROM "Node" WHERE state IN ('ready', 'cordoned') AND "powerState" = 'on'`);
+    return rows.map((r) => r.name);
+  }
 }
