@@ -1,4 +1,4 @@
-import type { SqlTx, Tx } from '@gantry/db';
+import { type AnyTx, execute } from './any-tx';
 
 /** One column of a bulk insert: its name, the Postgres array element type it is sent as, an optional cast, its value in a row. */
 export interface Column<R> {
@@ -33,12 +33,4 @@ export async function insertAll<R>(tx: AnyTx, table: string, columns: readonly C
       columns.map((c) => chunk.map(c.value)),
     );
   }
-}
-
-/** A transaction of either kind: Prisma's interactive one, or typed SQL on one pooled connection (`Sql.transaction`). */
-export type AnyTx = Tx | SqlTx;
-
-/** Runs one statement with $n parameters in either kind of transaction; the rows it changed. */
-export function execute(tx: AnyTx, text: string, values: readonly unknown[]): Promise<number> {
-  return 'execute' in tx ? tx.execute(text, values) : tx.$executeRawUnsafe(text, ...values);
 }

@@ -1,6 +1,7 @@
 import { Prisma, type Tx } from '@gantry/db';
 import { activeSlotKey } from './active-slot';
-import { type AnyTx, insertAll, sqlTime, type Column } from '../../common/bulk-insert';
+import type { AnyTx } from '../../common/any-tx';
+import { insertAll, sqlTime, type Column } from '../../common/bulk-insert';
 import { newId } from '../../common/ids';
 
 export interface NewAllocation {

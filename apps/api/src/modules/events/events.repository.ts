@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type AnyTx, insertAll, sqlTime, type Column } from '../../common/bulk-insert';
+import type { AnyTx } from '../../common/any-tx';
+import { insertAll, sqlTime, type Column } from '../../common/bulk-insert';
 import { newId } from '../../common/ids';
 
 export interface NewEvent {

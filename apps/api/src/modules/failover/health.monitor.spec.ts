@@ -6,15 +6,19 @@ describe('HealthMonitor', () => {
   let listener: (e: DriverEvent) => void;
   let failover: jest.Mock;
   let monitor: HealthMonitor;
-  let expected: string[] = [];
 
-  beforeEach(() => {
-    jest.useFakeTimers({ now: 1_000_000 });
-    failover = jest.fn().mockResolvedValue(undefined);
+  /** A monitor booted with the nodes Postgres holds as up (`expectedToBeat`). */
+  const boot = (expected: string[] = []) => {
     const driver = { onEvent: (l: (e: DriverEvent) => void) => ((listener = l), () => undefined) };
     const repo = { touchHeartbeats: jest.fn().mockResolvedValue(undefined), expectedToBeat: jest.fn().mockResolvedValue(expected) };
     monitor = new HealthMonitor(driver as never, { failover } as never, repo as never);
     monitor.onApplicationBootstrap();
+  };
+
+  beforeEach(() => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    failover = jest.fn().mockResolvedValue(undefined);
+    boot();
   });
   afterEach(() => {
     monitor.beforeApplicationShutdown();
@@ -52,15 +56,7 @@ describe('HealthMonitor', () => {
 
   it('watches from boot every node Postgres holds as up: one that never beats again is down after the grace period', async () => {
     monitor.beforeApplicationShutdown();
-    expected = ['n1', 'n2'];
-    const driver = { onEvent: (l: (e: DriverEvent) => void) => ((listener = l), () => undefined) };
-    monitor = new HealthMonitor(
-      driver as never,
-      { failover } as never,
-      { touchHeartbeats: jest.fn().mockResolvedValue(undefined), expectedToBeat: jest.fn().mockResolvedValue(expected) } as never,
-    );
-    monitor.onApplicationBootstrap();
-    expected = [];
+    boot(['n1', 'n2']);
     // n1 went down while no worker listened: it never beats; n2 does (grace: 3 x 5 s)
     for (let i = 0; i < 7; i++) {
       beat('n2');

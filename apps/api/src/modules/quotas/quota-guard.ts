@@ -1,5 +1,5 @@
 import type { Tx } from '@gantry/db';
-import { type AnyTx, execute } from '../../common/bulk-insert';
+import { type AnyTx, execute } from '../../common/any-tx';
 import type { NewAllocation } from '../allocations/gpu-slots';
 
 /** The quota rows a commit must respect: the team's limits and the tenant total. */
