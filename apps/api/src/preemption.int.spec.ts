@@ -170,4 +170,20 @@ describe('borrowing, reclaim and preemption (real Postgres and Redis, simulated 
       await sys.http().post(`/v1/jobs/${a1}/cancel`).set('Authorization', a.auth);
     }
   });
+
+  it('does not preempt for a MIG slice that a re-partition of an idle GPU can offer', async () => {
+    await eventually(async () => (await sys.db.allocation.count({ where: { teamId: b.team.id, endedAt: null } })) === 0, 30_000);
+    const slice = { migProfile: '7g.80gb', gpuModel: 'A100-80GB' };
+    const low = await submit(b.auth, b.team.id, { name: 'low-slice', kind: 'notebook', priority: 'low', preemptible: true, resources: slice });
+    await state(low, b.auth, 'running');
+    // No free 7g.80gb slice now: the high-priority notebook waits for the node manager to cut one
+    // from an idle GPU instead of checkpointing the low-priority one that holds the only slice.
+    const high = await submit(b.auth, b.team.id, { name: 'high-slice', kind: 'notebook', priority: 'high', preemptible: true, resources: slice });
+    await state(high, b.auth, 'running');
+    const lowJob = await get(low, b.auth);
+    expect(lowJob.state).toBe('running');
+    expect(lowJob.events.some((e: { type: string }) => e.type === 'job.preempted')).toBe(false);
+    for (const id of [low, high]) await sys.http().post(`/v1/jobs/${id}/cancel`).set('Authorization', b.auth);
+    expect((await checkInvariants(sys.db)).violations).toEqual([]);
+  });
 });

@@ -23,6 +23,7 @@ export function runCycle(
     plugins: options.plugins,
     profiles: options.profiles,
     mix: options.mix,
+    frozenStates: options.frozenStates,
   });
   // 2. learn
   for (const job of jobs) engine.observe(job);

@@ -43,7 +43,7 @@ import { ShapeMix, type MixShape } from './shape-mix';
 import { defaultPluginRegistry } from './registry';
 import { defaultProfileRegistry } from './profiles';
 import { deviceOptions } from './device-options';
-import { NodeClassIndex, type ClassEntry } from './node-classes';
+import { NodeClassIndex, signature, type ClassEntry } from './node-classes';
 import { applyReplica, type Journal, placementOf, releaseReplica, restore } from './journal';
 import { type GangHost, placeGang } from './gang';
 import { explainUnschedulable } from './explain';
@@ -57,6 +57,8 @@ export interface EngineOptions {
   profiles?: ProfileRegistry;
   /** Shape-mix learning options (coverage, refresh step). */
   mix?: { coverage?: number; refreshStep?: number; growth?: number; weighting?: 'count' | 'demand'; minChange?: number };
+  /** See CycleOptions.frozenStates. */
+  frozenStates?: boolean;
 }
 
 /** Shared (never written) raw-score list for entries when no plugin normalises. */
@@ -108,11 +110,13 @@ export class Engine implements EngineHandle {
     // at most one live class per node: the flat arrays never have to grow
     this.index.reserve(this.nodes.length);
     for (const n of this.nodes) {
-      this.index.classify(n);
+      this.index.classify(n, options.frozenStates ? signatureOf(snapshot.nodes[n.pos]!, n) : undefined);
       this.nodeById.set(n.id, n);
     }
     const inv: Inventory = { maxGpusPerNode: new Map(), maxGpusAnyNode: 0 };
-    for (const n of this.nodes) {
+    // the nodes of a class have the same GPUs: one node per class
+    for (const cls of this.classes.values()) {
+      const n = this.nodes[cls.nodes[0]!]!;
       const per = new Map<string, number>();
       for (const g of n.gpus) per.set(g.model, (per.get(g.model) ?? 0) + 1);
       for (const [m, c] of per) inv.maxGpusPerNode.set(m, Math.max(inv.maxGpusPerNode.get(m) ?? 0, c));
@@ -532,6 +536,19 @@ export class Engine implements EngineHandle {
     }
     return explainUnschedulable(index, state.job.shapeId, this.statusTable, this.nodes.length, state.job.job, topology);
   }
+}
+
+/**
+ * Node signatures by the state they were computed from, for callers whose states are frozen
+ * (EngineOptions.frozenStates: the worker's snapshot derives a state once per changed node, so
+ * an unchanged node is classified without building its signature string again).
+ */
+const signatures = new WeakMap<NodeState, string>();
+
+function signatureOf(state: NodeState, view: NodeView): string {
+  let sig = signatures.get(state);
+  if (sig === undefined) signatures.set(state, (sig = signature(view)));
+  return sig;
 }
 
 function viewOf(n: NodeState, pos: number): NodeView {

@@ -30,7 +30,9 @@ export interface MigPlanInput {
   migDemand: MigDemand[];
   wholeDemand?: WholeDemand[];
   /** When each GPU's MIG layout last changed (ms), for hysteresis. */
-  lastChangedAtMs?: Record<string, number>;
+  lastChangedAtMs?: Record<string, number> | ReadonlyMap<string, number>;
+  /** Whether the hold applies to a GPU that runs nothing (default true; the node manager re-partitions an idle GPU at once). */
+  holdIdle?: boolean;
   nowMs?: number;
   /** Leave a GPU alone for this long after a change (default 10 minutes). */
   holdMs?: number;
@@ -54,6 +56,9 @@ export interface MigPlan {
   /** Demand the plan cannot serve, with a readable reason. */
   unmet: (MigDemand & { reason: string })[];
 }
+
+/** The GPU holds work: a whole-GPU job, a share or a busy slice. */
+const runsWork = (g: GpuState) => g.allocated || g.sharedMilliUsed > 0 || g.mig.some((s) => s.busy);
 
 const allowed = (models: string[] | undefined, m: string) => !models?.length || models.includes(m);
 
@@ -84,13 +89,30 @@ function bestStart(model: string, layout: MigLayoutEntry[], profile: string): nu
   return best;
 }
 
+/**
+ * GPUs listed node by node (as the snapshot lists them), reordered by node id, then by highest
+ * index first: the nodes are sorted (10,000), not every idle GPU (50,000).
+ */
+function byNodeThenIndex<T extends { n: NodeState; g: GpuState }>(list: readonly T[]): T[] {
+  const groups: T[][] = [];
+  for (const c of list) {
+    const last = groups[groups.length - 1];
+    if (last && last[0]!.n === c.n) last.push(c);
+    else groups.push([c]);
+  }
+  groups.sort((a, b) => (a[0]!.n.id < b[0]!.n.id ? -1 : a[0]!.n.id > b[0]!.n.id ? 1 : 0));
+  return groups.flatMap((g) => g.sort((a, b) => b.g.index - a.g.index));
+}
+
 export function planMigLayouts(input: MigPlanInput): MigPlan {
   const hold = input.holdMs ?? 10 * 60 * 1000;
   // (a Map: asked for every GPU per demand, and a record of 80,000 GPU ids is a slow dictionary)
-  const changedAt = new Map(Object.entries(input.lastChangedAtMs ?? {}));
+  const given = input.lastChangedAtMs;
+  const changedAt: ReadonlyMap<string, number> = given instanceof Map ? given : new Map(Object.entries(given ?? {}));
+  const holdIdle = input.holdIdle ?? true;
   const held = (g: GpuState) => {
     const t = changedAt.get(g.id);
-    return t !== undefined && input.nowMs !== undefined && input.nowMs - t < hold;
+    return t !== undefined && input.nowMs !== undefined && input.nowMs - t < hold && (holdIdle || runsWork(g));
   };
   const usable = (n: NodeState, g: GpuState) => n.schedulable && g.healthy && g.schedulable && !held(g);
   const gpus: { n: NodeState; g: GpuState }[] = [];
@@ -180,7 +202,7 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
   let byNodeAndIndex: { n: NodeState; g: GpuState }[] | undefined;
   for (const d of demand) {
     if (d.left <= 0) continue;
-    byNodeAndIndex ??= [...idleWhole].sort((a, b) => (a.n.id < b.n.id ? -1 : a.n.id > b.n.id ? 1 : b.g.index - a.g.index));
+    byNodeAndIndex ??= byNodeThenIndex(idleWhole);
     const buckets: { n: NodeState; g: GpuState }[][] = [];
     for (const c of byNodeAndIndex) {
       if (changes.has(c.g.id) || !allowed(d.gpuModels, c.g.model) || sizeOf(c.g.model, d.profile) === 0) continue;

@@ -50,10 +50,9 @@ export class NodeClassIndex {
   private readonly freeIds: number[] = [];
   private nextId = 0;
 
-  /** Puts the node in the class of its current state (after a change, or first time). */
-  classify(n: NodeView): void {
+  /** Puts the node in the class of its current state (after a change, or first time); `sig`: its signature when known. */
+  classify(n: NodeView, sig = signature(n)): void {
     const old = n.cls as NodeClass | undefined;
-    const sig = signature(n);
     if (old && old.sig === sig) return;
     if (old) {
       const i = lowerBound(old.nodes, n.pos);
@@ -141,7 +140,7 @@ function grown<A extends Int32Array | Float64Array>(a: A, cap: number): A {
 }
 
 /** The state that decides every filter and score: two nodes with the same signature are interchangeable. */
-function signature(n: NodeView): string {
+export function signature(n: NodeView): string {
   let s = `${n.persona}|${n.schedulable ? 1 : 0}|${n.cpuFree}|${n.memFree}`;
   for (const g of n.gpus) {
     s += `|${g.model}:${g.domain}:${g.usable ? 1 : 0}:${g.mode}:`;

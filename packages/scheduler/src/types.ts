@@ -146,4 +146,10 @@ export interface CycleOptions {
    * `deferred`, untried. Bounds a cycle's time (and its commit) however deep the queue.
    */
   maxPlacements?: number;
+  /**
+   * The caller never changes a node state of the snapshot in place (it keeps states between
+   * cycles and derives a new one for a node that changed): the engine remembers each state's
+   * class signature instead of building it again per cycle.
+   */
+  frozenStates?: boolean;
 }

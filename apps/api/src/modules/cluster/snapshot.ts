@@ -14,8 +14,16 @@ import { markForeignUse, type ForeignGpuUseByNode } from './foreign-gpu-use';
  * `without` jobs. The states are shared between calls: nothing may change them in place (the
  * engine works on its own views of them; `markForeignUse` copies the nodes it marks).
  */
-export function buildSnapshot(nodes: readonly NodeRow[], without?: ReadonlySet<string>, nowMs = Date.now(), foreign?: ForeignGpuUseByNode): ClusterSnapshot {
-  const snapshot = { nodes: nodes.map((n) => (without?.size && holdsAnyOf(n, without) ? nodeState(n, without, nowMs) : keptNodeState(n, nowMs))) };
+export function buildSnapshot(
+  nodes: readonly NodeRow[],
+  without?: ReadonlySet<string>,
+  nowMs = Date.now(),
+  foreign?: ForeignGpuUseByNode,
+  /** The ids of the nodes that hold `without` jobs, when the caller knows them (a what-if: no pass over every GPU's allocations). */
+  holders?: ReadonlySet<string>,
+): ClusterSnapshot {
+  const leaves = (n: NodeRow) => (holders ? holders.has(n.id) : holdsAnyOf(n, without!));
+  const snapshot = { nodes: nodes.map((n) => (without?.size && leaves(n) ? nodeState(n, without, nowMs) : keptNodeState(n, nowMs))) };
   return foreign ? markForeignUse(snapshot, foreign) : snapshot;
 }
 

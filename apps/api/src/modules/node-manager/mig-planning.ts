@@ -18,7 +18,7 @@ export interface MigPlanningInput {
   pending: PendingDemandRow[];
   inFlight: MigInFlight[];
   /** When each GPU's layout last changed (ms). */
-  lastChangedAtMs: Record<string, number>;
+  lastChangedAtMs: Record<string, number> | ReadonlyMap<string, number>;
   nowMs: number;
   holdMs: number;
 }
@@ -26,10 +26,15 @@ export interface MigPlanningInput {
 export function planMigChanges(input: MigPlanningInput): MigPlan {
   const { migDemand, wholeDemand } = creditInFlight(migDemandOf(input.pending), input.inFlight);
   if (!migDemand.length && !wholeDemand.length) return { changes: [], unmet: [] };
-  const inUse = new Set<string>();
-  for (const n of input.snapshot.nodes) for (const g of n.gpus) if (g.allocated || g.sharedMilliUsed > 0 || g.mig.some((s) => s.busy)) inUse.add(g.id);
-  const lastChangedAtMs = Object.fromEntries(Object.entries(input.lastChangedAtMs).filter(([id]) => inUse.has(id)));
-  const plan = planMigLayouts({ snapshot: input.snapshot, migDemand, wholeDemand, lastChangedAtMs, nowMs: input.nowMs, holdMs: input.holdMs });
+  const plan = planMigLayouts({
+    snapshot: input.snapshot,
+    migDemand,
+    wholeDemand,
+    lastChangedAtMs: input.lastChangedAtMs,
+    holdIdle: false,
+    nowMs: input.nowMs,
+    holdMs: input.holdMs,
+  });
   if (!plan.unmet.length) return plan;
 
   // 3. idle MIG GPUs that the plan leaves alone and whose free slices no pending work wants,

@@ -115,22 +115,18 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async planMig(rows: NodeRows, pending: PendingDemandRows, now: Date): Promise<void> {
-    // (one pass over every GPU, no array per node: this runs after every cycle that left MIG work waiting)
+    // (this runs after every cycle that left MIG work waiting: a node's MIG facts are read from
+    // its row once, and the rows of unchanged nodes are the same objects from cycle to cycle)
     const inFlight: MigInFlight[] = [];
-    for (const n of rows)
-      for (const g of n.gpus)
-        if (g.migTarget !== null)
-          inFlight.push({
-            model: g.model,
-            target: g.migTarget as { profile: string; start: number }[],
-            busyStarts: new Set(g.allocations.map((a) => a.migStart).filter((s): s is number => s !== null)),
-          });
+    const lastChangedAtMs = new Map<string, number>();
+    for (const n of rows) {
+      const facts = migFactsOf(n);
+      for (const f of facts.inFlight) inFlight.push(f);
+      for (const [id, ms] of facts.changedAt) lastChangedAtMs.set(id, ms);
+    }
     const snapshot = buildSnapshot(rows, undefined, now.getTime());
     // powered-off (or powering) nodes' GPUs cannot be re-partitioned
-    const powered = new Set(rows.filter((n) => n.powerState === 'on').map((n) => n.id));
-    snapshot.nodes = snapshot.nodes.filter((n) => n.persona !== 'vm-passthrough' && powered.has(n.id));
-    const lastChangedAtMs: Record<string, number> = {};
-    for (const n of rows) for (const g of n.gpus) if (g.migChangedAt) lastChangedAtMs[g.id] = g.migChangedAt.getTime();
+    snapshot.nodes = snapshot.nodes.filter((n, i) => n.persona !== 'vm-passthrough' && rows[i]!.powerState === 'on');
     const plan = planMigChanges({ snapshot, pending, inFlight, lastChangedAtMs, nowMs: now.getTime(), holdMs: this.holdMs });
     for (const c of plan.changes) {
       const why = c.action === 'disable' ? 'whole-GPU demand: back to full size' : `MIG demand: ${c.created.map((e) => e.profile).join(', ')} for pending jobs`;
@@ -250,4 +246,29 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
     if (n && !o.afterRestart) this.logger.warn(`re-derived ${n} lost node-manager job(s) from the database`);
     return n;
   }
+}
+
+/** A node row's MIG changes in flight and when its GPUs' layouts last changed, read once per row. */
+interface MigFacts {
+  inFlight: MigInFlight[];
+  changedAt: [string, number][];
+}
+
+const migFacts = new WeakMap<NodeRow, MigFacts>();
+
+function migFactsOf(n: NodeRow): MigFacts {
+  let facts = migFacts.get(n);
+  if (facts) return facts;
+  facts = { inFlight: [], changedAt: [] };
+  for (const g of n.gpus) {
+    if (g.migChangedAt) facts.changedAt.push([g.id, g.migChangedAt.getTime()]);
+    if (g.migTarget !== null)
+      facts.inFlight.push({
+        model: g.model,
+        target: g.migTarget as { profile: string; start: number }[],
+        busyStarts: new Set(g.allocations.map((a) => a.migStart).filter((s): s is number => s !== null)),
+      });
+  }
+  migFacts.set(n, facts);
+  return facts;
 }

@@ -25,6 +25,7 @@ import type { Hold } from '../reservations/reservation-holds';
 import { placeAroundHolds, type HoldJobInfo } from './hold-placement';
 import { WhatIfNodes } from './what-if-nodes';
 import { ReasonRefresh } from './reason-refresh';
+import { RepartitionRoom, type WholeGpuDemand } from './repartition-room';
 
 export interface CycleReport {
   pending: number;
@@ -132,6 +133,8 @@ export class SchedulingService {
       // in queue order, waits for the next cycle, which starts at once. A job that arrives
       // meanwhile (a higher priority, a cancellation) is seen within one bounded cycle.
       maxPlacements: this.config.cycleMaxPlacements || undefined,
+      // buildSnapshot's node states are kept per row and never changed in place
+      frozenStates: true,
     });
     steps.place = lap();
     // 6. commit, re-checking the quota under a per-team lock
@@ -178,7 +181,8 @@ export class SchedulingService {
     if (migWaiting.length) hooks.migWaiting?.(migWaiting);
     steps.start = lap();
     // 5b. plan preemption for what is still waiting: reclaim from borrowers, lower priority in the team
-    const preempting = await this.preempt(nodes, ordered, decision, held, borrowing, q, byId, holds, holdInfo);
+    const room = new RepartitionRoom(snapshot, wholeGpuDemand(decision.pending.map((u) => byId.get(u.jobId))));
+    const preempting = await this.preempt(nodes, ordered, decision, held, borrowing, q, byId, holds, holdInfo, room);
     decision.pending = decision.pending.map((u) => preempting.get(u.jobId) ?? u);
     for (const h of held) h.reasons = preempting.get(h.jobId)?.reasons ?? h.reasons;
     steps.preempt = lap();
@@ -306,6 +310,7 @@ export class SchedulingService {
     byId: Map<string, PendingRow>,
     holds: Hold[],
     holdInfo: Map<string, HoldJobInfo>,
+    room: RepartitionRoom,
   ): Promise<Map<string, { jobId: string; reasons: Reason[] }>> {
     const out = new Map<string, { jobId: string; reasons: Reason[] }>();
     const unplaced = new Set(decision.pending.map((p) => p.jobId));
@@ -344,9 +349,21 @@ export class SchedulingService {
     for (const job of waiting.slice(0, 50)) {
       if (checks >= MAX_CHECKS || performance.now() > deadline) break;
       if (planned >= 4) break;
+      const resources = job.resources as JobResources;
+      if (unplaced.has(job.id) && resources.migProfile && room.serves(resources.migProfile, resources.gpuModel ? [resources.gpuModel] : undefined)) {
+        out.set(job.id, {
+          jobId: job.id,
+          reasons: [
+            { code: 'mig_repartition', message: `waiting for an idle GPU to be re-partitioned into a MIG ${resources.migProfile} slice (node manager)` },
+          ],
+        });
+        continue;
+      }
       const engineJob = pendingJob(job);
       const fits = (rows: readonly NodeRow[], without: Set<string>) =>
-        placeAroundHolds(buildSnapshot(rows, without, Date.now(), this.foreign.current()), [engineJob], holds, holdInfo).placed.length === 1;
+        placeAroundHolds(buildSnapshot(rows, without, Date.now(), this.foreign.current(), whatIf.holding(without)), [engineJob], holds, holdInfo, {
+          frozenStates: true,
+        }).placed.length === 1;
       // The engine found no room for a job it was given this cycle: room can only appear where victims leave.
       let fitsAsIs: boolean | undefined = unplaced.has(job.id) ? false : undefined;
       const h = heldById.get(job.id);
@@ -446,6 +463,16 @@ export class SchedulingService {
       }
     }
   }
+}
+
+/** The whole GPUs that the cycle's unplaced jobs ask for (a MIG re-partition leaves them whole). */
+function wholeGpuDemand(jobs: readonly (Pick<PendingRow, 'resources' | 'replicas'> | undefined)[]): WholeGpuDemand[] {
+  const out: WholeGpuDemand[] = [];
+  for (const j of jobs) {
+    const r = j?.resources as JobResources | undefined;
+    if (r?.gpus) out.push({ count: r.gpus * j!.replicas, gpuModels: r.gpuModel ? [r.gpuModel] : undefined });
+  }
+  return out;
 }
 
 /** Allocation rows of a placement: the replica's CPU and memory ride on its first GPU row. */

@@ -42,14 +42,20 @@ export class WhatIfNodes {
     this.position = new Map(nodes.map((n, i) => [n.id, i]));
   }
 
+  /** The ids of the nodes on which `without` hold GPUs. */
+  holding(without: Iterable<string>): Set<string> {
+    const out = new Set<string>();
+    for (const jobId of without) for (const nodeId of this.holders.get(jobId) ?? []) out.add(nodeId);
+    return out;
+  }
+
   /** The rows (in the cycle's order) a what-if of `job` without `without` runs on. */
   of(without: Iterable<string>, job: WhatIfJob): readonly NodeRow[] {
     const left = new Set<number>();
-    for (const jobId of without)
-      for (const nodeId of this.holders.get(jobId) ?? []) {
-        const at = this.position.get(nodeId);
-        if (at !== undefined) left.add(at);
-      }
+    for (const nodeId of this.holding(without)) {
+      const at = this.position.get(nodeId);
+      if (at !== undefined) left.add(at);
+    }
     if (job.replicas <= 1 || (job.topologyRequired && job.topologyLevel === 'node')) return this.rows(left);
     const level = !job.topologyRequired ? undefined : job.topologyLevel === 'leaf' ? 'leaf' : job.topologyLevel === 'spine' ? 'spine' : undefined;
     if (!level) return this.nodes;
