@@ -164,15 +164,24 @@ describe('utilization (real Postgres and Redis)', () => {
     expect(Date.now() - Date.parse(r.body.at)).toBeLessThan(15_000);
   });
 
-  it('rewrites a GPU`s latest state only when it changed, while its raw samples go on every tick', async () => {
+  it('writes a GPU`s latest state and raw sample only when it changed, while the ticks go on', async () => {
     // an idle GPU nobody holds: 0 % SM, idle power, tick after tick
     const gpu = await sys.db.gpu.findFirstOrThrow({ where: { model: 'H100-80GB', allocations: { none: { endedAt: null } } }, orderBy: { id: 'asc' } });
     const before = await sys.db.gpuTelemetry.findUniqueOrThrow({ where: { gpuId: gpu.id } });
     const samples = await sys.db.gpuSample.count({ where: { gpuId: gpu.id } });
-    await eventually(async () => (await sys.db.gpuSample.count({ where: { gpuId: gpu.id } })) >= samples + 2, 20_000);
+    const ticks = await sys.db.telemetryTick.count();
+    await eventually(async () => (await sys.db.telemetryTick.count()) >= ticks + 2, 20_000);
     const after = await sys.db.gpuTelemetry.findUniqueOrThrow({ where: { gpuId: gpu.id } });
     expect(after.smPct).toBe(0);
     expect(after.at.getTime()).toBe(before.at.getTime());
+    expect(await sys.db.gpuSample.count({ where: { gpuId: gpu.id } })).toBe(samples);
+    // a GPU at work changes from tick to tick: its samples follow it
+    // (read until no tick wrote between the two reads)
+    await eventually(async () => {
+      const busy = await sys.db.gpuTelemetry.findFirstOrThrow({ where: { smPct: { gt: 50 } }, orderBy: { gpuId: 'asc' } });
+      const newest = await sys.db.gpuSample.findFirst({ where: { gpuId: busy.gpuId }, orderBy: { at: 'desc' } });
+      return newest?.at.getTime() === busy.at.getTime() && newest.smPct === busy.smPct && newest.powerW === busy.powerW;
+    }, 10_000);
   });
 
   it.each([

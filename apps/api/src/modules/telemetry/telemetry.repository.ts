@@ -32,12 +32,12 @@ export class TelemetryRepository {
 
   /**
    * Writes one tick in one transaction. Returns false (and writes nothing) when the tick was
-   * already written: a retried job does not count twice.
+   * already written: a retried job does not count twice. A GPU's latest state, and its raw
+   * sample, are written only when its state changed (most GPUs of a large cluster sit idle).
    */
   async writeTick(t: {
     at: Date;
-    /** Raw samples by GPU id. */
-    samples: readonly { gpuId: string; smPct: number; memoryUsedMiB: number; powerW: number }[];
+    /** Every GPU's latest state (its raw sample, where it changed). */
     latest: LatestGpuState[];
     deltas: RollupDelta[];
     buckets: { stepSeconds: number; bucket: Date }[];
@@ -46,25 +46,26 @@ export class TelemetryRepository {
     // arrays through its query compiler (about four times the CPU of the driver's own binding)
     const at = t.at.toISOString();
     return this.prisma.sql.transaction(async (tx) => {
-      const marker = await tx.execute(
-        `INSERT INTO "GpuSample" ("gpuId", "at", "smPct", "memoryUsedMiB", "powerW")
-         SELECT u.g, $2::timestamp(3), u.s, u.m, u.p FROM unnest($1::text[], $3::float8[], $4::int[], $5::float8[]) AS u(g, s, m, p)
-         ON CONFLICT DO NOTHING`,
-        [t.samples.map((s) => s.gpuId), at, t.samples.map((s) => s.smPct), t.samples.map((s) => s.memoryUsedMiB), t.samples.map((s) => s.powerW)],
-      );
-      if (t.samples.length > 0 && marker === 0) return false;
+      const marker = await tx.execute(`INSERT INTO "TelemetryTick" ("at", "gpus") VALUES ($1::timestamp(3), $2) ON CONFLICT DO NOTHING`, [at, t.latest.length]);
+      if (marker === 0) return false;
 
       if (t.latest.length) {
         await tx.execute(
-          `INSERT INTO "GpuTelemetry" ("gpuId", "nodeId", "at", "smPct", "memoryUsedMiB", "powerW", "idleSince")
-           SELECT u.g, u.n, $3::timestamp(3), u.s, u.m, u.p, u.i FROM unnest($1::text[], $2::text[], $4::float8[], $5::int[], $6::float8[], $7::timestamp(3)[])
-             AS u(g, n, s, m, p, i)
-           ON CONFLICT ("gpuId") DO UPDATE SET "nodeId" = excluded."nodeId", "at" = excluded."at", "smPct" = excluded."smPct",
-             "memoryUsedMiB" = excluded."memoryUsedMiB", "powerW" = excluded."powerW", "idleSince" = excluded."idleSince"
-           -- a GPU whose state did not change keeps its row (and "at", when that state was first
-           -- sampled): at 80,000 mostly idle GPUs, tens of thousands of row versions a tick fewer
-           WHERE ("GpuTelemetry"."nodeId", "GpuTelemetry"."smPct", "GpuTelemetry"."memoryUsedMiB", "GpuTelemetry"."powerW", "GpuTelemetry"."idleSince")
-             IS DISTINCT FROM (excluded."nodeId", excluded."smPct", excluded."memoryUsedMiB", excluded."powerW", excluded."idleSince")`,
+          `WITH changed AS (
+             INSERT INTO "GpuTelemetry" ("gpuId", "nodeId", "at", "smPct", "memoryUsedMiB", "powerW", "idleSince")
+             SELECT u.g, u.n, $3::timestamp(3), u.s, u.m, u.p, u.i FROM unnest($1::text[], $2::text[], $4::float8[], $5::int[], $6::float8[], $7::timestamp(3)[])
+               AS u(g, n, s, m, p, i)
+             ON CONFLICT ("gpuId") DO UPDATE SET "nodeId" = excluded."nodeId", "at" = excluded."at", "smPct" = excluded."smPct",
+               "memoryUsedMiB" = excluded."memoryUsedMiB", "powerW" = excluded."powerW", "idleSince" = excluded."idleSince"
+             -- a GPU whose state did not change keeps its row (and "at", when that state was first
+             -- sampled) and gets no raw sample: at 80,000 mostly idle GPUs, tens of thousands of rows a tick fewer
+             WHERE ("GpuTelemetry"."nodeId", "GpuTelemetry"."smPct", "GpuTelemetry"."memoryUsedMiB", "GpuTelemetry"."powerW", "GpuTelemetry"."idleSince")
+               IS DISTINCT FROM (excluded."nodeId", excluded."smPct", excluded."memoryUsedMiB", excluded."powerW", excluded."idleSince")
+             RETURNING "gpuId", "smPct", "memoryUsedMiB", "powerW"
+           )
+           INSERT INTO "GpuSample" ("gpuId", "at", "smPct", "memoryUsedMiB", "powerW")
+           SELECT c."gpuId", $3::timestamp(3), c."smPct", c."memoryUsedMiB", c."powerW" FROM changed c
+           ON CONFLICT DO NOTHING`,
           [
             t.latest.map((l) => l.gpuId),
             t.latest.map((l) => l.nodeId),
@@ -85,11 +86,12 @@ export class TelemetryRepository {
     });
   }
 
-  /** Drops raw samples and rollups older than their retention. */
+  /** Drops raw samples, tick markers and rollups older than their retention. */
   async prune(cutoffs: { raw: Date; minute: Date; hour: Date }): Promise<number> {
     const db = this.prisma.client;
-    const [raw, minute, hour] = await Promise.all([
+    const [raw, , minute, hour] = await Promise.all([
       db.gpuSample.deleteMany({ where: { at: { lt: cutoffs.raw } } }),
+      db.telemetryTick.deleteMany({ where: { at: { lt: cutoffs.raw } } }),
       db.usageRollup.deleteMany({ where: { AND: [{ stepSeconds: 60 }, { bucket: { lt: cutoffs.minute } }] } }),
       db.usageRollup.deleteMany({ where: { AND: [{ stepSeconds: { in: [3600, 86400] } }, { bucket: { lt: cutoffs.hour } }] } }),
     ]);

@@ -41,8 +41,6 @@ export class TelemetryService {
     const inWindow = new Date(at.getTime() - 1);
     const written = await this.repo.writeTick({
       at,
-      // the raw samples of the GPUs in the inventory: the latest states carry them with their GPU id
-      samples: out.latest,
       latest: out.latest,
       deltas: withClusterRows(out.deltas),
       buckets: [

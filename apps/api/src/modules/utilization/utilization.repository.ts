@@ -223,7 +223,7 @@ export class UtilizationRepository {
       db.gpuTelemetry.findMany({ select: { gpuId: true, at: true, smPct: true, memoryUsedMiB: true, powerW: true } }),
       db.allocation.groupBy({ by: ['gpuId'], where: { endedAt: null }, _sum: { gpuUnits: true } }),
       // the newest tick (a GPU's latest row keeps the time its state was first sampled)
-      this.prisma.sql.query<{ at: Date | null }>(`SELECT max("at") AS "at" FROM "GpuSample"`),
+      this.prisma.sql.query<{ at: Date | null }>(`SELECT max("at") AS "at" FROM "TelemetryTick"`),
     ]);
     return { nodes, gpus, latest, held: held.map((h) => ({ gpuId: h.gpuId, units: Number(h._sum.gpuUnits ?? 0) })), newestTick: tick[0]?.at ?? null };
   }
