@@ -69,7 +69,7 @@ export interface LoadReport {
   cpuSecondsPer1000Jobs: number;
   apiRssMaxMB: number;
   workerRssMaxMB: number;
-  /** Scheduling cycles run, their p50 and p99 (upper bound of the histogram bucket) and mean (from /metrics). */
+  /** Scheduling cycles run from the clock's start to the drain's end (the warm-up's left out), their p50 and p99 (upper bound of the histogram bucket) and mean (from /metrics). */
   cycles: number;
   cycleP50Ms: number;
   cycleP99Ms: number;
@@ -205,6 +205,8 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     })();
     const cpu = () => ({ api: sys.api.cpuSeconds(), workers: sys.workers.reduce((s, w) => s + w.cpuSeconds(), 0) });
     const cpuBefore = cpu();
+    // the cycles of the warm-up (a cold worker's first full load and unoptimised code) are not the run's
+    const cyclesBefore = await cycleBuckets(sys.apiUrl);
 
     const rng = new Rng(o.seed);
     const bodies = Array.from({ length: o.jobs }, (_, i) => ({ key: keys[i % keys.length]!, body: loadJob(i, keys[i % keys.length]!.teamId, rng) }));
@@ -276,7 +278,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     const cpuAfter = cpu();
     checking = false;
     await Promise.all([checker, prober]);
-    const cycles = await cycleHistogram(sys.apiUrl);
+    const cycles = cycleHistogram(cyclesBefore, await cycleBuckets(sys.apiUrl));
     await sleep(2000);
     const final = await checkInvariants(db, { settled: true, graceSeconds: 2 });
     for (const v of final.violations) violations.set(`${v.rule} ${v.subject}`, v);
@@ -419,7 +421,14 @@ async function overviewTime(apiUrl: string): Promise<number> {
 }
 
 /** Cycles run, the p50 and p99 cycle time (the upper bound of its histogram bucket) and the mean, from the API's /metrics. */
-async function cycleHistogram(apiUrl: string): Promise<{ count: number; p50Ms: number; p99Ms: number; meanMs: number }> {
+/** The scheduling cycle histogram of /metrics (cumulative buckets, count, sum), or undefined when it cannot be read. */
+interface CycleBuckets {
+  buckets: { le: number; n: number }[];
+  count: number;
+  sum: number;
+}
+
+async function cycleBuckets(apiUrl: string): Promise<CycleBuckets | undefined> {
   try {
     const text = await (await fetch(`${apiUrl}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_KEY}` } })).text();
     const buckets = [...text.matchAll(/^gantry_scheduling_cycle_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)]
@@ -427,14 +436,27 @@ async function cycleHistogram(apiUrl: string): Promise<{ count: number; p50Ms: n
       .sort((x, y) => x.le - y.le);
     const count = Number(/^gantry_scheduling_cycle_seconds_count (\d+)/m.exec(text)?.[1] ?? 0);
     const sum = Number(/^gantry_scheduling_cycle_seconds_sum ([\d.eE+-]+)/m.exec(text)?.[1] ?? 0);
-    const quantile = (q: number) => {
-      const b = buckets.find((x) => x.n >= q * count);
-      return b && Number.isFinite(b.le) ? Math.round(b.le * 1000) : -1;
-    };
-    return { count, p50Ms: quantile(0.5), p99Ms: quantile(0.99), meanMs: count ? Math.round((sum / count) * 1000) : -1 };
+    return { buckets, count, sum };
   } catch {
-    return { count: 0, p50Ms: -1, p99Ms: -1, meanMs: -1 };
+    return undefined;
   }
+}
+
+/**
+ * The cycles run between two reads of the histogram: count, p50 and p99 (upper bound of the
+ * bucket) and mean. Without a first read, every cycle since the workers started.
+ */
+export function cycleHistogram(before: CycleBuckets | undefined, after: CycleBuckets | undefined): { count: number; p50Ms: number; p99Ms: number; meanMs: number } {
+  if (!after) return { count: 0, p50Ms: -1, p99Ms: -1, meanMs: -1 };
+  const earlier = (le: number) => before?.buckets.find((b) => b.le === le)?.n ?? 0;
+  const buckets = after.buckets.map((b) => ({ le: b.le, n: b.n - earlier(b.le) }));
+  const count = after.count - (before?.count ?? 0);
+  const sum = after.sum - (before?.sum ?? 0);
+  const quantile = (q: number) => {
+    const b = buckets.find((x) => x.n >= q * count);
+    return b && Number.isFinite(b.le) ? Math.round(b.le * 1000) : -1;
+  };
+  return { count, p50Ms: quantile(0.5), p99Ms: quantile(0.99), meanMs: count ? Math.round((sum / count) * 1000) : -1 };
 }
 
 function startsPerSecond(rows: { startedAt: Date | null }[]): number {

