@@ -446,7 +446,10 @@ async function cycleBuckets(apiUrl: string): Promise<CycleBuckets | undefined> {
  * The cycles run between two reads of the histogram: count, p50 and p99 (upper bound of the
  * bucket) and mean. Without a first read, every cycle since the workers started.
  */
-export function cycleHistogram(before: CycleBuckets | undefined, after: CycleBuckets | undefined): { count: number; p50Ms: number; p99Ms: number; meanMs: number } {
+export function cycleHistogram(
+  before: CycleBuckets | undefined,
+  after: CycleBuckets | undefined,
+): { count: number; p50Ms: number; p99Ms: number; meanMs: number } {
   if (!after) return { count: 0, p50Ms: -1, p99Ms: -1, meanMs: -1 };
   const earlier = (le: number) => before?.buckets.find((b) => b.le === le)?.n ?? 0;
   const buckets = after.buckets.map((b) => ({ le: b.le, n: b.n - earlier(b.le) }));
