@@ -322,7 +322,18 @@ export class SchedulingService {
       const h = heldById.get(j.id);
       return unplaced.has(j.id) || teamExcess(h) > 0 || tenantExcess(h) > 0;
     });
-    if (!waiting.length) return out;
+    // MIG work that a re-partition of an idle GPU will serve waits for it: no what-if, no victim
+    const toPlan: PendingRow[] = [];
+    for (const job of waiting) {
+      const r = job.resources as JobResources;
+      if (unplaced.has(job.id) && r.migProfile && room.serves(r.migProfile, r.gpuModel ? [r.gpuModel] : undefined)) {
+        out.set(job.id, {
+          jobId: job.id,
+          reasons: [{ code: 'mig_repartition', message: `waiting for an idle GPU to be re-partitioned into a MIG ${r.migProfile} slice (node manager)` }],
+        });
+      } else toPlan.push(job);
+    }
+    if (!toPlan.length) return out;
     const { jobs: running, holding } = await this.repo.runningJobs();
     const whatIf = new WhatIfNodes(nodes);
     const holders = whatIf.holders;
@@ -346,19 +357,9 @@ export class SchedulingService {
     let checks = 0;
     const MAX_CHECKS = 300;
     const deadline = performance.now() + PREEMPT_BUDGET_MS;
-    for (const job of waiting.slice(0, 50)) {
+    for (const job of toPlan.slice(0, 50)) {
       if (checks >= MAX_CHECKS || performance.now() > deadline) break;
       if (planned >= 4) break;
-      const resources = job.resources as JobResources;
-      if (unplaced.has(job.id) && resources.migProfile && room.serves(resources.migProfile, resources.gpuModel ? [resources.gpuModel] : undefined)) {
-        out.set(job.id, {
-          jobId: job.id,
-          reasons: [
-            { code: 'mig_repartition', message: `waiting for an idle GPU to be re-partitioned into a MIG ${resources.migProfile} slice (node manager)` },
-          ],
-        });
-        continue;
-      }
       const engineJob = pendingJob(job);
       const fits = (rows: readonly NodeRow[], without: Set<string>) =>
         placeAroundHolds(buildSnapshot(rows, without, Date.now(), this.foreign.current(), whatIf.holding(without)), [engineJob], holds, holdInfo, {

@@ -11,14 +11,25 @@ export interface WhatIfJob {
 export function nodesByJob(nodes: readonly NodeRow[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const n of nodes)
-    for (const g of n.gpus)
-      for (const a of g.allocations) {
-        if (!a.jobId) continue;
-        const set = out.get(a.jobId);
-        if (set) set.add(n.id);
-        else out.set(a.jobId, new Set([n.id]));
-      }
+    for (const jobId of jobsOn(n)) {
+      const set = out.get(jobId);
+      if (set) set.add(n.id);
+      else out.set(jobId, new Set([n.id]));
+    }
   return out;
+}
+
+/** The jobs that hold GPUs on a node, read once per row (the worker keeps the rows of unchanged nodes from cycle to cycle). */
+const jobsByRow = new WeakMap<NodeRow, readonly string[]>();
+
+function jobsOn(n: NodeRow): readonly string[] {
+  let jobs = jobsByRow.get(n);
+  if (!jobs) {
+    const held = new Set<string>();
+    for (const g of n.gpus) for (const a of g.allocations) if (a.jobId) held.add(a.jobId);
+    jobsByRow.set(n, (jobs = [...held]));
+  }
+  return jobs;
 }
 
 /**
