@@ -273,44 +273,37 @@ export class SchedulingRepository {
             )
           : [];
         const nodeTakesWork = new Map(nodes.map((n) => [n.id, n.state === 'ready' && n.powerState === 'on']));
-        const active = gpuIds.length
-          ? await tx.query<{ gpuId: string; activeSlot: string | null; milli: number }>(
-              `SELECT "gpuId", "activeSlot", milli FROM "Allocation" WHERE "gpuId" = ANY($1::text[]) AND "endedAt" IS NULL`,
-              [gpuIds],
-            )
-          : [];
         const migGpus = [...new Set(placements.flatMap((p) => p.allocs.filter((a) => a.migProfile).map((a) => a.gpuId)))];
-        const slices = migGpus.length
-          ? await tx.query<{ gpuId: string; profile: string; start: number }>(
-              `SELECT "gpuId", profile, start FROM "GpuInstance" WHERE "gpuId" = ANY($1::text[])`,
-              [migGpus],
-            )
-          : [];
-        const teamHeld = teamIds.length
-          ? await tx.query<{ teamId: string; gpuModel: string; units: number }>(
-              `SELECT "teamId", "gpuModel", SUM("gpuUnits")::float8 AS units FROM "Allocation"
-               WHERE "teamId" = ANY($1::text[]) AND "endedAt" IS NULL GROUP BY "teamId", "gpuModel"`,
-              [teamIds],
-            )
-          : [];
-        const tenantHeld = tenantIds.length
-          ? await tx.query<{ tenantId: string; units: number }>(
-              `SELECT "tenantId", SUM("gpuUnits")::float8 AS units FROM "Allocation"
-               WHERE "tenantId" = ANY($1::text[]) AND "endedAt" IS NULL GROUP BY "tenantId"`,
-              [tenantIds],
-            )
-          : [];
+        // What the re-checks read besides the locked rows, in one round trip: the GPUs' active
+        // allocations, the MIG GPUs' slices, what the teams and tenants hold (a slow cycle's commit
+        // waits for the worker's event loop between round trips, as much as for Postgres)
+        const held = await tx.query<{ kind: 'active' | 'slice' | 'team' | 'tenant'; a: string; b: string | null; n: number }>(
+          `SELECT 'active' AS kind, "gpuId" AS a, "activeSlot" AS b, milli::float8 AS n FROM "Allocation"
+             WHERE "gpuId" = ANY($1::text[]) AND "endedAt" IS NULL
+           UNION ALL
+           SELECT 'slice', "gpuId", profile || '@' || start, 0 FROM "GpuInstance" WHERE "gpuId" = ANY($2::text[])
+           UNION ALL
+           SELECT 'team', "teamId", "gpuModel", SUM("gpuUnits")::float8 FROM "Allocation"
+             WHERE "teamId" = ANY($3::text[]) AND "endedAt" IS NULL GROUP BY "teamId", "gpuModel"
+           UNION ALL
+           SELECT 'tenant', "tenantId", NULL, SUM("gpuUnits")::float8 FROM "Allocation"
+             WHERE "tenantId" = ANY($4::text[]) AND "endedAt" IS NULL GROUP BY "tenantId"`,
+          [gpuIds, migGpus, teamIds, tenantIds],
+        );
+        const of = (kind: (typeof held)[number]['kind']) => held.filter((h) => h.kind === kind);
+        const active = of('active');
+        const teamHeld = of('team');
         const state: LockedState = {
           pendingVersions: new Map(jobs.map((j) => [j.id, Number(j.version)])),
           gpus: new Map(gpus.map((g) => [g.id, { mode: g.mode, schedulable: g.schedulable, nodeReady: nodeTakesWork.get(g.nodeId) === true }])),
-          slices: new Set(slices.map((s) => `${s.gpuId}:${s.profile}@${s.start}`)),
-          slots: new Set(active.flatMap((a) => (a.activeSlot ? [a.activeSlot] : []))),
-          busy: countBy(active.map((a) => a.gpuId)),
-          sharedMilli: sumBy(active.filter((a) => !a.activeSlot).map((a) => [a.gpuId, Number(a.milli)])),
+          slices: new Set(of('slice').map((s) => `${s.a}:${s.b}`)),
+          slots: new Set(active.flatMap((a) => (a.b ? [a.b] : []))),
+          busy: countBy(active.map((a) => a.a)),
+          sharedMilli: sumBy(active.filter((a) => !a.b).map((a) => [a.a, Number(a.n)])),
           teamHeld: new Map(),
-          tenantHeld: new Map(tenantHeld.map((t) => [t.tenantId, Number(t.units)])),
+          tenantHeld: new Map(of('tenant').map((t) => [t.a, Number(t.n)])),
         };
-        for (const h of teamHeld) state.teamHeld.set(h.teamId, (state.teamHeld.get(h.teamId) ?? new Map()).set(h.gpuModel, Number(h.units)));
+        for (const h of teamHeld) state.teamHeld.set(h.a, (state.teamHeld.get(h.a) ?? new Map()).set(h.b!, Number(h.n)));
         const { accepted, makeShared } = checkPlacements(placements, state);
         const ok = placements.map(() => false);
         if (!accepted.length) return ok;

@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { coveringRows } from '../quotas/quota-coverage';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PRIORITY_VALUE, migSliceFraction, type JobResources, type Reason } from '@gantry/contracts';
@@ -51,6 +52,14 @@ export type CycleSteps = Record<'read' | 'derive' | 'admit' | 'place' | 'commit'
 const SLOW_CYCLE_MS = 1000;
 
 /**
+ * The worker's event-loop delay during a cycle (a slow cycle's log says how long the process
+ * was busy with other work, its own MIG planning, telemetry or lifecycle messages, between
+ * the cycle's steps). Sampled every 20 ms; reset at each cycle's start.
+ */
+const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+loopDelay.enable();
+
+/**
  * Preemption planning stops starting new what-ifs after this long in one cycle (each is an
  * engine run; the jobs it did not reach, later in queue order, are planned in the next cycles).
  */
@@ -89,6 +98,7 @@ export class SchedulingService {
 
   async cycle(hooks: CycleHooks = {}): Promise<CycleReport> {
     const t0 = performance.now();
+    loopDelay.reset();
     this.preemptedThisCycle = 0;
     // 1. snapshot
     // Endpoint replicas are a second source of pending work (one unit per missing replica).
@@ -220,7 +230,7 @@ export class SchedulingService {
       this.logger.warn(
         `slow cycle: ${report.ms} ms for ${pending.length} pending (${placed} placed, ${deferred} deferred); ${Object.entries(steps)
           .map(([k, v]) => `${k} ${v}`)
-          .join(', ')} ms; snapshot ${read.full ? 'full load' : `${read.reread} nodes read again`}`,
+          .join(', ')} ms; snapshot ${read.full ? 'full load' : `${read.reread} nodes read again`}; event loop delay max ${Math.round(loopDelay.max / 1e6)} ms`,
       );
     if (placed || conflicts)
       this.logger.log(
