@@ -1,4 +1,4 @@
-import { NodeManagerLoop, ORPHAN_AFTER_MS } from './node-manager.loop';
+import { NodeManagerLoop, ORPHAN_AFTER_MS, REPLAN_AFTER_MS } from './node-manager.loop';
 
 /** Changes in flight whose queue job was lost (Redis restarted empty) are re-enqueued from Postgres. */
 describe('NodeManagerLoop.rederive', () => {
@@ -73,5 +73,51 @@ describe('NodeManagerLoop.rederive', () => {
       'power off n-stopping',
       'failover remediate i-lost',
     ]);
+  });
+});
+
+/** A cycle's request for MIG planning: at once for work the last round did not see, at most once a second for the same work. */
+describe('NodeManagerLoop.planSoon', () => {
+  function loop() {
+    let rounds = 0;
+    const pending = [
+      { id: 'j1', kind: 'notebook', replicas: 1, resources: { migProfile: '1g.10gb' }, tried: true },
+      { id: 'j2', kind: 'notebook', replicas: 1, resources: { migProfile: '1g.10gb' }, tried: false },
+    ];
+    const snapshots = { read: async () => (rounds++, { nodes: [] }) };
+    const demand = { unplacedPendingJobs: async () => pending, missingReplicas: async () => [] };
+    const l = new NodeManagerLoop(
+      {} as never,
+      {} as never,
+      {} as never,
+      demand as never,
+      snapshots as never,
+      { request: async () => undefined } as never,
+      {} as never,
+      { reconcileSeconds: 60, driver: { simSpeed: 1 }, power: { enabled: false } } as never,
+      {} as never,
+    );
+    return { l, rounds: () => rounds };
+  }
+  const settle = () => new Promise((r) => setTimeout(r, 20));
+
+  it('plans new waiting work at once and folds repeated requests for the same work into one round a second later', async () => {
+    const { l, rounds } = loop();
+    l.planSoon(['j1']);
+    await settle();
+    expect(rounds()).toBe(1);
+    // the next cycles leave the same job waiting: no round now
+    l.planSoon(['j1']);
+    l.planSoon(['j1']);
+    await settle();
+    expect(rounds()).toBe(1);
+    // a job the last round had not seen (j2 had no reason yet): planned at once
+    l.planSoon(['j2']);
+    await settle();
+    expect(rounds()).toBe(2);
+    // the folded request runs once, REPLAN_AFTER_MS after the round it waited for
+    await new Promise((r) => setTimeout(r, REPLAN_AFTER_MS + 100));
+    expect(rounds()).toBe(3);
+    l.beforeApplicationShutdown();
   });
 });

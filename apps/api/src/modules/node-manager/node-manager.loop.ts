@@ -26,6 +26,14 @@ export const PLAN_HOLD_SIM_SECONDS = 600;
 export const ORPHAN_AFTER_MS = 5000;
 
 /**
+ * A cycle's request for a planning round (planSoon) about work the last round already planned for
+ * waits until this long after that round: at 10,000 nodes a round costs tens of milliseconds of
+ * the worker's CPU, and cycles that leave the same MIG work waiting follow each other every few
+ * hundred milliseconds while its changes are applied. Work not seen by the last round is planned at once.
+ */
+export const REPLAN_AFTER_MS = 1000;
+
+/**
  * The node manager's planning loop (worker): every GANTRY_RECONCILE_SECONDS it reads the queue's
  * demand and proposes MIG re-partitions (the engine's MIG planner) and persona switches (look
  * ahead for VM jobs), each as a deduplicated queue job. At boot it resumes changes in flight.
@@ -38,6 +46,10 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
   private again = false;
   /** Pending work a scheduling cycle just failed to place for want of a MIG slice (see planSoon). */
   private waitingForMig = new Set<string>();
+  /** The waiting work the last planning round saw, and when it started (see REPLAN_AFTER_MS). */
+  private plannedFor = new Set<string>();
+  private lastRoundMs = -Infinity;
+  private replan?: NodeJS.Timeout;
 
   constructor(
     private readonly nodes: NodesRepository,
@@ -60,6 +72,7 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
 
   beforeApplicationShutdown(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.replan) clearTimeout(this.replan);
   }
 
   private get holdMs() {
@@ -72,8 +85,17 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
    * `waiting`: the ids of that work, counted as tried by a cycle even before the cycle has
    * written its reasons (it calls this before its preemption and explanation steps).
    */
-  planSoon(waiting: readonly string[] = []): void {
+  planSoon(waiting: readonly string[] = [], nowMs = Date.now()): void {
     for (const id of waiting) this.waitingForMig.add(id);
+    const wait = this.lastRoundMs + REPLAN_AFTER_MS - nowMs;
+    if (wait > 0 && waiting.every((id) => this.plannedFor.has(id))) {
+      this.replan ??= setTimeout(() => {
+        this.replan = undefined;
+        this.planSoon();
+      }, wait);
+      this.replan.unref?.();
+      return;
+    }
     if (this.running) {
       this.again = true;
       return;
@@ -99,6 +121,8 @@ export class NodeManagerLoop implements OnApplicationBootstrap, BeforeApplicatio
       const [pending, replicas] = await Promise.all([this.demand.unplacedPendingJobs(), this.demand.missingReplicas()]);
       const vm = pending.some((p) => p.kind === 'vm');
       const tried = pending.filter((p) => p.tried || waiting.has(p.id));
+      this.plannedFor = new Set(tried.map((p) => p.id));
+      this.lastRoundMs = now.getTime();
       // personas: VM demand to serve, or idle VM nodes to give back
       if (vm || rows.some((n) => n.persona === 'vm_passthrough')) await this.planPersonas(rows, pending, now);
       if (tried.length || replicas.length) await this.planMig(rows, [...tried, ...replicas], now);
