@@ -16,6 +16,8 @@ export interface WholeGpuDemand {
  * of that model. At 10,000 nodes with 50,000 idle GPUs, a high-priority notebook no longer
  * checkpoints a lower-priority job of its team for a slice a free GPU is about to offer.
  * Conservative: a free slot on a GPU already in MIG mode is not counted (it may be on hold).
+ * Counted on the cycle's snapshot: when the cycle itself took the last idle GPU, the job preempts
+ * one cycle later than it could.
  */
 export class RepartitionRoom {
   private spare?: Map<string, number>;
