@@ -420,7 +420,6 @@ async function overviewTime(apiUrl: string): Promise<number> {
   }
 }
 
-/** Cycles run, the p50 and p99 cycle time (the upper bound of its histogram bucket) and the mean, from the API's /metrics. */
 /** The scheduling cycle histogram of /metrics (cumulative buckets, count, sum), or undefined when it cannot be read. */
 interface CycleBuckets {
   buckets: { le: number; n: number }[];

@@ -26,24 +26,21 @@ describe('HealthMonitor', () => {
   });
 
   const beat = (nodeName: string) => listener({ type: 'heartbeat', nodeNames: [nodeName], at: Date.now() });
+  /** `rounds` heartbeat intervals of 2 s in which `nodes` beat. */
+  const beatFor = async (rounds: number, ...nodes: string[]) => {
+    for (let i = 0; i < rounds; i++) {
+      for (const n of nodes) beat(n);
+      await jest.advanceTimersByTimeAsync(2000);
+    }
+  };
   const calls = () => failover.mock.calls.map(([p]) => p as { action: string; kind?: string; nodeName?: string; source?: string });
 
   it('declares a node down after it misses its heartbeats past the grace period, and up when they return', async () => {
-    for (let i = 0; i < 4; i++) {
-      beat('n1');
-      beat('n2');
-      await jest.advanceTimersByTimeAsync(2000);
-    }
+    await beatFor(4, 'n1', 'n2');
     // n1 goes silent, n2 keeps beating: n1 is down after 3 intervals (6 s), not before
-    for (let i = 0; i < 2; i++) {
-      beat('n2');
-      await jest.advanceTimersByTimeAsync(2000);
-    }
+    await beatFor(2, 'n2');
     expect(calls().filter((c) => c.kind === 'node-down')).toHaveLength(0);
-    for (let i = 0; i < 3; i++) {
-      beat('n2');
-      await jest.advanceTimersByTimeAsync(2000);
-    }
+    await beatFor(3, 'n2');
     expect(calls().filter((c) => c.kind === 'node-down')).toEqual([
       expect.objectContaining({ action: 'fault', kind: 'node-down', nodeName: 'n1', source: 'heartbeat' }),
     ]);
@@ -58,15 +55,9 @@ describe('HealthMonitor', () => {
     monitor.beforeApplicationShutdown();
     boot(['n1', 'n2']);
     // n1 went down while no worker listened: it never beats; n2 does (grace: 3 x 5 s)
-    for (let i = 0; i < 7; i++) {
-      beat('n2');
-      await jest.advanceTimersByTimeAsync(2000);
-    }
+    await beatFor(7, 'n2');
     expect(calls().filter((c) => c.kind === 'node-down')).toHaveLength(0);
-    for (let i = 0; i < 3; i++) {
-      beat('n2');
-      await jest.advanceTimersByTimeAsync(2000);
-    }
+    await beatFor(3, 'n2');
     expect(calls().filter((c) => c.kind === 'node-down')).toEqual([expect.objectContaining({ nodeName: 'n1', source: 'heartbeat' })]);
   });
 

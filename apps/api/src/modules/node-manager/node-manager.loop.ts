@@ -5,6 +5,7 @@ import type { NodeRow } from '../cluster/cluster.repository';
 import { ClusterSnapshotStore } from '../cluster/cluster-snapshot.store';
 import { personaToApi, powerToApi } from '../cluster/cluster.presenter';
 import { buildSnapshot } from '../cluster/snapshot';
+import { perRow } from '../cluster/per-row';
 import { planPersonas, vmDemandOf, type MigInFlight, type PersonaNode } from './demand-planning';
 import { planMigChanges } from './mig-planning';
 import { MigManagerService } from './mig-manager.service';
@@ -278,12 +279,8 @@ interface MigFacts {
   changedAt: [string, number][];
 }
 
-const migFacts = new WeakMap<NodeRow, MigFacts>();
-
-function migFactsOf(n: NodeRow): MigFacts {
-  let facts = migFacts.get(n);
-  if (facts) return facts;
-  facts = { inFlight: [], changedAt: [] };
+const migFactsOf = perRow((n): MigFacts => {
+  const facts: MigFacts = { inFlight: [], changedAt: [] };
   for (const g of n.gpus) {
     if (g.migChangedAt) facts.changedAt.push([g.id, g.migChangedAt.getTime()]);
     if (g.migTarget !== null)
@@ -293,6 +290,5 @@ function migFactsOf(n: NodeRow): MigFacts {
         busyStarts: new Set(g.allocations.map((a) => a.migStart).filter((s): s is number => s !== null)),
       });
   }
-  migFacts.set(n, facts);
   return facts;
-}
+});

@@ -1,4 +1,5 @@
 import type { NodeRow } from '../cluster/cluster.repository';
+import { perRow } from '../cluster/per-row';
 
 /** The job of a preemption what-if, as far as where it may go is concerned. */
 export interface WhatIfJob {
@@ -19,18 +20,12 @@ export function nodesByJob(nodes: readonly NodeRow[]): Map<string, Set<string>> 
   return out;
 }
 
-/** The jobs that hold GPUs on a node, read once per row (the worker keeps the rows of unchanged nodes from cycle to cycle). */
-const jobsByRow = new WeakMap<NodeRow, readonly string[]>();
-
-function jobsOn(n: NodeRow): readonly string[] {
-  let jobs = jobsByRow.get(n);
-  if (!jobs) {
-    const held = new Set<string>();
-    for (const g of n.gpus) for (const a of g.allocations) if (a.jobId) held.add(a.jobId);
-    jobsByRow.set(n, (jobs = [...held]));
-  }
-  return jobs;
-}
+/** The jobs that hold GPUs on a node, read once per row. */
+const jobsOn = perRow((n): readonly string[] => {
+  const held = new Set<string>();
+  for (const g of n.gpus) for (const a of g.allocations) if (a.jobId) held.add(a.jobId);
+  return [...held];
+});
 
 /**
  * The nodes a preemption what-if ("could the job be placed once `without` have let go?") has to
