@@ -89,19 +89,18 @@ function bestStart(model: string, layout: MigLayoutEntry[], profile: string): nu
   return best;
 }
 
-/**
- * GPUs listed node by node (as the snapshot lists them), reordered by node id, then by highest
- * index first: the nodes are sorted (10,000), not every idle GPU (50,000).
- */
-function byNodeThenIndex<T extends { n: NodeState; g: GpuState }>(list: readonly T[]): T[] {
-  const groups: T[][] = [];
-  for (const c of list) {
-    const last = groups[groups.length - 1];
-    if (last && last[0]!.n === c.n) last.push(c);
-    else groups.push([c]);
-  }
-  groups.sort((a, b) => (a[0]!.n.id < b[0]!.n.id ? -1 : a[0]!.n.id > b[0]!.n.id ? 1 : 0));
-  return groups.flatMap((g) => g.sort((a, b) => b.g.index - a.g.index));
+/** A node's idle whole GPUs usable now, and how many of them are still unchanged by the plan. */
+interface IdleOnNode {
+  n: NodeState;
+  gpus: GpuState[];
+  idle: number;
+}
+
+/** The nodes ordered by id, each one's idle GPUs by highest index first: 10,000 nodes sorted, not 50,000 idle GPUs. */
+function byNodeThenIndex(nodes: IdleOnNode[]): IdleOnNode[] {
+  const sorted = [...nodes].sort((a, b) => (a.n.id < b.n.id ? -1 : a.n.id > b.n.id ? 1 : 0));
+  for (const x of sorted) x.gpus.sort((a, b) => b.index - a.index);
+  return sorted;
 }
 
 export function planMigLayouts(input: MigPlanInput): MigPlan {
@@ -115,8 +114,25 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
     return t !== undefined && input.nowMs !== undefined && input.nowMs - t < hold && (holdIdle || runsWork(g));
   };
   const usable = (n: NodeState, g: GpuState) => n.schedulable && g.healthy && g.schedulable && !held(g);
-  const gpus: { n: NodeState; g: GpuState }[] = [];
-  for (const n of input.snapshot.nodes) for (const g of n.gpus) gpus.push({ n, g });
+  // The GPUs each step looks at, from one pass over the cluster (80,000 GPUs at 10,000 nodes: no
+  // list of every GPU): MIG GPUs in placement, in snapshot order; idle whole GPUs usable now, per
+  // node, and counted per model (only step 3 changes them, and it keeps the counts).
+  const migGpus: { n: NodeState; g: GpuState }[] = [];
+  const idleNodes: IdleOnNode[] = [];
+  const idleWholeLeft = new Map<string, number>();
+  for (const n of input.snapshot.nodes) {
+    let idle: IdleOnNode | undefined;
+    for (const g of n.gpus) {
+      if (g.mode === 'mig') {
+        if (n.schedulable && g.healthy && g.schedulable) migGpus.push({ n, g });
+      } else if (g.mode === 'whole' && !g.allocated && usable(n, g)) {
+        if (!idle) idleNodes.push((idle = { n, gpus: [], idle: 0 }));
+        idle.gpus.push(g);
+        idle.idle++;
+        idleWholeLeft.set(g.model, (idleWholeLeft.get(g.model) ?? 0) + 1);
+      }
+    }
+  }
 
   // remaining demand, largest profiles first
   const demand = input.migDemand.filter((d) => d.count > 0).map((d) => ({ ...d, left: d.count }));
@@ -128,7 +144,6 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
 
   // 1. existing free slices; prefer GPUs that already run something (keeps idle MIG GPUs free to give back)
   const reservedGpu = new Set<string>();
-  const migGpus = gpus.filter(({ n, g }) => g.mode === 'mig' && n.schedulable && g.healthy && g.schedulable);
   const busyFirst = [...migGpus].sort((a, b) => b.g.mig.filter((s) => s.busy).length - a.g.mig.filter((s) => s.busy).length);
   for (const d of demand) {
     for (const { g } of busyFirst) {
@@ -150,7 +165,7 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
   const occupied = (g: GpuState) => layoutOf(g).reduce((a, e) => a + sizeOf(g.model, e.profile), 0);
   for (const d of demand) {
     if (d.left <= 0) continue;
-    const cands = gpus.filter(({ n, g }) => g.mode === 'mig' && usable(n, g) && allowed(d.gpuModels, g.model) && sizeOf(g.model, d.profile) > 0);
+    const cands = migGpus.filter(({ g }) => !held(g) && allowed(d.gpuModels, g.model) && sizeOf(g.model, d.profile) > 0);
     // (occupancy read once per candidate, not per comparison)
     const occupancy = new Map(cands.map(({ g }) => [g.id, occupied(g)]));
     cands.sort((a, b) => occupancy.get(b.g.id)! - occupancy.get(a.g.id)! || (a.g.id < b.g.id ? -1 : 1));
@@ -176,16 +191,13 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
   }
 
   // whole GPUs that must stay whole for whole-GPU demand
-  const idleWhole = gpus.filter(({ n, g }) => g.mode === 'whole' && !g.allocated && usable(n, g));
   const keepWhole = new Map<string, number>();
   for (const w of input.wholeDemand ?? []) {
     const key = (w.gpuModels ?? []).join('|');
     keepWhole.set(key, (keepWhole.get(key) ?? 0) + w.count);
   }
-  // idle whole GPUs of each model not changed yet (counted once, then kept as step 3 partitions:
+  // (idleWholeLeft: the idle whole GPUs of each model not changed yet, kept as step 3 partitions:
   // a count per candidate would make the step quadratic in the cluster's GPUs)
-  const idleWholeLeft = new Map<string, number>();
-  for (const { g } of idleWhole) if (!changes.has(g.id)) idleWholeLeft.set(g.model, (idleWholeLeft.get(g.model) ?? 0) + 1);
   const wholeLeft = (model: string) => {
     // idle whole GPUs of this model minus demand that could only use them
     let supply = idleWholeLeft.get(model) ?? 0;
@@ -194,23 +206,23 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
   };
 
   // 3. partition idle whole GPUs, nodes with the fewest idle whole GPUs first (then node id, then
-  // the highest GPU index). The idle GPUs are sorted by node and index once; per demand they are
-  // bucketed by their node's idle count at that moment (a stable counting sort: the same order
-  // as sorting every candidate again, without O(n log n) per demand over 50,000 idle GPUs).
-  const idlePerNode = new Map<string, number>();
-  for (const { n } of idleWhole) idlePerNode.set(n.id, (idlePerNode.get(n.id) ?? 0) + 1);
-  let byNodeAndIndex: { n: NodeState; g: GpuState }[] | undefined;
+  // the highest GPU index). The idle GPUs are grouped by node, nodes sorted by id, once; per
+  // demand the nodes (not their 50,000 idle GPUs) are bucketed by their idle count at that moment
+  // (a stable counting sort: the order of sorting every candidate again), and GPUs are taken in
+  // that order only until the demand is met.
+  let ordered: IdleOnNode[] | undefined;
   for (const d of demand) {
     if (d.left <= 0) continue;
-    byNodeAndIndex ??= byNodeThenIndex(idleWhole);
-    const buckets: { n: NodeState; g: GpuState }[][] = [];
-    for (const c of byNodeAndIndex) {
-      if (changes.has(c.g.id) || !allowed(d.gpuModels, c.g.model) || sizeOf(c.g.model, d.profile) === 0) continue;
-      (buckets[idlePerNode.get(c.n.id)!] ??= []).push(c);
-    }
-    const cands = buckets.flatMap((b) => b ?? []);
-    for (const { n, g } of cands) {
+    ordered ??= byNodeThenIndex(idleNodes);
+    const buckets: IdleOnNode[][] = [];
+    for (const x of ordered) (buckets[x.idle] ??= []).push(x);
+    const cands = (function* () {
+      for (const bucket of buckets) for (const x of bucket ?? []) for (const g of x.gpus) yield { x, g };
+    })();
+    for (const { x, g } of cands) {
+      const n = x.n;
       if (d.left <= 0) break;
+      if (changes.has(g.id) || !allowed(d.gpuModels, g.model) || sizeOf(g.model, d.profile) === 0) continue;
       if (wholeLeft(g.model) <= 0) continue;
       const layout: MigLayoutEntry[] = [];
       if (partitionsByMode(g.model)) {
@@ -231,7 +243,7 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
       }
       if (layout.length) {
         changes.set(g.id, { nodeId: n.id, gpuId: g.id, model: g.model, action: 'partition', layout, created: [...layout] });
-        idlePerNode.set(n.id, idlePerNode.get(n.id)! - 1);
+        x.idle--;
         idleWholeLeft.set(g.model, idleWholeLeft.get(g.model)! - 1);
       }
     }
@@ -239,7 +251,8 @@ export function planMigLayouts(input: MigPlanInput): MigPlan {
 
   // 4. give idle MIG GPUs back to whole-GPU demand
   for (const w of input.wholeDemand ?? []) {
-    let need = w.count - idleWhole.filter(({ g }) => !changes.has(g.id) && allowed(w.gpuModels, g.model)).length;
+    let need = w.count;
+    for (const [model, left] of idleWholeLeft) if (allowed(w.gpuModels, model)) need -= left;
     if (need <= 0) continue;
     for (const { n, g } of migGpus) {
       if (need <= 0) break;

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
 import { bucketOf, computeTick, withClusterRows } from './telemetry-tick';
-import { TelemetryRepository } from './telemetry.repository';
+import { TelemetryRepository, type WrittenTick } from './telemetry.repository';
 
 export interface TickReport {
   at: string;
@@ -19,6 +19,8 @@ export interface TickReport {
 @Injectable()
 export class TelemetryService {
   private readonly logger = new Logger('telemetry');
+  /** The last tick this process wrote (the next one sends only what changed since, while no other writer came between). */
+  private written?: WrittenTick;
 
   constructor(
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
@@ -48,7 +50,9 @@ export class TelemetryService {
         { stepSeconds: 3600, bucket: bucketOf(inWindow, 3600) },
         { stepSeconds: 86400, bucket: bucketOf(inWindow, 86400) },
       ],
+      since: this.written,
     });
+    if (written) this.written = { at, latest: new Map(out.latest.map((l) => [l.gpuId, l])) };
     const hour = 3600_000;
     const pruned = await this.repo.prune({
       raw: new Date(at.getTime() - t.rawRetentionMinutes * 60_000),

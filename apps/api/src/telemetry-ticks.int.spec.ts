@@ -1,0 +1,60 @@
+import type { PrismaService } from './common/prisma.service';
+import { TelemetryRepository, type WrittenTick } from './modules/telemetry/telemetry.repository';
+import type { LatestGpuState } from './modules/telemetry/telemetry-tick';
+import { startDatabase } from './test-support/system';
+
+/**
+ * A tick's latest GPU states against real Postgres: a process that wrote the previous tick sends
+ * only the states that changed since; a tick of another writer in between makes it send them all.
+ */
+describe('telemetry ticks (real Postgres)', () => {
+  let database: Awaited<ReturnType<typeof startDatabase>>;
+  let repo: TelemetryRepository;
+  let gpuIds: string[];
+  let nodeId: string;
+
+  beforeAll(async () => {
+    database = await startDatabase();
+    const db = database.db;
+    const spine = await db.spine.create({ data: { name: 'spine-t' } });
+    const leaf = await db.leaf.create({ data: { name: 'leaf-t', spineId: spine.id } });
+    const node = await db.node.create({ data: { name: 'node-t', leafId: leaf.id, cpuMilli: 64_000, memoryMiB: 512_000 } });
+    nodeId = node.id;
+    gpuIds = [];
+    for (const index of [0, 1]) gpuIds.push((await db.gpu.create({ data: { nodeId, index, model: 'H100-80GB', memoryMiB: 81_920 } })).id);
+    repo = new TelemetryRepository({ client: db, sql: database.sql } as unknown as PrismaService);
+  }, 60_000);
+  afterAll(async () => database?.close());
+
+  const state = (gpuId: string, smPct: number): LatestGpuState => ({ gpuId, nodeId, smPct, memoryUsedMiB: smPct * 100, powerW: 70 + smPct, idleSince: null });
+  const tick = async (atMs: number, sm: [number, number], since?: WrittenTick): Promise<WrittenTick> => {
+    const latest = [state(gpuIds[0]!, sm[0]), state(gpuIds[1]!, sm[1])];
+    const at = new Date(atMs);
+    expect(await repo.writeTick({ at, latest, deltas: [], buckets: [], since })).toBe(true);
+    return { at, latest: new Map(latest.map((l) => [l.gpuId, l])) };
+  };
+  const smInDb = async () => {
+    const rows = await database.db.gpuTelemetry.findMany({ where: { gpuId: { in: gpuIds } } });
+    return gpuIds.map((id) => rows.find((r) => r.gpuId === id)?.smPct);
+  };
+
+  it('corrects a state another writer changed between two ticks of this process, and sends only changes after its own tick', async () => {
+    const t0 = Date.parse('2026-12-06T00:00:00Z');
+    const mine = await tick(t0, [0, 0]);
+    expect(await smInDb()).toEqual([0, 0]);
+    // another worker's tick between: GPU 0 at 50 %
+    await tick(t0 + 15_000, [50, 0]);
+    // this process's next tick, with GPU 0 back at its own last value: written although unchanged since its tick
+    const next = await tick(t0 + 30_000, [0, 20], mine);
+    expect(await smInDb()).toEqual([0, 20]);
+    // no other tick between now: a state changed outside any tick stays as it is (only changes are sent) ...
+    await database.db.gpuTelemetry.update({ where: { gpuId: gpuIds[0]! }, data: { smPct: 99 } });
+    await tick(t0 + 45_000, [0, 30], next);
+    expect(await smInDb()).toEqual([99, 30]);
+    // ... and is corrected by the next full write (a process without a tick of its own yet)
+    await tick(t0 + 60_000, [0, 30]);
+    expect(await smInDb()).toEqual([0, 30]);
+    // the raw samples follow the changes: GPU 1 sampled at each of its three changes
+    expect(await database.db.gpuSample.count({ where: { gpuId: gpuIds[1]! } })).toBe(3);
+  });
+});
