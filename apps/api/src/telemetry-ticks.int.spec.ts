@@ -57,4 +57,40 @@ describe('telemetry ticks (real Postgres)', () => {
     // the raw samples follow the changes: GPU 1 sampled at each of its three changes
     expect(await database.db.gpuSample.count({ where: { gpuId: gpuIds[1]! } })).toBe(3);
   });
+
+  it('sums each tick’s deltas into its minute, hour and day buckets', async () => {
+    const at = Date.parse('2026-12-06T01:00:30Z');
+    const buckets = (ms: number) => [
+      { stepSeconds: 60, bucket: new Date(Math.floor(ms / 60_000) * 60_000) },
+      { stepSeconds: 3600, bucket: new Date(Math.floor(ms / 3_600_000) * 3_600_000) },
+      { stepSeconds: 86400, bucket: new Date(Math.floor(ms / 86_400_000) * 86_400_000) },
+    ];
+    const delta = (tenantId: string, capacitySeconds: number, busySeconds: number) => ({
+      nodeId,
+      gpuModel: 'H100-80GB',
+      tenantId,
+      teamId: tenantId,
+      capacitySeconds,
+      allocatedSeconds: 0,
+      busySeconds,
+      memoryMiBSeconds: 0,
+      energyJoules: 0,
+      idleSeconds: 0,
+    });
+    for (const [ms, busy] of [
+      [at, 3],
+      [at + 15_000, 4],
+      [at + 45_000, 5],
+    ] as const) {
+      expect(await repo.writeTick({ at: new Date(ms), latest: [], deltas: [delta('', 30, busy), delta('t1', 0, 1)], buckets: buckets(ms - 1) })).toBe(true);
+    }
+    const rows = await database.db.usageRollup.findMany({ where: { nodeId, tenantId: '' }, orderBy: [{ stepSeconds: 'asc' }, { bucket: 'asc' }] });
+    expect(rows.map((r) => [r.stepSeconds, r.bucket.toISOString(), r.capacitySeconds, r.busySeconds])).toEqual([
+      [60, '2026-12-06T01:00:00.000Z', 60, 7],
+      [60, '2026-12-06T01:01:00.000Z', 30, 5],
+      [3600, '2026-12-06T01:00:00.000Z', 90, 12],
+      [86400, '2026-12-06T00:00:00.000Z', 90, 12],
+    ]);
+    expect(await database.db.usageRollup.count({ where: { nodeId, tenantId: 't1' } })).toBe(4);
+  });
 });

@@ -51,6 +51,22 @@ describe('HealthMonitor', () => {
     expect(calls().filter((c) => c.kind === 'node-up')).toEqual([expect.objectContaining({ nodeName: 'n1', source: 'heartbeat' })]);
   });
 
+  it('finds a fast-beating node silent on time while every other node’s deadline is far off', async () => {
+    // s1 and s2 beat every 10 s (grace 30 s); n2 joins at 20 s, beats every 2 s (grace 6 s) and goes silent after 24 s
+    const downAt: number[] = [];
+    for (let t = 0; t <= 40; t++) {
+      if (t % 10 === 0) beat('s1');
+      if (t % 10 === 5) beat('s2');
+      if (t >= 20 && t <= 24 && t % 2 === 0) beat('n2');
+      await jest.advanceTimersByTimeAsync(1000);
+      if (calls().some((c) => c.kind === 'node-down') && !downAt.length) downAt.push(t);
+    }
+    expect(calls().filter((c) => c.kind === 'node-down')).toEqual([expect.objectContaining({ nodeName: 'n2' })]);
+    // past its 6 s grace (30 s) and proven by a later beat of another node (s2 at 35 s)
+    expect(downAt[0]).toBeGreaterThanOrEqual(30);
+    expect(downAt[0]).toBeLessThanOrEqual(35);
+  });
+
   it('watches from boot every node Postgres holds as up: one that never beats again is down after the grace period', async () => {
     monitor.beforeApplicationShutdown();
     boot(['n1', 'n2']);

@@ -27,6 +27,12 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
   private beatsSinceFlush = new Set<string>();
   private lastFlush = 0;
   private lastWatch = 0;
+  /**
+   * No node can be late before this time (the earliest heartbeat deadline at the last scan, made
+   * earlier by any beat that shortened a deadline): the watch runs every 250 ms but scans the
+   * nodes (10,000 at 10,000 nodes) only from then on.
+   */
+  private nextDueAt = 0;
   /** The time of the newest heartbeat received: how far the event stream has come. */
   private newestBeat = 0;
 
@@ -55,6 +61,7 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
     });
     const now = Date.now();
     for (const name of names) if (!this.lastBeat.has(name)) this.lastBeat.set(name, now);
+    this.nextDueAt = 0;
   }
 
   beforeApplicationShutdown(): void {
@@ -109,6 +116,7 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
     const prev = this.lastBeat.get(name);
     if (prev !== undefined && at > prev) this.interval.set(name, at - prev);
     this.lastBeat.set(name, at);
+    this.nextDueAt = Math.min(this.nextDueAt, at + this.graceOf(name));
     this.beatsSinceFlush.add(name);
     if (this.silent.delete(name)) {
       this.queues
@@ -133,23 +141,45 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
     if (gap > 2000) {
       this.logger.warn(`health watch ran ${gap} ms late: fresh grace period for every node`);
       for (const name of this.lastBeat.keys()) this.lastBeat.set(name, now);
+      this.nextDueAt = 0;
       return;
     }
+    if (now >= this.nextDueAt) await this.findSilent(now);
+    if (now - this.lastFlush >= FLUSH_EVERY_MS && this.beatsSinceFlush.size) {
+      const names = [...this.beatsSinceFlush];
+      this.beatsSinceFlush = new Set();
+      this.lastFlush = now;
+      await this.heartbeats.touchHeartbeats(names, new Date(now)).catch((err: unknown) => this.logger.warn(`heartbeat flush: ${String(err)}`));
+    }
+  }
+
+  /** The grace period of a node: MISSED_BEATS of its own heartbeat interval, at least MIN_GRACE_MS. */
+  private graceOf(name: string): number {
+    return Math.max(MIN_GRACE_MS, MISSED_BEATS * (this.interval.get(name) ?? MIN_GRACE_MS));
+  }
+
+  /** One scan of every watched node: the late ones reported down, the next deadline kept. */
+  private async findSilent(now: number): Promise<void> {
     const late: string[] = [];
+    let next = Infinity;
     for (const [name, last] of this.lastBeat) {
       if (this.silent.has(name)) continue;
-      const grace = Math.max(MIN_GRACE_MS, MISSED_BEATS * (this.interval.get(name) ?? MIN_GRACE_MS));
+      const grace = this.graceOf(name);
       if (now - last > grace && this.newestBeat - last > grace) late.push(name);
+      // (a node past its deadline whose lateness the lagging stream does not prove yet: due at once)
+      else next = Math.min(next, last + grace);
     }
+    this.nextDueAt = next;
     const watched = this.lastBeat.size - this.silent.size;
     if (late.length >= 4 && late.length > watched / 2) {
       this.logger.error(`${late.length} of ${watched} nodes stopped their heartbeats at once: the heartbeat path is suspect, no failover`);
       for (const name of late) this.lastBeat.set(name, now);
+      this.nextDueAt = 0;
       return;
     }
     for (const name of late) {
       const last = this.lastBeat.get(name)!;
-      const grace = Math.max(MIN_GRACE_MS, MISSED_BEATS * (this.interval.get(name) ?? MIN_GRACE_MS));
+      const grace = this.graceOf(name);
       // a heartbeat that arrived while the nodes before it were reported: not silent after all
       if (now - last <= grace) continue;
       this.silent.add(name);
@@ -157,12 +187,6 @@ export class HealthMonitor implements OnApplicationBootstrap, BeforeApplicationS
       await this.queues
         .failover({ action: 'fault', kind: 'node-down', nodeName: name, at: now, source: 'heartbeat' }, `fault-node-down-${name}-hb-${now}`)
         .catch((err: unknown) => this.logger.error(String(err)));
-    }
-    if (now - this.lastFlush >= FLUSH_EVERY_MS && this.beatsSinceFlush.size) {
-      const names = [...this.beatsSinceFlush];
-      this.beatsSinceFlush = new Set();
-      this.lastFlush = now;
-      await this.heartbeats.touchHeartbeats(names, new Date(now)).catch((err: unknown) => this.logger.warn(`heartbeat flush: ${String(err)}`));
     }
   }
 }
