@@ -66,13 +66,14 @@ export class EventsPublisher implements OnApplicationBootstrap, BeforeApplicatio
       let n = 0;
       let after: { createdAt: Date; id?: string } = { createdAt: new Date(this.cursor.getTime() - OVERLAP_MS) };
       for (let page = 0; page < MAX_PAGES; page++) {
-        const rows = await this.repo.since(after, FEED_PAGE);
-        const fresh: LiveEvent[] = [];
+        // the page's keys, then the whole rows of the events not sent yet
+        const rows = await this.repo.keysSince(after, FEED_PAGE);
+        const unsent: string[] = [];
         for (const e of rows) {
           if (e.createdAt > this.cursor) this.cursor = e.createdAt;
-          if (this.sent.has(e.id)) continue;
-          fresh.push(toLive(e));
+          if (!this.sent.has(e.id)) unsent.push(e.id);
         }
+        const fresh: LiveEvent[] = (await this.repo.byIds(unsent)).map(toLive);
         for (let i = 0; i < fresh.length; i += FEED_MESSAGE_EVENTS) {
           const batch = fresh.slice(i, i + FEED_MESSAGE_EVENTS);
           await r.publish(eventsChannel(this.config.queuePrefix), encodeFeedMessage(batch));
