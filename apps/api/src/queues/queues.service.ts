@@ -114,11 +114,12 @@ export class QueuesService implements OnApplicationShutdown {
    * At most START_BATCH jobs a message.
    */
   async lifecycleStartMany(jobIds: string[]): Promise<void> {
-    // Chunks: both workers' lifecycle consumers share a large cycle's starts.
-    for (let i = 0; i < jobIds.length; i += START_BATCH) {
-      const chunk = jobIds.slice(i, i + START_BATCH);
-      await this.lifecycle({ action: 'start-many', jobId: chunk[0]!, jobIds: chunk });
-    }
+    // Chunks: both workers' lifecycle consumers share a large cycle's starts. Enqueued together
+    // (their Redis round trips overlap): one after the other, a 512-placement cycle waited for 16
+    // round trips, up to 2 s on a loaded machine.
+    const chunks: string[][] = [];
+    for (let i = 0; i < jobIds.length; i += START_BATCH) chunks.push(jobIds.slice(i, i + START_BATCH));
+    await Promise.all(chunks.map((chunk) => this.lifecycle({ action: 'start-many', jobId: chunk[0]!, jobIds: chunk })));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { SqlTx } from '@gantry/db';
 import { PrismaService } from '../../common/prisma.service';
-import type { LatestGpuState, RollupDelta, RollupRow, TickAllocation, TickGpu } from './telemetry-tick';
+import type { LatestGpuState, RollupDelta, RollupRow, TickAllocation } from './telemetry-tick';
 
 /**
  * Telemetry storage: raw per-GPU samples (short retention), the latest state of each GPU and
@@ -11,11 +11,6 @@ import type { LatestGpuState, RollupDelta, RollupRow, TickAllocation, TickGpu } 
 @Injectable()
 export class TelemetryRepository {
   constructor(private readonly prisma: PrismaService) {}
-
-  /** Every GPU with its node's name: one typed-SQL join (80,000 rows at 10,000 nodes, each tick). */
-  inventory(): Promise<TickGpu[]> {
-    return this.prisma.sql.query<TickGpu>(`SELECT g.id, g."nodeId", n.name AS "nodeName", g.index, g.model FROM "Gpu" g JOIN "Node" n ON n.id = g."nodeId"`);
-  }
 
   /** Allocations that overlap (from, to]: still active, or ended after `from`. */
   async allocationsOverlapping(from: Date, to: Date): Promise<TickAllocation[]> {

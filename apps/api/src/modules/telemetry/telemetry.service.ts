@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../../driver/driver.provider';
-import { bucketOf, computeTick, withClusterRows } from './telemetry-tick';
+import { ClusterSnapshotStore } from '../cluster/cluster-snapshot.store';
+import { perRow } from '../cluster/per-row';
+import { bucketOf, computeTick, withClusterRows, type TickGpu } from './telemetry-tick';
 import { TelemetryRepository, type WrittenTick } from './telemetry.repository';
 
 export interface TickReport {
@@ -26,6 +28,7 @@ export class TelemetryService {
     @Inject(CLUSTER_DRIVER) private readonly driver: ClusterDriver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly repo: TelemetryRepository,
+    private readonly snapshots: ClusterSnapshotStore,
   ) {}
 
   /** One tick at the interval boundary at or before `now` (a retry in the same interval is a no-op). */
@@ -35,7 +38,8 @@ export class TelemetryService {
     const windowStart = new Date(at.getTime() - t.intervalSeconds * 1000);
     const [samples, gpus, allocations, previousIdleSince] = await Promise.all([
       this.driver.metrics(),
-      this.repo.inventory(),
+      // the inventory from the worker's kept cluster snapshot (80,000 GPUs at 10,000 nodes, not read again each tick)
+      this.snapshots.read().then((r) => r.nodes.flatMap(tickGpusOf)),
       this.repo.allocationsOverlapping(windowStart, at),
       this.repo.previousIdleSince(),
     ]);
@@ -63,3 +67,6 @@ export class TelemetryService {
     return { at: at.toISOString(), written, samples: samples.length, rollupRows: out.deltas.length, pruned };
   }
 }
+
+/** A node's GPUs as a tick names them (kept per snapshot row: unchanged nodes cost a lookup). */
+const tickGpusOf = perRow((n): TickGpu[] => n.gpus.map((g) => ({ id: g.id, nodeId: n.id, nodeName: n.name, index: g.index, model: g.model })));
