@@ -140,7 +140,7 @@ export class IncrementalSnapshot {
   }
 
   private install(l: FullLoad): void {
-    this.sorted = [...l.rows].sort(byName);
+    this.sorted = l.rows.sort(byName);
     this.index = new Map(this.sorted.map((n, i) => [n.id, i]));
     this.mark = l.mark;
     this.refreshedMs = l.doneMs;
@@ -217,7 +217,7 @@ export async function keepUnchanged(held: readonly NodeRow[], index: ReadonlyMap
     const row = loaded[i]!;
     const at = index.get(row.id);
     const old = at === undefined ? undefined : held[at];
-    out[i] = old && old.id === row.id && sameRow(old, row) ? old : row;
+    out[i] = old && sameRow(old, row) ? old : row;
   }
   return out;
 }
