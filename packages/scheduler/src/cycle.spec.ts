@@ -306,6 +306,27 @@ describe('engine', () => {
     expect(JSON.stringify(snap)).toBe(before);
   });
 
+  it('engines on the same frozen states share GPU views until a change: one engine`s placements, releases and undos never show in another`s', () => {
+    const snap = cluster(node('a').gpus(2).build(), node('b').gpus(1).build(), node('m').gpus(1).mig(0, '3g.40gb@0', '3g.40gb@4').build());
+    const before = JSON.stringify(snap);
+    const first = new Engine(snap, { frozenStates: true });
+    expect(first.place(job('j').gpus(2).build()).replicas.map((r) => r.nodeId)).toEqual(['a']);
+    const slice = first.place(job('s').migSlice('3g.40gb').build());
+    expect(slice.replicas.map((r) => r.nodeId)).toEqual(['m']);
+    const undo = first.release(slice.replicas, job('s').migSlice('3g.40gb').build().request);
+    undo();
+    // a second engine of the next cycle on the same states sees them as they are, not as the first left its copy
+    const second = new Engine(snap, { frozenStates: true });
+    expect(second.nodes[0]!.gpus.map((g) => g.allocated)).toEqual([false, false]);
+    expect(second.nodes[2]!.gpus[0]!.mig.map((s) => s.busy)).toEqual([false, false]);
+    expect(second.place(job('k').gpus(2).build()).replicas.map((r) => r.nodeId)).toEqual(['a']);
+    expect(first.nodes[0]!.gpus.map((g) => g.allocated)).toEqual([true, true]);
+    expect(first.nodes[2]!.gpus[0]!.mig.filter((s) => s.busy)).toHaveLength(1);
+    // nodes neither engine changed still share their views; the caller's snapshot is untouched
+    expect(second.nodes[1]!.gpus).toBe(first.nodes[1]!.gpus);
+    expect(JSON.stringify(snap)).toBe(before);
+  });
+
   it('release() frees a placement for what-if and undo restores it', () => {
     const e = new Engine(cluster(node('a').gpus(1).build()));
     const j = job('j').gpus(1).build();

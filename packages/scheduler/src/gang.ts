@@ -33,37 +33,31 @@ export function placeGang(host: GangHost, state: CycleState, epoch: number): Gan
   const want = job.replicas;
   const maxLevel = job.topology.required ? job.topology.level : 'any';
   const top = LEVELS.indexOf(maxLevel);
-  // feasible nodes with how many replicas each could take
-  const feasible: { n: NodeView; fit: number }[] = [];
+  // feasible nodes with how many replicas each could take, in snapshot order (marked by position:
+  // no sort of thousands of nodes per gang)
+  const room = new Int32Array(host.nodes.length);
+  let count = 0;
   for (const cls of host.classes.values()) {
     const e = host.entry(state, cls, epoch);
     if (e.status !== null) continue;
     if (e.fit < 0) e.fit = fitCount(state.job, host.nodes[cls.nodes[0]!]!);
     if (e.fit <= 0) continue;
-    for (const pos of cls.nodes) feasible.push({ n: host.nodes[pos]!, fit: e.fit });
+    for (const pos of cls.nodes) room[pos] = e.fit;
+    count += cls.nodes.length;
   }
-  feasible.sort((a, b) => a.n.pos - b.n.pos);
+  const feasible: NodeView[] = new Array(count);
+  for (let pos = 0, k = 0; k < count; pos++) if (room[pos]! > 0) feasible[k++] = host.nodes[pos]!;
   let bestCapacity = 0;
   for (let li = 0; li <= top; li++) {
     const level = LEVELS[li]!;
-    const domains = new Map<string, { nodes: NodeView[]; cap: number }>();
-    for (const f of feasible) {
-      const key = level === 'node' ? f.n.id : level === 'leaf' ? `${f.n.spine}/${f.n.leaf}` : level === 'spine' ? f.n.spine : '*';
-      let d = domains.get(key);
-      if (!d) domains.set(key, (d = { nodes: [], cap: 0 }));
-      d.nodes.push(f.n);
-      d.cap += f.fit;
-    }
     // the tightest domain that holds the gang (least spare room), then the earliest; a domain
     // whose summed per-node room covers the gang always succeeds greedily (each replica uses
     // one unit of one node's room), so only the chosen domain is simulated
-    let chosen: { slack: number; first: number; nodes: NodeView[] } | null = null;
-    for (const d of domains.values()) {
+    let chosen: Domain | null = null;
+    for (const d of domainsAt(level, feasible, room)) {
       if (li === top) bestCapacity = Math.max(bestCapacity, d.cap);
       if (d.cap < want) continue;
-      const slack = d.cap - want;
-      const first = d.nodes[0]!.pos;
-      if (!chosen || slack < chosen.slack || (slack === chosen.slack && first < chosen.first)) chosen = { slack, first, nodes: d.nodes };
+      if (!chosen || d.cap < chosen.cap || (d.cap === chosen.cap && d.nodes[0]!.pos < chosen.nodes[0]!.pos)) chosen = d;
     }
     if (chosen) {
       const sim = greedy(host, state, epoch, chosen.nodes, want);
@@ -80,6 +74,38 @@ export function placeGang(host: GangHost, state: CycleState, epoch: number): Gan
       message: `needs ${want} x ${describeRequest(job.request)} ${where}: ${best} has room for ${formatCount(Math.min(bestCapacity, want - 1))}`,
     },
   };
+}
+
+/** Feasible nodes of one topology domain (in snapshot order) and the replicas they have room for together. */
+interface Domain {
+  nodes: NodeView[];
+  cap: number;
+}
+
+/** The domains of one level: each node, each leaf switch (within its spine), each spine, or the whole cluster. */
+function domainsAt(level: TopologyLevel, feasible: readonly NodeView[], room: Int32Array): Iterable<Domain> {
+  if (level === 'node') return feasible.map((n) => ({ nodes: [n], cap: room[n.pos]! }));
+  if (level === 'any') {
+    let cap = 0;
+    for (const n of feasible) cap += room[n.pos]!;
+    return feasible.length ? [{ nodes: feasible as NodeView[], cap }] : [];
+  }
+  // leaves by spine (a leaf's name is unique within its spine only)
+  const bySpine = new Map<string, Map<string, Domain>>();
+  const out: Domain[] = [];
+  for (const n of feasible) {
+    let inSpine = bySpine.get(n.spine);
+    if (!inSpine) bySpine.set(n.spine, (inSpine = new Map()));
+    const key = level === 'leaf' ? n.leaf : '';
+    let d = inSpine.get(key);
+    if (!d) {
+      inSpine.set(key, (d = { nodes: [], cap: 0 }));
+      out.push(d);
+    }
+    d.nodes.push(n);
+    d.cap += room[n.pos]!;
+  }
+  return out;
 }
 
 /** Places `want` replicas one by one on the best-scoring of `nodes`; undoes everything and returns null if one does not fit. */

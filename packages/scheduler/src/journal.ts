@@ -5,7 +5,16 @@
  * these functions change.
  */
 import type { GpuMode, MigSliceState, PlacedGpu, ReplicaPlacement } from './types';
-import type { DeviceOption, JobView, NodeView } from './views';
+import type { DeviceOption, GpuView, JobView, NodeView } from './views';
+
+/** The node's own GPU views: copied from the shared views of its frozen state before its first change. */
+function ownGpus(n: NodeView): GpuView[] {
+  if (n.gpusShared) {
+    n.gpus = n.gpus.map((g) => ({ ...g }));
+    n.gpusShared = false;
+  }
+  return n.gpus;
+}
 
 /** A node's state before a change (enough to restore it). */
 export interface Journal {
@@ -18,8 +27,9 @@ export interface Journal {
 /** Takes the devices of `option` and the job's CPU and memory on node `n`. */
 export function applyReplica(n: NodeView, job: JobView, option: DeviceOption): Journal {
   const j: Journal = { node: n, cpu: n.cpuFree, mem: n.memFree, gpus: [] };
+  const gpus = ownGpus(n);
   for (const pos of option.gpus) {
-    const g = n.gpus[pos]!;
+    const g = gpus[pos]!;
     j.gpus.push({ pos, mode: g.mode, allocated: g.allocated, milliUsed: g.milliUsed, mig: g.mig });
     if (job.kind === 'whole') g.allocated = true;
     else if (job.kind === 'share') {
@@ -34,7 +44,7 @@ export function applyReplica(n: NodeView, job: JobView, option: DeviceOption): J
   return j;
 }
 
-/** Restores one journal entry's node (call in reverse order of the changes). */
+/** Restores one journal entry's node (call in reverse order of the changes; the node owns its GPU views since the change). */
 export function restore(j: Journal): void {
   j.node.cpuFree = j.cpu;
   j.node.memFree = j.mem;
@@ -50,10 +60,11 @@ export function restore(j: Journal): void {
 /** Frees the devices of one placed replica on node `n` (CPU and memory of `job` too). */
 export function releaseReplica(n: NodeView, job: JobView, r: ReplicaPlacement): Journal {
   const j: Journal = { node: n, cpu: n.cpuFree, mem: n.memFree, gpus: [] };
+  const gpus = ownGpus(n);
   for (const pg of r.gpus) {
-    const pos = n.gpus.findIndex((g) => g.id === pg.gpuId);
+    const pos = gpus.findIndex((g) => g.id === pg.gpuId);
     if (pos < 0) continue;
-    const g = n.gpus[pos]!;
+    const g = gpus[pos]!;
     j.gpus.push({ pos, mode: g.mode, allocated: g.allocated, milliUsed: g.milliUsed, mig: g.mig });
     if (pg.migProfile !== undefined) g.mig = g.mig.map((s) => (s.start === pg.migStart && s.profile === pg.migProfile ? { ...s, busy: false } : s));
     else if (pg.milli !== undefined) g.milliUsed = Math.max(0, g.milliUsed - pg.milli);

@@ -60,6 +60,12 @@ export interface NodeView {
   cpuFree: number;
   memFree: number;
   gpus: GpuView[];
+  /**
+   * The GPU views are shared with every engine's view of the same frozen state
+   * (EngineOptions.frozenStates) and never written: journal.ts gives the node its own copies
+   * before its first change.
+   */
+  gpusShared: boolean;
   cls: NodeClass;
 }
 
