@@ -20,17 +20,24 @@ export const sqlTime = (d: Date | string | null | undefined): string | null => (
  * placements a few milliseconds per commit).
  */
 export async function insertAll<R>(tx: AnyTx, table: string, columns: readonly Column<R>[], rows: readonly R[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const { text, values } = insertStatement(table, columns, rows.slice(i, i + INSERT_CHUNK));
+    await execute(tx, text, values);
+  }
+}
+
+/**
+ * The `INSERT ... SELECT FROM unnest(arrays)` of `rows`, its array parameters numbered from
+ * `$first`: for a caller that makes it one part of a larger statement (a data-modifying WITH).
+ * Every row in one statement: the caller keeps `rows` to a chunk.
+ */
+export function insertStatement<R>(table: string, columns: readonly Column<R>[], rows: readonly R[], first = 1): { text: string; values: unknown[][] } {
   const names = columns.map((c) => `"${c.name}"`).join(', ');
   const selects = columns.map((c, k) => `u.c${k}${c.cast ? `::${c.cast}` : ''}`).join(', ');
   const alias = columns.map((_, k) => `c${k}`).join(', ');
-  const arrays = columns.map((c, k) => `$${k + 1}::${c.type}[]`).join(', ');
-  const text = `INSERT INTO "${table}" (${names}) SELECT ${selects} FROM unnest(${arrays}) AS u(${alias})`;
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    const chunk = rows.slice(i, i + INSERT_CHUNK);
-    await execute(
-      tx,
-      text,
-      columns.map((c) => chunk.map(c.value)),
-    );
-  }
+  const arrays = columns.map((c, k) => `$${first + k}::${c.type}[]`).join(', ');
+  return {
+    text: `INSERT INTO "${table}" (${names}) SELECT ${selects} FROM unnest(${arrays}) AS u(${alias})`,
+    values: columns.map((c) => rows.map(c.value)),
+  };
 }

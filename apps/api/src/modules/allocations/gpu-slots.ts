@@ -109,13 +109,12 @@ export const ALLOCATION_COLUMNS: Column<AllocationInsert>[] = [
 /** Inserts the allocations a holder takes now, in one statement (typed SQL: see insertAll). */
 export async function insertAllocations(tx: AnyTx, rows: readonly Prisma.AllocationCreateManyInput[]): Promise<void> {
   if (!rows.length) return;
-  const now = new Date();
-  await insertAll(
-    tx,
-    'Allocation',
-    ALLOCATION_COLUMNS,
-    rows.map((r) => ({ ...r, id: r.id ?? newId(), startedAt: r.startedAt ?? now })),
-  );
+  await insertAll(tx, 'Allocation', ALLOCATION_COLUMNS, newAllocationRows(rows));
+}
+
+/** Allocation rows as inserted: an id and a start time (now) where the row has none. */
+export function newAllocationRows(rows: readonly Prisma.AllocationCreateManyInput[], now = new Date()): AllocationInsert[] {
+  return rows.map((r) => ({ ...r, id: r.id ?? newId(), startedAt: r.startedAt ?? now }));
 }
 
 /** The Allocation row of one slot a holder takes (its active slot key makes the slot unique). */

@@ -32,12 +32,11 @@ export class EventsRepository {
   async append(tx: AnyTx, e: NewEvent | NewEvent[]): Promise<void> {
     const rows = Array.isArray(e) ? e : [e];
     if (!rows.length) return;
-    const now = new Date();
-    await insertAll(
-      tx,
-      'Event',
-      EVENT_COLUMNS,
-      rows.map((r) => ({ ...r, id: newId(now.getTime()), createdAt: now })),
-    );
+    await insertAll(tx, 'Event', EVENT_COLUMNS, newEventRows(rows));
   }
+}
+
+/** Event rows as inserted: each an id in time order and the time (now). */
+export function newEventRows(rows: readonly NewEvent[], now = new Date()): (NewEvent & { id: string; createdAt: Date })[] {
+  return rows.map((r) => ({ ...r, id: newId(now.getTime()), createdAt: now }));
 }
