@@ -5,7 +5,7 @@ import { PrismaService } from '../../common/prisma.service';
 import { isUniqueViolation } from '../../common/prisma-errors';
 import { crashPoint } from '../../common/crash-points';
 import { insertStatement } from '../../common/bulk-insert';
-import { ALLOCATION_COLUMNS, Abort, allocationRow, insertAllocations, newAllocationRows, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
+import { ALLOCATION_COLUMNS, Abort, allocationRow, newAllocationRows, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
 import { lockQuotas, withinQuota, type QuotaGuard } from '../quotas/quota-guard';
 import { EVENT_COLUMNS, EventsRepository, newEventRows } from '../events/events.repository';
 import { checkPlacements, type LockedState, type Placement } from './placement-batch';
