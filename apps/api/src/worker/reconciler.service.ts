@@ -2,6 +2,8 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CLUSTER_DRIVER, type ClusterDriver } from '../driver/driver.provider';
 import { ClusterRepository } from '../modules/cluster/cluster.repository';
+import { ClusterSnapshotStore } from '../modules/cluster/cluster-snapshot.store';
+import { deriveAhead } from '../modules/cluster/snapshot';
 import { ForeignGpuUse } from '../modules/cluster/foreign-gpu-use.store';
 import { LifecycleService } from '../modules/lifecycle/lifecycle.service';
 import { ExitBatcher } from '../modules/lifecycle/exit-batcher.service';
@@ -29,6 +31,7 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly mig: MigReconciler,
     private readonly foreign: ForeignGpuUse,
     private readonly exits: ExitBatcher,
+    private readonly snapshots: ClusterSnapshotStore,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -46,6 +49,11 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
       if (e.type === 'job-exited' && !isFailoverExit(e.reason) && !incidentOfBurnIn(e.jobId)) this.exits.exited(e.jobId, e.exitCode);
     });
     await this.tick(true);
+    // the first cycle finds every node's engine state derived (in the background: boot does not wait)
+    void this.snapshots
+      .read()
+      .then((r) => deriveAhead(r.nodes))
+      .catch((e: unknown) => this.logger.debug(`deriving node states ahead: ${String(e)}`));
     this.timer = setInterval(() => void this.tick(), this.config.reconcileSeconds * 1000);
   }
 
