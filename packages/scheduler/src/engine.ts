@@ -89,8 +89,11 @@ export class Engine implements EngineHandle {
   readonly setupStatus: Status;
   /** Resources held per team (fair-share ordering); the team-usage Reserve plugin keeps it current. */
   readonly teamUsage = new Map<string, TeamUsage>();
-  /** Nodes by id. */
-  readonly nodeById = new Map<string, NodeView>();
+  private byId?: Map<string, NodeView>;
+  /** Nodes by id (built on first use: a cycle's engine seldom needs it). */
+  get nodeById(): ReadonlyMap<string, NodeView> {
+    return (this.byId ??= new Map(this.nodes.map((n) => [n.id, n])));
+  }
 
   constructor(snapshot: ClusterSnapshot, options: EngineOptions = {}) {
     this.classes = this.index.classes;
@@ -106,13 +109,19 @@ export class Engine implements EngineHandle {
     const mixOptions: Record<string, unknown> = { ...this.profile.mix };
     for (const [k, v] of Object.entries(options.mix ?? {})) if (v !== undefined) mixOptions[k] = v;
     this.mix = new ShapeMix(mixOptions);
-    this.nodes = snapshot.nodes.map((n, pos) => viewOf(n, pos, options.frozenStates === true));
     // at most one live class per node: the flat arrays never have to grow
-    this.index.reserve(this.nodes.length);
-    for (const n of this.nodes) {
-      this.index.classify(n, options.frozenStates ? signatureOf(snapshot.nodes[n.pos]!, n) : undefined);
-      this.nodeById.set(n.id, n);
-    }
+    this.index.reserve(snapshot.nodes.length);
+    this.nodes = snapshot.nodes.map((state, pos) => {
+      if (!options.frozenStates) {
+        const n = viewOf(state, pos, gpuViews(state, true), false);
+        this.index.classify(n);
+        return n;
+      }
+      const kept = frozenViewOf(state);
+      const n = viewOf(state, pos, kept.gpus, true);
+      this.index.classify(n, (kept.sig ??= signature(n)));
+      return n;
+    });
     const inv: Inventory = { maxGpusPerNode: new Map(), maxGpusAnyNode: 0 };
     // the nodes of a class have the same GPUs: one node per class
     for (const cls of this.classes.values()) {
@@ -539,24 +548,18 @@ export class Engine implements EngineHandle {
 }
 
 /**
- * Node signatures by the state they were computed from, for callers whose states are frozen
- * (EngineOptions.frozenStates: the worker's snapshot derives a state once per changed node, so
- * an unchanged node is classified without building its signature string again).
+ * What the engines built on a frozen state (EngineOptions.frozenStates) share, by that state: its
+ * GPU views and its node signature. The worker's snapshot derives a state once per changed node,
+ * so a cycle at 10,000 nodes builds 80,000 GPU views and their signatures only for the nodes
+ * that changed. The views are frozen: a write outside journal.ts's copy-on-write throws.
  */
-const signatures = new WeakMap<NodeState, string>();
+const frozenViews = new WeakMap<NodeState, { gpus: readonly GpuView[]; sig?: string }>();
 
-function signatureOf(state: NodeState, view: NodeView): string {
-  let sig = signatures.get(state);
-  if (sig === undefined) signatures.set(state, (sig = signature(view)));
-  return sig;
+function frozenViewOf(state: NodeState): { gpus: readonly GpuView[]; sig?: string } {
+  let kept = frozenViews.get(state);
+  if (!kept) frozenViews.set(state, (kept = { gpus: Object.freeze(gpuViews(state, false).map((g) => Object.freeze(g))) }));
+  return kept;
 }
-
-/**
- * GPU views by the frozen state they were derived from: shared by the views of every engine built
- * on that state (a cycle at 10,000 nodes builds 80,000 GPU views only for the nodes that changed).
- * Frozen: a write outside journal.ts's copy-on-write throws.
- */
-const sharedGpuViews = new WeakMap<NodeState, readonly GpuView[]>();
 
 function gpuViews(n: NodeState, copySlices: boolean): GpuView[] {
   return n.gpus.map((g) => ({
@@ -573,12 +576,7 @@ function gpuViews(n: NodeState, copySlices: boolean): GpuView[] {
   }));
 }
 
-function viewOf(n: NodeState, pos: number, frozen: boolean): NodeView {
-  let gpus: readonly GpuView[] | undefined;
-  if (frozen) {
-    gpus = sharedGpuViews.get(n);
-    if (!gpus) sharedGpuViews.set(n, (gpus = Object.freeze(gpuViews(n, false).map((g) => Object.freeze(g)))));
-  } else gpus = gpuViews(n, true);
+function viewOf(n: NodeState, pos: number, gpus: readonly GpuView[], shared: boolean): NodeView {
   return {
     pos,
     id: n.id,
@@ -592,7 +590,7 @@ function viewOf(n: NodeState, pos: number, frozen: boolean): NodeView {
     cpuFree: n.cpuMilliFree,
     memFree: n.memoryMiBFree,
     gpus: gpus as GpuView[],
-    gpusShared: frozen,
+    gpusShared: shared,
     cls: undefined as unknown as NodeClass,
   };
 }
