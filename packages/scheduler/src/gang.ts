@@ -54,11 +54,21 @@ export function placeGang(host: GangHost, state: CycleState, epoch: number): Gan
     // whose summed per-node room covers the gang always succeeds greedily (each replica uses
     // one unit of one node's room), so only the chosen domain is simulated
     let chosen: Domain | null = null;
-    for (const d of domainsAt(level, feasible, room)) {
-      if (li === top) bestCapacity = Math.max(bestCapacity, d.cap);
-      if (d.cap < want) continue;
-      if (!chosen || d.cap < chosen.cap || (d.cap === chosen.cap && d.nodes[0]!.pos < chosen.nodes[0]!.pos)) chosen = d;
-    }
+    if (level === 'node') {
+      // each node its own domain (no domain objects for thousands of nodes); nodes in snapshot order
+      let best = -1;
+      for (const n of feasible) {
+        const cap = room[n.pos]!;
+        if (li === top) bestCapacity = Math.max(bestCapacity, cap);
+        if (cap >= want && (best < 0 || cap < room[best]!)) best = n.pos;
+      }
+      if (best >= 0) chosen = { nodes: [host.nodes[best]!], cap: room[best]! };
+    } else
+      for (const d of domainsAt(level, feasible, room)) {
+        if (li === top) bestCapacity = Math.max(bestCapacity, d.cap);
+        if (d.cap < want) continue;
+        if (!chosen || d.cap < chosen.cap || (d.cap === chosen.cap && d.nodes[0]!.pos < chosen.nodes[0]!.pos)) chosen = d;
+      }
     if (chosen) {
       const sim = greedy(host, state, epoch, chosen.nodes, want);
       if (sim) return { ok: true, replicas: sim.replicas, journal: sim.journal };
@@ -82,9 +92,8 @@ interface Domain {
   cap: number;
 }
 
-/** The domains of one level: each node, each leaf switch (within its spine), each spine, or the whole cluster. */
-function domainsAt(level: TopologyLevel, feasible: readonly NodeView[], room: Int32Array): Iterable<Domain> {
-  if (level === 'node') return feasible.map((n) => ({ nodes: [n], cap: room[n.pos]! }));
+/** The domains of a level above the node: each leaf switch (within its spine), each spine, or the whole cluster. */
+function domainsAt(level: Exclude<TopologyLevel, 'node'>, feasible: readonly NodeView[], room: Int32Array): Iterable<Domain> {
   if (level === 'any') {
     let cap = 0;
     for (const n of feasible) cap += room[n.pos]!;
