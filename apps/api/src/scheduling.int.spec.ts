@@ -195,6 +195,34 @@ describe('placement commits (real Postgres)', () => {
       expect(await sys.db.event.count({ where: { jobId: { in: [jobs[1]!.id, jobs[2]!.id] }, type: 'job.placed' } })).toBe(2);
     });
 
+    it('drops, alone, the placement whose node was cordoned since the snapshot, and the one whose node is powering down', async () => {
+      // one free GPU on each of three nodes
+      const candidates = await sys.db.gpu.findMany({
+        where: { mode: 'whole', schedulable: true, allocations: { none: { endedAt: null } }, node: { state: 'ready', powerState: 'on' } },
+        orderBy: { id: 'desc' },
+        take: 200,
+      });
+      const oneEach = [...new Map(candidates.map((g) => [g.nodeId, g])).values()].slice(0, 3);
+      expect(oneEach).toHaveLength(3);
+      const jobs = await pendingJobs(3);
+      const [cordoned, poweringDown] = [oneEach[0]!.nodeId, oneEach[1]!.nodeId];
+      await sys.db.node.update({ where: { id: cordoned }, data: { state: 'cordoned' } });
+      await sys.db.node.update({ where: { id: poweringDown }, data: { powerState: 'powering_down' } });
+      try {
+        const ok = await repo.commitPlacements(jobs.map((job, i) => ({ job, allocs: [whole(oneEach[i]!)], summary: `node ${i}` })));
+        expect(ok).toEqual([false, false, true]);
+        expect(await sys.db.allocation.count({ where: { jobId: { in: [jobs[0]!.id, jobs[1]!.id] }, endedAt: null } })).toBe(0);
+        const states = await sys.db.job.findMany({ where: { id: { in: jobs.map((j) => j.id) } }, select: { id: true, state: true } });
+        expect(Object.fromEntries(states.map((j) => [j.id, j.state]))).toEqual({
+          [jobs[0]!.id]: 'pending',
+          [jobs[1]!.id]: 'pending',
+          [jobs[2]!.id]: 'starting',
+        });
+      } finally {
+        await sys.db.node.updateMany({ where: { id: { in: [cordoned, poweringDown] } }, data: { state: 'ready', powerState: 'on' } });
+      }
+    });
+
     it('places each job and holds each GPU once when two workers commit overlapping cycles and single commits race them', async () => {
       const gpus = await free(8);
       const jobs = await pendingJobs(8);

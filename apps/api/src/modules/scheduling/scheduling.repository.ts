@@ -263,23 +263,22 @@ export class SchedulingRepository {
               [gpuIds],
             )
           : [];
-        // The nodes too, shared and in id order, as takeGpuSlots does: a power-down locks its node
-        // for update and counts its allocations, so it either waits for this commit or is seen here.
         const nodeIds = [...new Set(gpus.map((g) => g.nodeId))].sort();
-        const nodes = nodeIds.length
-          ? await tx.query<{ id: string; state: string; powerState: string }>(
-              `SELECT id, state::text AS state, "powerState"::text AS "powerState" FROM "Node"
-               WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE`,
-              [nodeIds],
-            )
-          : [];
-        const nodeTakesWork = new Map(nodes.map((n) => [n.id, n.state === 'ready' && n.powerState === 'on']));
         const migGpus = [...new Set(placements.flatMap((p) => p.allocs.filter((a) => a.migProfile).map((a) => a.gpuId)))];
-        // What the re-checks read besides the locked rows, in one round trip: the GPUs' active
-        // allocations, the MIG GPUs' slices, what the teams and tenants hold (a slow cycle's commit
-        // waits for the worker's event loop between round trips, as much as for Postgres)
-        const held = await tx.query<{ kind: 'active' | 'slice' | 'team' | 'tenant'; a: string; b: string | null; n: number }>(
-          `SELECT 'active' AS kind, "gpuId" AS a, "activeSlot" AS b, milli::float8 AS n FROM "Allocation"
+        // In one round trip (a slow cycle's commit waits for the worker's event loop between round
+        // trips, as much as for Postgres): the GPUs' nodes, shared and in id order as takeGpuSlots
+        // does (a power-down locks its node for update and counts its allocations, so it either
+        // waits for this commit or is seen here), and what the re-checks read besides the locked
+        // rows: the GPUs' active allocations, the MIG GPUs' slices, what the teams and tenants hold.
+        // The statement's snapshot may predate a wait for a node: what it reads is held still by
+        // the locks taken before it (the GPUs' rows, the quota locks).
+        const held = await tx.query<{ kind: 'node' | 'active' | 'slice' | 'team' | 'tenant'; a: string; b: string | null; n: number }>(
+          `WITH nodes AS (
+             SELECT id, state = 'ready' AND "powerState" = 'on' AS ready FROM "Node" WHERE id = ANY($5::text[]) ORDER BY id FOR SHARE
+           )
+           SELECT 'node' AS kind, id AS a, NULL AS b, (CASE WHEN ready THEN 1 ELSE 0 END)::float8 AS n FROM nodes
+           UNION ALL
+           SELECT 'active', "gpuId", "activeSlot", milli::float8 FROM "Allocation"
              WHERE "gpuId" = ANY($1::text[]) AND "endedAt" IS NULL
            UNION ALL
            SELECT 'slice', "gpuId", profile || '@' || start, 0 FROM "GpuInstance" WHERE "gpuId" = ANY($2::text[])
@@ -289,11 +288,12 @@ export class SchedulingRepository {
            UNION ALL
            SELECT 'tenant', "tenantId", NULL, SUM("gpuUnits")::float8 FROM "Allocation"
              WHERE "tenantId" = ANY($4::text[]) AND "endedAt" IS NULL GROUP BY "tenantId"`,
-          [gpuIds, migGpus, teamIds, tenantIds],
+          [gpuIds, migGpus, teamIds, tenantIds, nodeIds],
         );
         const of = (kind: (typeof held)[number]['kind']) => held.filter((h) => h.kind === kind);
         const active = of('active');
         const teamHeld = of('team');
+        const nodeTakesWork = new Map(of('node').map((n) => [n.a, Number(n.n) === 1]));
         const state: LockedState = {
           pendingVersions: new Map(jobs.map((j) => [j.id, Number(j.version)])),
           gpus: new Map(gpus.map((g) => [g.id, { mode: g.mode, schedulable: g.schedulable, nodeReady: nodeTakesWork.get(g.nodeId) === true }])),
