@@ -149,7 +149,8 @@ export interface CycleOptions {
   /**
    * The caller never changes a node state of the snapshot in place (it keeps states between
    * cycles and derives a new one for a node that changed): the engine remembers each state's
-   * class signature instead of building it again per cycle.
+   * class signature, and shares each state's GPU views between the engines built on it (a node's
+   * are copied before the engine first changes it), instead of building them again per cycle.
    */
   frozenStates?: boolean;
 }
