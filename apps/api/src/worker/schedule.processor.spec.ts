@@ -3,14 +3,18 @@ import type { SchedulingService } from '../modules/scheduling/scheduling.service
 import type { QueuesService } from '../queues/queues.service';
 import type { MetricsRecorder } from '../modules/metrics/metrics.recorder';
 import type { NodeManagerLoop } from '../modules/node-manager/node-manager.loop';
+import { CycleActivity } from './cycle-activity.store';
 
 /** A processor whose cycles take `cycleMs`, with `requests` more requests arriving while cycles run. */
 function processor(requests: number, cycleMs = 20) {
   const starts: number[] = [];
+  const activity = new CycleActivity();
+  const cyclingSeen: boolean[] = [];
   let pending = requests;
   const scheduling = {
     cycle: async () => {
       starts.push(performance.now());
+      cyclingSeen.push(activity.cycling);
       await new Promise((r) => setTimeout(r, cycleMs));
       return { pending: 0, placed: 0, conflicts: 0, preempted: 0, ms: cycleMs };
     },
@@ -26,10 +30,18 @@ function processor(requests: number, cycleMs = 20) {
   } as unknown as QueuesService;
   const metrics = { recordCycle: async () => undefined } as unknown as MetricsRecorder;
   const nodeManager = { planSoon: () => undefined } as unknown as NodeManagerLoop;
-  return { p: new ScheduleProcessor(scheduling, queues, metrics, nodeManager), starts };
+  return { p: new ScheduleProcessor(scheduling, queues, metrics, nodeManager, activity), starts, activity, cyclingSeen };
 }
 
 describe('ScheduleProcessor', () => {
+  it('marks the process as cycling while its cycles run, and no longer after (background work steps aside meanwhile)', async () => {
+    const { p, activity, cyclingSeen } = processor(2);
+    expect(activity.cycling).toBe(false);
+    await p.process({ reason: 'burst' });
+    expect(cyclingSeen).toEqual([true, true, true]);
+    expect(activity.cycling).toBe(false);
+  });
+
   it('runs one cycle at once for a request to an idle scheduler', async () => {
     const { p, starts } = processor(0);
     const t0 = performance.now();

@@ -5,6 +5,7 @@ import type { QueueProcessor } from './processor';
 import { QueuesService } from '../queues/queues.service';
 import { MetricsRecorder } from '../modules/metrics/metrics.recorder';
 import { NodeManagerLoop } from '../modules/node-manager/node-manager.loop';
+import { CycleActivity } from './cycle-activity.store';
 
 /**
  * Resolves once performance.now() has reached `at`. A timer alone can fire a few milliseconds
@@ -38,10 +39,16 @@ export class ScheduleProcessor implements QueueProcessor {
     private readonly queues: QueuesService,
     private readonly metrics: MetricsRecorder,
     private readonly nodeManager: NodeManagerLoop,
+    private readonly activity: CycleActivity,
   ) {}
 
   async process(data: unknown): Promise<CycleReport[]> {
     QUEUES.schedule.parse(data);
+    // (background work steps aside while this process cycles: cycle-activity.store.ts)
+    return this.activity.during(() => this.cycles());
+  }
+
+  private async cycles(): Promise<CycleReport[]> {
     const reports: CycleReport[] = [];
     let round = 0;
     let began = 0;

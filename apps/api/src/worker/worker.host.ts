@@ -3,6 +3,7 @@ import { Worker } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { QUEUE_NAMES } from '../queues/queue-names';
 import { QUEUE_PROCESSORS, type QueueProcessor } from './processor';
+import { queuedJob } from './queued-job';
 
 /** Lock of an active job (renewed while it runs) and how often stalled jobs are looked for. */
 export const STALL_LOCK_MS = 10_000;
@@ -26,7 +27,7 @@ export class WorkerHost implements OnApplicationBootstrap, BeforeApplicationShut
     checkProcessors(this.processors);
     const connection = { ...this.config.redis, maxRetriesPerRequest: null };
     this.workers = this.processors.map((p) => {
-      const w = new Worker(p.queue, (job) => p.process(job.data), {
+      const w = new Worker(p.queue, (job, token) => p.process(job.data, queuedJob(job, token)), {
         connection,
         prefix: this.config.queuePrefix,
         concurrency: p.concurrency,
