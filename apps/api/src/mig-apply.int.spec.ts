@@ -38,15 +38,16 @@ describe('MIG changes of one GPU in a row (real Postgres and Redis, simulated cl
       redis,
       k,
       async () => {
-        await new Promise((r) => setTimeout(r, 700)); // more than twice the lease's time: renewed meanwhile
-        second = await withLease(redis, k, async () => 'ran', 300);
+        await new Promise((r) => setTimeout(r, 2_500)); // more than twice the lease's time: renewed meanwhile
+        second = await withLease(redis, k, async () => 'ran', 1_000);
         return 'first';
       },
-      300,
+      // long enough that a busy machine's event loop still renews it in time (300 ms lapsed under CI load)
+      1_000,
     );
     expect(first).toEqual({ held: true, value: 'first' });
     expect(second).toEqual({ held: false });
-    expect(await withLease(redis, k, async () => 'again', 300)).toEqual({ held: true, value: 'again' });
+    expect(await withLease(redis, k, async () => 'again', 1_000)).toEqual({ held: true, value: 'again' });
     // a holder that died (no renewal, no release) frees it when its time is up
     await redis.set(k, 'dead-holder', 'PX', 200);
     expect((await withLease(redis, k, async () => 1)).held).toBe(false);
