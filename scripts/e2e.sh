@@ -62,6 +62,12 @@ migrate >/dev/null
 (cd "$ROOT/apps/console" && exec ./node_modules/.bin/next start -p "$CONSOLE_PORT") >"$logs/console.log" 2>&1 & pids+=($!)
 wait_for "$GANTRY_API_URL/readyz" 60 || { tail -n 30 "$logs/api.log"; die "API not ready"; }
 wait_for "http://127.0.0.1:${CONSOLE_PORT}/login" 60 || { tail -n 30 "$logs/console.log"; die "console not ready"; }
+# the specs' first submissions name GPU models: wait until the worker's inventory sync has registered the GPUs
+for _ in $(seq 1 120); do
+  curl -fsS -H "Authorization: Bearer $GANTRY_BOOTSTRAP_ADMIN_KEY" "$GANTRY_API_URL/v1/gpus?limit=1" 2>/dev/null | grep -q '"items":\[{' && break
+  sleep 0.5
+done
+curl -fsS -H "Authorization: Bearer $GANTRY_BOOTSTRAP_ADMIN_KEY" "$GANTRY_API_URL/v1/gpus?limit=1" | grep -q '"items":\[{' || { tail -n 30 "$logs/worker.log"; die "no GPU registered within 60 s"; }
 
 export E2E_API_URL="$GANTRY_API_URL" E2E_CONSOLE_URL="http://127.0.0.1:${CONSOLE_PORT}"
 export E2E_KEYS_FILE="$GANTRY_ROOT/.gantry/demo-keys.json" E2E_ADMIN_KEY="$GANTRY_BOOTSTRAP_ADMIN_KEY"

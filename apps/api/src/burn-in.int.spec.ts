@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { formatTopologyJson, generateTopology } from '@gantry/driver';
 import { BOOTSTRAP_ADMIN_KEY, eventually, makeTenant, startSystem, type TestSystem } from './test-support/system';
 import { checkInvariants } from './invariants';
+import { FailoverService } from './modules/failover/failover.service';
 
 /**
  * Repair that is verified (failover + burn-in) end to end on a small simulated cluster (3 nodes x
@@ -47,6 +48,19 @@ describe('burn-in before repaired hardware goes back into service (real Postgres
   const incidentOn = (gpuId: string, pred: (i: IncidentView) => boolean = () => true, ms = 60_000) =>
     eventually(async () => (await incidents()).find((i) => i.gpuId === gpuId && pred(i)), ms);
   const steps = (i: IncidentView) => i.timeline.map((s) => s.step);
+  /** While a burn-in runs on the GPU, checks of it arrive six at a time (the driver's exit event, the poll, a restarted worker's re-enqueue). */
+  const raceChecks = (gpuId: string) => {
+    const failover = sys.worker.get(FailoverService);
+    let stopped = false;
+    const loop = (async () => {
+      while (!stopped) {
+        const inc = await sys.db.incident.findFirst({ where: { gpuId, resolvedAt: null } });
+        if (inc?.state === 'burn-in') await Promise.all(Array.from({ length: 6 }, () => failover.handle({ action: 'remediate', incidentId: inc.id })));
+        else await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    return { stop: () => ((stopped = true), loop) };
+  };
 
   it('a reset GPU passes a burn-in under load, taking no tenant work meanwhile, then goes back into service', async () => {
     const gpu = nodes[0]!.gpus[0]!;
@@ -135,6 +149,47 @@ describe('burn-in before repaired hardware goes back into service (real Postgres
     expect(steps(done)).toEqual(expect.arrayContaining(['burn-in-retry', 'burn-in-passed', 'resolved']));
     expect((await sys.db.gpu.findUniqueOrThrow({ where: { id: gpu.id } })).health).toBe('healthy');
     expect((await checkInvariants(sys.db)).violations).toEqual([]);
+  });
+
+  it('checks of a run that race each other give it one verdict: failed twice, it waits for a person and nothing moves it', async () => {
+    const node = nodes[0]!;
+    const gpu = node.gpus[2]!;
+    const racing = raceChecks(gpu.id);
+    try {
+      await fault({ nodeId: node.id, gpuIndex: 2, kind: 'latent' });
+      await fault({ nodeId: node.id, gpuIndex: 2, kind: 'xid', xid: 79 });
+      await incidentOn(gpu.id, (i) => i.state === 'needs-attention', 120_000);
+      await new Promise((r) => setTimeout(r, 2000));
+    } finally {
+      await racing.stop();
+    }
+    const stuck = (await incidents()).find((i) => i.gpuId === gpu.id && !i.resolvedAt)!;
+    expect(stuck).toMatchObject({ state: 'needs-attention', burnInFailures: 2 });
+    expect(stuck.timeline.filter((s) => s.step === 'burn-in-started')).toHaveLength(2);
+    expect(stuck.timeline.filter((s) => s.step === 'burn-in-failed')).toHaveLength(2);
+    expect(steps(stuck)).not.toContain('burn-in-lost');
+    expect(steps(stuck).at(-1)).toBe('needs-attention');
+    expect((await sys.http().post(`/v1/incidents/${stuck.id}/release`).set('Authorization', admin)).status).toBe(202);
+    await incidentOn(gpu.id, (i) => i.id === stuck.id && !!i.resolvedAt);
+  });
+
+  it('checks of a passing run that race each other put the GPU back into service once', async () => {
+    const node = nodes[2]!;
+    const gpu = node.gpus[3]!;
+    const racing = raceChecks(gpu.id);
+    let done: IncidentView;
+    try {
+      await fault({ nodeId: node.id, gpuIndex: 3, kind: 'xid', xid: 79 });
+      done = await incidentOn(gpu.id, (i) => !!i.resolvedAt, 120_000);
+      await new Promise((r) => setTimeout(r, 1000));
+    } finally {
+      await racing.stop();
+    }
+    const after = (await incidents()).find((i) => i.id === done.id)!;
+    for (const once of ['burn-in-started', 'burn-in-passed', 'resolved']) expect(after.timeline.filter((s) => s.step === once)).toHaveLength(1);
+    expect(steps(after)).not.toContain('burn-in-lost');
+    expect(after.state).toBe('resolved');
+    expect((await sys.db.gpu.findUniqueOrThrow({ where: { id: gpu.id } })).health).toBe('healthy');
   });
 
   it('release puts hardware that failed burn-in back into service without a pass', async () => {

@@ -15,6 +15,16 @@ const step = (s: string, message: string, extra: { findings?: BurnInFinding[]; d
   ...extra,
 });
 
+/** The last burn-in step of a timeline (started, passed, failed, lost or retry). */
+function lastBurnInStep(timeline: unknown): string | undefined {
+  const steps = Array.isArray(timeline) ? (timeline as { step?: unknown }[]) : [];
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const s = steps[i]?.step;
+    if (typeof s === 'string' && s.startsWith('burn-in-')) return s;
+  }
+  return undefined;
+}
+
 const where = (node: OpsNode, gpus: number[], scope: string) =>
   scope === 'gpu' ? `GPU ${gpus.join(', ')} of ${node.name}` : `${node.name} (GPUs ${gpus.join(', ')})`;
 
@@ -76,6 +86,8 @@ export class BurnInService {
   /** Looks at the running burn-in; records its verdict and says what the loop does next. */
   async check(inc: Incident, node: OpsNode, gpuIndex: number | undefined): Promise<BurnInNext> {
     const jobId = inc.burnInJobId;
+    // a pass whose return to service runs beside this check, or was cut short by a crash: finish it
+    if (!jobId && lastBurnInStep(inc.timeline) === 'burn-in-passed') return 'return-to-service';
     const status: WorkloadStatus = jobId
       ? await this.driver.status(jobId).catch(() => ({ state: 'unknown' as const, progressSeconds: 0 }))
       : { state: 'unknown', progressSeconds: 0 };
@@ -85,11 +97,23 @@ export class BurnInService {
       await this.poll(inc.id, jobId!);
       return next;
     }
-    // one verdict per run, however many checks of it were queued
-    if (jobId && !(await this.incidents.endBurnIn(inc.id, jobId))) return 'wait';
-    if (jobId) await this.driver.stop(jobId).catch(() => undefined); // frees the pod / the claim
     const gpus = burnInGpus(inc.scope, node.gpus.length, gpuIndex);
-    const target = where(node, gpus, inc.scope);
+    const verdict = this.verdictSteps(next, failures, where(node, gpus, inc.scope), status);
+    // one verdict per run, however many checks of it were queued
+    if (!(await this.incidents.endBurnIn(inc.id, jobId, verdict.steps, verdict.patch))) return 'wait';
+    if (jobId) await this.driver.stop(jobId).catch(() => undefined); // frees the pod / the claim
+    if (next === 'needs-attention') this.logger.warn(`incident ${inc.id}: ${where(node, gpus, inc.scope)} failed burn-in ${failures} times, needs attention`);
+    return next;
+  }
+
+  /** The timeline steps and the incident's state after a verdict. */
+  private verdictSteps(
+    next: Exclude<BurnInNext, 'wait'>,
+    failures: number,
+    target: string,
+    status: WorkloadStatus,
+  ): { steps: ReturnType<typeof step>[]; patch: { state?: string; burnInFailures?: number } } {
+    const { maxFailures } = this.config.burnIn;
     const findings = parseBurnInFindings(status.message);
     const durationSeconds = Math.round(status.progressSeconds * 10) / 10;
     const failed = findings.filter((f) => f.result === 'fail');
@@ -98,45 +122,38 @@ export class BurnInService {
       : `exit code ${status.exitCode ?? '?'}, no per-GPU finding reported`;
     switch (next) {
       case 'return-to-service':
-        await this.incidents.incidentStep(inc.id, [
-          step('burn-in-passed', `burn-in passed on ${target} after ${durationSeconds} s under load`, { findings, durationSeconds }),
-        ]);
-        break;
+        // stays `burn-in` (without a run) until the loop resolves it: a concurrent check finishes the same return
+        return {
+          steps: [step('burn-in-passed', `burn-in passed on ${target} after ${durationSeconds} s under load`, { findings, durationSeconds })],
+          patch: {},
+        };
       case 'repair-and-retry':
-        await this.incidents.incidentStep(
-          inc.id,
-          [
+        return {
+          steps: [
             step('burn-in-failed', `burn-in failed (${failures} of ${maxFailures}) after ${durationSeconds} s: ${said}; repairing again`, {
               findings,
               durationSeconds,
             }),
           ],
-          { state: 'remediating', burnInFailures: failures },
-        );
-        break;
+          patch: { state: 'remediating', burnInFailures: failures },
+        };
       case 'needs-attention':
-        this.logger.warn(`incident ${inc.id}: ${target} failed burn-in ${failures} times, needs attention`);
-        await this.incidents.incidentStep(
-          inc.id,
-          [
+        return {
+          steps: [
             step('burn-in-failed', `burn-in failed (${failures} of ${maxFailures}) after ${durationSeconds} s: ${said}`, { findings, durationSeconds }),
             step(
               'needs-attention',
               `${target} failed burn-in ${failures} times: it stays quarantined. Replace the part, then retry the burn-in or release it (Incidents page)`,
             ),
           ],
-          { state: 'needs-attention', burnInFailures: failures },
-        );
-        break;
+          patch: { state: 'needs-attention', burnInFailures: failures },
+        };
       case 'start-again':
-        await this.incidents.incidentStep(
-          inc.id,
-          [step('burn-in-lost', `the burn-in did not finish (${status.reason ?? 'the workload is gone'}): validating again before another burn-in`)],
-          { state: 'remediating' },
-        );
-        break;
+        return {
+          steps: [step('burn-in-lost', `the burn-in did not finish (${status.reason ?? 'the workload is gone'}): validating again before another burn-in`)],
+          patch: { state: 'remediating' },
+        };
     }
-    return next;
   }
 
   /** An operator retries the burn-in of an incident that needs attention (the count starts over). */

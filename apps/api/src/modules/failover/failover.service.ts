@@ -402,14 +402,14 @@ export class FailoverService {
       ['down', 'cordoned'].includes(fresh.state) &&
       (fresh.state === 'down' || /NIC|reboot|remediation/.test(fresh.stateReason ?? ''))
     ) {
-      await this.nodes.setNodeState(
+      const uncordoned = await this.nodes.setNodeState(
         node.id,
         [fresh.state as 'down' | 'cordoned'],
         { state: 'ready', reason: null },
         { type: 'node.ready', message: `${node.name} validated and uncordoned` },
       );
       await this.driver.uncordon(node.name).catch(() => undefined);
-      steps.push(step('uncordoned', `${node.name} back in scheduling`, now));
+      if (uncordoned) steps.push(step('uncordoned', `${node.name} back in scheduling`, now));
     }
     await this.incidents.incidentStep(incidentId, steps);
     const inc = await this.incidents.findIncident(incidentId);

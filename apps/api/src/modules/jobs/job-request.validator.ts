@@ -21,6 +21,8 @@ const FIELD_OF: Record<string, string> = {
 };
 
 const SUMMARY_TTL_MS = 15_000;
+/** A refusal is confirmed on a summary at most this old (refusals read it at most once per this). */
+const FRESH_MS = 1_000;
 
 /**
  * Rejects at submission what no state of this cluster could ever run (an unknown GPU model,
@@ -34,8 +36,18 @@ export class JobRequestValidator {
   constructor(private readonly cluster: ClusterRepository) {}
 
   async validate(job: JobCreateParsed): Promise<void> {
+    let result = this.check(job, await this.summary(SUMMARY_TTL_MS));
+    // refused on a summary read a while ago: read it again (nodes registered since, e.g. at boot) before saying no
+    if (!result.ok) result = this.check(job, await this.summary(FRESH_MS));
+    if (!result.ok) {
+      const field = FIELD_OF[result.code] ?? 'resources';
+      throw new DomainError('validation_failed', `${field}: ${result.message}`, [{ field, problem: result.message }]);
+    }
+  }
+
+  private check(job: JobCreateParsed, summary: InventorySummary) {
     const r = job.resources;
-    const result = validateRequest(
+    return validateRequest(
       {
         replicas: job.replicas,
         request: {
@@ -48,18 +60,14 @@ export class JobRequestValidator {
         },
         topology: job.topology,
       },
-      await this.summary(),
+      summary,
     );
-    if (!result.ok) {
-      const field = FIELD_OF[result.code] ?? 'resources';
-      throw new DomainError('validation_failed', `${field}: ${result.message}`, [{ field, problem: result.message }]);
-    }
   }
 
-  /** The inventory summary, read at most once per TTL: submissions that arrive while it is read share the read. */
-  private summary(): Promise<InventorySummary> {
+  /** The inventory summary, read at most once per `maxAgeMs`: submissions that arrive while it is read share the read. */
+  private summary(maxAgeMs: number): Promise<InventorySummary> {
     const now = Date.now();
-    if (this.cached && now - this.cached.at < SUMMARY_TTL_MS) return this.cached.summary;
+    if (this.cached && now - this.cached.at < maxAgeMs) return this.cached.summary;
     const summary = this.cluster.maxGpusPerNodeByModel().then((maxGpusPerNode) => ({ maxGpusPerNode }));
     this.cached = { at: now, summary };
     // a failed read is not kept: the next submission reads again

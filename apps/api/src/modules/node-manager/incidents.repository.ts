@@ -132,10 +132,19 @@ export class IncidentsRepository {
     return n === 1;
   }
 
-  /** Takes the verdict of a burn-in (once: concurrent checks of the same run see false). */
-  async endBurnIn(id: string, jobId: string): Promise<boolean> {
-    const { count } = await this.db.incident.updateMany({ where: { id, resolvedAt: null, burnInJobId: jobId }, data: { burnInJobId: null } });
-    return count === 1;
+  /**
+   * Takes the verdict of a burn-in run, in one statement: its steps, the state and failure count
+   * it leaves, and the run cleared. Once per run: a concurrent check of the same run, or one that
+   * read the incident before, sees false and changes nothing, so no reader ever sees the run
+   * cleared with the verdict still unwritten. `jobId` null takes an incident left in `burn-in`
+   * without a run. `state` omitted keeps `burn-in` (a pass, on its way back into service).
+   */
+  async endBurnIn(id: string, jobId: string | null, steps: IncidentStep[], patch: { state?: string; burnInFailures?: number } = {}): Promise<boolean> {
+    const n = await this.db.$executeRaw`
+      UPDATE "Incident" SET "burnInJobId" = NULL, timeline = timeline || ${JSON.stringify(steps)}::jsonb,
+        state = COALESCE(${patch.state ?? null}::text, state), "burnInFailures" = COALESCE(${patch.burnInFailures ?? null}::int, "burnInFailures")
+      WHERE id = ${id} AND "resolvedAt" IS NULL AND state = 'burn-in' AND "burnInJobId" IS NOT DISTINCT FROM ${jobId}::text`;
+    return n === 1;
   }
 
   /** Records the jobs an incident moved, deduplicated; tenantIds[i] is the tenant of jobIds[i]. */
@@ -158,11 +167,14 @@ export class IncidentsRepository {
 
   /** Closes the loop: resolved, MTTR fixed by resolvedAt, the open key freed for a next fault. */
   async resolveIncident(id: string, step: IncidentStep, now: Date): Promise<boolean> {
-    await this.db.$executeRaw`UPDATE "Incident" SET timeline = timeline || ${JSON.stringify([step])}::jsonb WHERE id = ${id} AND "resolvedAt" IS NULL`;
     return this.db.$transaction(async (tx) => {
-      const inc = await tx.incident.findUnique({ where: { id } });
-      if (!inc || inc.resolvedAt) return false;
-      await tx.incident.update({ where: { id }, data: { state: 'resolved', resolvedAt: now, openKey: null, mitigatedAt: inc.mitigatedAt ?? now } });
+      // once: a concurrent close of the same loop finds it resolved and writes nothing
+      const [inc] = await tx.$queryRaw<{ nodeId: string | null; summary: string; detectedAt: Date }[]>`
+        UPDATE "Incident" SET timeline = timeline || ${JSON.stringify([step])}::jsonb, state = 'resolved', "resolvedAt" = ${now}, "openKey" = NULL,
+          "mitigatedAt" = COALESCE("mitigatedAt", ${now})
+        WHERE id = ${id} AND "resolvedAt" IS NULL
+        RETURNING "nodeId", summary, "detectedAt"`;
+      if (!inc) return false;
       await this.events.append(tx, {
         tenantId: null,
         nodeId: inc.nodeId ?? undefined,
