@@ -9,18 +9,20 @@ export interface QuotaGuard {
 }
 
 /**
- * Takes the quota advisory locks `keys` (`quota-team:<id>`, `quota-tenant:<id>`) in the order
- * given, in one round trip (OFFSET 0 keeps the ordered subquery as it is). Callers list teams
- * before tenants, so that concurrent commits never wait on each other in a circle.
+ * The quota advisory locks of the text array parameter `$<param>` (`quota-team:<id>`,
+ * `quota-tenant:<id>`) taken in the order given, as a query of one row (OFFSET 0 keeps the
+ * ordered subquery as it is; the count is produced only after the last lock is held). Callers
+ * list teams before tenants, so that concurrent commits never wait on each other in a circle.
  */
+export function quotaLocksQuery(param: number): string {
+  return `SELECT count(pg_advisory_xact_lock(hashtext(s.k))) AS held FROM (
+       SELECT v.k FROM unnest($${param}::text[]) WITH ORDINALITY AS v(k, o) ORDER BY v.o OFFSET 0) AS s`;
+}
+
+/** Takes the quota advisory locks `keys` in the order given, in one round trip (quotaLocksQuery). */
 export async function lockQuotas(tx: AnyTx, keys: readonly string[]): Promise<void> {
   if (!keys.length) return;
-  await execute(
-    tx,
-    `SELECT pg_advisory_xact_lock(hashtext(s.k)) FROM (
-       SELECT v.k FROM unnest($1::text[]) WITH ORDINALITY AS v(k, o) ORDER BY v.o OFFSET 0) AS s`,
-    [keys],
-  );
+  await execute(tx, quotaLocksQuery(1), [keys]);
 }
 
 /**

@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../../common/prisma-errors';
 import { crashPoint } from '../../common/crash-points';
 import { insertStatement } from '../../common/bulk-insert';
 import { ALLOCATION_COLUMNS, Abort, allocationRow, newAllocationRows, takeGpuSlots, type NewAllocation } from '../allocations/gpu-slots';
-import { lockQuotas, withinQuota, type QuotaGuard } from '../quotas/quota-guard';
+import { quotaLocksQuery, withinQuota, type QuotaGuard } from '../quotas/quota-guard';
 import { EVENT_COLUMNS, EventsRepository, newEventRows } from '../events/events.repository';
 import { checkPlacements, type LockedState, type Placement } from './placement-batch';
 
@@ -247,11 +247,15 @@ export class SchedulingRepository {
             ...guarded.filter((p) => p.guard!.tenantTotal !== null).map((p) => 'quota-tenant:' + p.job.tenantId),
           ]),
         ].sort(teamsFirst);
-        await lockQuotas(tx, keys);
         const jobIds = [...new Set(placements.map((p) => p.job.id))].sort();
+        // the quota locks, then the job rows, in one round trip: no job row is returned (and
+        // locked) before the locks' one row exists, that is before every quota lock is held; with
+        // no job still pending nothing is locked, and nothing is written either
         const jobs = await tx.query<{ id: string; version: number }>(
-          `SELECT id, version FROM "Job" WHERE id = ANY($1::text[]) AND state = 'pending' ORDER BY id FOR UPDATE`,
-          [jobIds],
+          `WITH quota_locks AS MATERIALIZED (${quotaLocksQuery(2)})
+           SELECT j.id, j.version FROM quota_locks, "Job" j
+           WHERE j.id = ANY($1::text[]) AND j.state = 'pending' AND quota_locks.held >= 0 ORDER BY j.id FOR UPDATE OF j`,
+          [jobIds, keys],
         );
         const gpuIds = [...new Set(placements.flatMap((p) => p.allocs.map((a) => a.gpuId)))].sort();
         const teamIds = [...new Set(guarded.map((p) => p.job.teamId))];
