@@ -66,7 +66,7 @@ import { ScheduleProcessor } from './worker/schedule.processor';
 import { LifecycleProcessor } from './worker/lifecycle.processor';
 import { QUEUE_PROCESSORS, type QueueProcessor } from './worker/processor';
 import { WorkerHost } from './worker/worker.host';
-import { CycleActivity } from './worker/cycle-activity.store';
+import { CycleActivity } from './common/cycle-activity.store';
 import { Reconciler } from './worker/reconciler.service';
 import { ExitBatcher } from './modules/lifecycle/exit-batcher.service';
 import { QuotasController } from './modules/quotas/quotas.controller';

@@ -3,7 +3,7 @@ import type { SchedulingService } from '../modules/scheduling/scheduling.service
 import type { QueuesService } from '../queues/queues.service';
 import type { MetricsRecorder } from '../modules/metrics/metrics.recorder';
 import type { NodeManagerLoop } from '../modules/node-manager/node-manager.loop';
-import { CycleActivity } from './cycle-activity.store';
+import { CycleActivity } from '../common/cycle-activity.store';
 
 /** A processor whose cycles take `cycleMs`, with `requests` more requests arriving while cycles run. */
 function processor(requests: number, cycleMs = 20) {

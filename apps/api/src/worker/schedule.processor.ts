@@ -5,7 +5,7 @@ import type { QueueProcessor } from './processor';
 import { QueuesService } from '../queues/queues.service';
 import { MetricsRecorder } from '../modules/metrics/metrics.recorder';
 import { NodeManagerLoop } from '../modules/node-manager/node-manager.loop';
-import { CycleActivity } from './cycle-activity.store';
+import { CycleActivity } from '../common/cycle-activity.store';
 
 /**
  * Resolves once performance.now() has reached `at`. A timer alone can fire a few milliseconds
@@ -44,7 +44,7 @@ export class ScheduleProcessor implements QueueProcessor {
 
   async process(data: unknown): Promise<CycleReport[]> {
     QUEUES.schedule.parse(data);
-    // (background work steps aside while this process cycles: cycle-activity.store.ts)
+    // (background work steps aside while this process cycles: common/cycle-activity.store.ts)
     return this.activity.during(() => this.cycles());
   }
 

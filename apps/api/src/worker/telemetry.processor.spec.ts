@@ -1,5 +1,5 @@
 import type { TelemetryService } from '../modules/telemetry/telemetry.service';
-import { CycleActivity } from './cycle-activity.store';
+import { CycleActivity } from '../common/cycle-activity.store';
 import { dueOf, type QueuedJob } from './queued-job';
 import { TelemetryProcessor, TICK_STEP_ASIDE_LIMIT_MS, TICK_STEP_ASIDE_MS } from './telemetry.processor';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TelemetryService, type TickReport } from '../modules/telemetry/telemetry.service';
 import { QUEUES } from '../queues/queue-names';
-import { CycleActivity } from './cycle-activity.store';
+import { CycleActivity } from '../common/cycle-activity.store';
 import type { QueueProcessor } from './processor';
 import type { QueuedJob } from './queued-job';
 

@@ -1,5 +1,5 @@
 import type { AppConfig } from '../../config/config';
-import { CycleActivity } from '../../worker/cycle-activity.store';
+import { CycleActivity } from '../../common/cycle-activity.store';
 import type { IntegrityService } from './integrity.service';
 import type { IntegrityStore } from './integrity.store';
 import { IntegrityMonitor } from './integrity.monitor';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, BeforeApplicationSh
 import { APP_CONFIG, type AppConfig } from '../../config/config';
 import { IntegrityService } from './integrity.service';
 import { IntegrityStore } from './integrity.store';
-import { CycleActivity } from '../../worker/cycle-activity.store';
+import { CycleActivity } from '../../common/cycle-activity.store';
 
 /** While this worker runs scheduling cycles, a due check looks again this often... */
 export const STEP_ASIDE_MS = 1_000;

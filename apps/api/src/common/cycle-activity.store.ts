@@ -5,7 +5,7 @@ import { Injectable } from '@nestjs/common';
  * A cycle is a chain of round trips, each of which waits for this process's event loop; heavy
  * background work any worker may do (a telemetry tick: 80,000 GPUs at 10,000 nodes, a second
  * or more of one event loop) steps aside for a moment while cycles run here, so that another
- * worker takes it (telemetry.processor.ts).
+ * worker takes it (telemetry.processor.ts, integrity.monitor.ts).
  */
 @Injectable()
 export class CycleActivity {
