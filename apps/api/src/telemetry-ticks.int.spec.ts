@@ -4,8 +4,9 @@ import type { LatestGpuState } from './modules/telemetry/telemetry-tick';
 import { startDatabase } from './test-support/system';
 
 /**
- * A tick's latest GPU states against real Postgres: a process that wrote the previous tick sends
- * only the states that changed since; a tick of another writer in between makes it send them all.
+ * A tick's latest GPU states against real Postgres: a process that wrote a tick before sends only
+ * the states that changed since, counting what ticks of other writers changed in between; a late
+ * tick never writes over a later one's states.
  */
 describe('telemetry ticks (real Postgres)', () => {
   let database: Awaited<ReturnType<typeof startDatabase>>;
@@ -56,6 +57,21 @@ describe('telemetry ticks (real Postgres)', () => {
     expect(await smInDb()).toEqual([0, 30]);
     // the raw samples follow the changes: GPU 1 sampled at each of its three changes
     expect(await database.db.gpuSample.count({ where: { gpuId: gpuIds[1]! } })).toBe(3);
+  });
+
+  it('sends only what changed against the states another writer’s ticks left, and never writes a late tick over a later one', async () => {
+    const t0 = Date.parse('2026-12-06T02:00:00Z');
+    const mine = await tick(t0, [10, 10]);
+    await tick(t0 + 15_000, [50, 10]); // another worker's tick: GPU 0 changed, GPU 1 did not
+    // a change outside any tick shows which states the next tick sends: GPU 1's is not sent (unchanged against
+    // both ticks), GPU 0's is (changed against the other writer's state, though equal to this process's own)
+    await database.db.gpuTelemetry.update({ where: { gpuId: gpuIds[1]! }, data: { smPct: 99 } });
+    const next = await tick(t0 + 30_000, [10, 10], mine);
+    expect(await smInDb()).toEqual([10, 99]);
+    // a late tick (taken after a later one was written) leaves the later states as they are
+    await tick(t0 + 45_000, [20, 20], next);
+    await tick(t0 + 40_000, [70, 70]);
+    expect(await smInDb()).toEqual([20, 20]);
   });
 
   it('sums each tick’s deltas into its minute, hour and day buckets', async () => {

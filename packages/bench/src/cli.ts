@@ -4,7 +4,7 @@
  * pnpm --silent bench openb-grid [--variants gpuspec20,gpuspec25,...] [--trace-seeds 1-2] [--seeds 42-51] [--policies gantry,fgd] [--json]
  * pnpm --silent bench openb-variant --variant gpuspec25 [--trace-seed 1] [--out file.csv]
  * pnpm --silent bench throughput [--nodes 10000] [--jobs N] [--json]
- * pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--rate R] [--nodes N] [--json]
+ * pnpm --silent bench load [--jobs 10000] [--clients 200] [--workers 2] [--apis 1] [--rate R] [--nodes N] [--json]
  * pnpm --silent bench snapshot [--nodes 10000] [--allocations 5000] [--changes 200] [--reads 20] [--json]   (the cycle's cluster snapshot: full read vs change log)
  * pnpm --silent bench crash [--kills 50] [--json]
  * pnpm --silent bench kube [--nodes 1000] [--jobs 2000] [--json]   (real kube-apiserver + kube-emulator)
@@ -151,7 +151,7 @@ const COMMANDS: Record<string, string> = {
   'openb-grid': '[--variants v1,v2] [--trace-seeds 1-2] [--seeds 42-51] [--policies gantry,fgd] [--json]',
   'openb-variant': '--variant gpuspec25 [--trace-seed 1] [--out csv]',
   throughput: '[--nodes 10000] [--jobs N] [--json]',
-  load: '[--jobs 10000] [--clients 200] [--workers 2] [--rate R] [--nodes N] [--json]',
+  load: '[--jobs 10000] [--clients 200] [--workers 2] [--apis 1] [--rate R] [--nodes N] [--json]',
   snapshot: '[--nodes 10000] [--allocations 5000] [--changes 200] [--reads 20] [--json]',
   crash: '[--kills 50] [--json]',
   failover: '[--trials 50] [--burn-in-seconds 0] [--leaves N] [--json]',

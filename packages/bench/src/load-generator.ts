@@ -28,16 +28,20 @@ export interface GeneratorResult {
 const TIMEOUT_MS = 60_000;
 
 export async function generateLoad<T>(o: {
-  url: string;
+  /** One API process's URL, or several (client i talks to urls[i % n], request i of an open loop goes to urls[i % n]). */
+  url: string | readonly string[];
   clients: number;
   rate?: number;
   submissions: readonly Submission<T>[];
   onResponse: (status: number, body: string, item: T) => void;
 }): Promise<GeneratorResult> {
-  const { hostname, port } = new URL(o.url);
-  const agent = new Agent({ keepAlive: true, maxSockets: o.clients, maxFreeSockets: o.clients });
-  const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+  const targets = (typeof o.url === 'string' ? [o.url] : o.url).map((u) => new URL(u));
+  // connections per API process: the clients spread over them
+  const perTarget = Math.ceil(o.clients / targets.length);
+  const agent = new Agent({ keepAlive: true, maxSockets: perTarget, maxFreeSockets: perTarget });
+  const send = (to: number, method: string, path: string, headers: Record<string, string>, body?: string) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const { hostname, port } = targets[to % targets.length]!;
       const req = request(
         { host: hostname, port, method, path, headers: body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers, agent },
         (res) => {
@@ -53,13 +57,13 @@ export async function generateLoad<T>(o: {
     });
   try {
     // open every connection before the clock starts
-    await Promise.all(Array.from({ length: o.clients }, () => send('GET', '/healthz', {}).catch(() => undefined)));
+    await Promise.all(Array.from({ length: o.clients }, (_, i) => send(i, 'GET', '/healthz', {}).catch(() => undefined)));
     const latencies: number[] = [];
     let errors = 0;
     let timeouts = 0;
-    const one = async (s: Submission<T>, startedAt: number) => {
+    const one = async (to: number, s: Submission<T>, startedAt: number) => {
       try {
-        const r = await send('POST', s.path, s.headers, s.body);
+        const r = await send(to, 'POST', s.path, s.headers, s.body);
         latencies.push(performance.now() - startedAt);
         o.onResponse(r.status, r.body, s.item);
       } catch (e) {
@@ -75,18 +79,18 @@ export async function generateLoad<T>(o: {
         const due = t0 + (i * 1000) / o.rate;
         const wait = due - performance.now();
         if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-        inFlight.push(one(o.submissions[i]!, due));
+        inFlight.push(one(i, o.submissions[i]!, due));
       }
       await Promise.all(inFlight);
     } else {
       let next = 0;
-      const lane = async () => {
+      const lane = async (client: number) => {
         while (next < o.submissions.length) {
           const s = o.submissions[next++]!;
-          await one(s, performance.now());
+          await one(client, s, performance.now());
         }
       };
-      await Promise.all(Array.from({ length: Math.min(o.clients, o.submissions.length) }, lane));
+      await Promise.all(Array.from({ length: Math.min(o.clients, o.submissions.length) }, (_, client) => lane(client)));
     }
     latencies.sort((a, b) => a - b);
     return { latencies, errors, timeouts };

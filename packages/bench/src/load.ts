@@ -34,6 +34,8 @@ export interface LoadOptions {
   jobs: number;
   clients: number;
   workers: number;
+  /** API processes (1 by default), each on its own port; the clients spread over them. */
+  apis: number;
   seed: number;
   /** Open loop: submissions per second in all (undefined: closed loop). */
   rate?: number;
@@ -48,6 +50,8 @@ export interface LoadReport {
   jobs: number;
   clients: number;
   workers: number;
+  /** API processes (their CPU is summed in apiCpuSeconds; apiRssMaxMB is the largest one's). */
+  apis: number;
   /** Open-loop rate (submissions/s), null for the closed loop. */
   rate: number | null;
   nodes: number;
@@ -148,6 +152,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     simSpeed: 20,
     simDelays: { startSeconds: 2, migApplySeconds: 10, suspendSeconds: 2 },
     workers: o.workers,
+    apis: o.apis,
     log,
   });
   try {
@@ -177,7 +182,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
       `${nodeCount} nodes, ${gpus} GPUs, ${teams.length} teams, ${keys.length} client keys; submitting ${o.jobs} jobs with ${o.clients} ${o.rate ? `clients at ${o.rate}/s (open loop)` : 'concurrent clients (closed loop)'}`,
     );
 
-    const warmup = await warmUp(db, sys.apiUrl, keys, o, log);
+    const warmup = await warmUp(db, sys.apiUrls, keys, o, log);
 
     // invariants, every few seconds while the system works
     const violations = new Map<string, InvariantViolation>();
@@ -197,13 +202,13 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
     const rss = { api: 0, worker: 0 };
     const prober = (async () => {
       while (checking) {
-        rss.api = Math.max(rss.api, sys.api.rssMB());
+        for (const a of sys.apis) rss.api = Math.max(rss.api, a.rssMB());
         for (const w of sys.workers) rss.worker = Math.max(rss.worker, w.rssMB());
         overviewMs.push(await overviewTime(sys.apiUrl));
         await sleep(2000);
       }
     })();
-    const cpu = () => ({ api: sys.api.cpuSeconds(), workers: sys.workers.reduce((s, w) => s + w.cpuSeconds(), 0) });
+    const cpu = () => ({ api: sys.apis.reduce((s, a) => s + a.cpuSeconds(), 0), workers: sys.workers.reduce((s, w) => s + w.cpuSeconds(), 0) });
     const cpuBefore = cpu();
     // the cycles of the warm-up (a cold worker's first full load and unoptimised code) are not the run's
     const cyclesBefore = await cycleBuckets(sys.apiUrl);
@@ -227,7 +232,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
       const again: typeof bodies = [];
       const batch = todo;
       const result = await generateLoad({
-        url: sys.apiUrl,
+        url: sys.apiUrls,
         clients: Math.min(o.clients, batch.length),
         rate: o.rate,
         submissions: batch.map((b) => ({
@@ -301,6 +306,7 @@ export async function runLoad(o: LoadOptions, log: (s: string) => void): Promise
       jobs: o.jobs,
       clients: o.clients,
       workers: o.workers,
+      apis: sys.apis.length,
       rate: o.rate ?? null,
       nodes: nodeCount,
       gpus,
@@ -374,7 +380,7 @@ const WARMUP_SECONDS = 20;
  */
 async function warmUp(
   db: ReturnType<typeof createPrismaClient>,
-  url: string,
+  url: readonly string[],
   keys: { key: string; teamId: string }[],
   o: LoadOptions,
   log: (s: string) => void,
@@ -489,6 +495,7 @@ export function loadCommand(opts: Record<string, string>, log: (s: string) => vo
       jobs: Number(opts.jobs ?? 10000),
       clients: Number(opts.clients ?? 200),
       workers: Number(opts.workers ?? 2),
+      apis: Number(opts.apis ?? 1),
       seed: Number(opts.seed ?? 42),
       rate: opts.rate ? Number(opts.rate) : undefined,
       nodes: opts.nodes ? Number(opts.nodes) : undefined,

@@ -121,23 +121,31 @@ export async function waitForHttp(url: string, ms: number): Promise<void> {
 }
 
 export interface RunningSystem {
+  /** The first API process's URL (and process); `apiUrls` and `apis` hold every one. */
   apiUrl: string;
+  apiUrls: string[];
   clusterUrl: string;
   logDir: string;
   cluster: ManagedProcess;
   api: ManagedProcess;
+  apis: ManagedProcess[];
   workers: ManagedProcess[];
   stop(): Promise<void>;
 }
 
-/** Starts the cluster host, the API and `workers` workers; resolves once the API answers. */
-export async function startSystemProcesses(o: SystemOptions & { workers: number }): Promise<RunningSystem> {
+/**
+ * Starts the cluster host, `apis` API processes (1 by default; each on its own port, as behind a
+ * load balancer) and `workers` workers; resolves once every API answers.
+ */
+export async function startSystemProcesses(o: SystemOptions & { workers: number; apis?: number }): Promise<RunningSystem> {
   const root = repoRoot();
   const logDir = resolve(root, '.bench-logs', o.id);
   mkdirSync(logDir, { recursive: true });
   const topologyFile = resolve(logDir, 'topology.json');
   writeFileSync(topologyFile, formatTopologyJson(o.topology));
-  const [clusterPort, apiPort] = [await freePort(), await freePort()];
+  const clusterPort = await freePort();
+  const apiPorts: number[] = [];
+  for (let i = 0; i < Math.max(1, o.apis ?? 1); i++) apiPorts.push(await freePort());
   const clusterUrl = `http://127.0.0.1:${clusterPort}`;
   const apiMain = resolve(root, 'apps/api/dist/main.js');
   const cluster = new ManagedProcess(
@@ -160,34 +168,47 @@ export async function startSystemProcesses(o: SystemOptions & { workers: number 
     GANTRY_LOG_LEVEL: 'warn',
     ...o.env,
   };
-  const api = new ManagedProcess('api', [apiMain], { ...common, GANTRY_MODE: 'http', PORT: String(apiPort) }, resolve(logDir, 'api.log'));
+  const apis = apiPorts.map(
+    (port, i) =>
+      new ManagedProcess(
+        i ? `api-${i + 1}` : 'api',
+        [apiMain],
+        { ...common, GANTRY_MODE: 'http', PORT: String(port) },
+        resolve(logDir, i ? `api-${i + 1}.log` : 'api.log'),
+      ),
+  );
+  const api = apis[0]!;
   const workers = Array.from(
     { length: o.workers },
     (_, i) => new ManagedProcess(`worker-${i + 1}`, [apiMain], { ...common, GANTRY_MODE: 'worker' }, resolve(logDir, `worker-${i + 1}.log`)),
   );
-  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const apiUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
+  const apiUrl = apiUrls[0]!;
+  const stopAll = () => Promise.all([...apis.map((a) => a.stop()), ...workers.map((w) => w.stop())]);
   try {
     cluster.start();
     await waitForHttp(`${clusterUrl}/info`, 30_000);
-    api.start();
+    for (const a of apis) a.start();
     for (const w of workers) w.start();
-    await waitForHttp(`${apiUrl}/healthz`, 60_000);
+    for (const url of apiUrls) await waitForHttp(`${url}/healthz`, 60_000);
   } catch (e) {
     // nothing left running when the system does not come up (its logs say why)
-    await Promise.all([api.stop(), ...workers.map((w) => w.stop())]);
+    await stopAll();
     await cluster.stop();
     throw new Error(`${e instanceof Error ? e.message : String(e)} (logs in ${logDir})`);
   }
-  o.log(`system up: api ${apiUrl}, cluster host ${clusterUrl}, ${workers.length} workers (logs in ${logDir})`);
+  o.log(`system up: api ${apiUrls.join(', ')}, cluster host ${clusterUrl}, ${workers.length} workers (logs in ${logDir})`);
   return {
     apiUrl,
+    apiUrls,
     clusterUrl,
     logDir,
     cluster,
     api,
+    apis,
     workers,
     async stop() {
-      await Promise.all([api.stop(), ...workers.map((w) => w.stop())]);
+      await stopAll();
       await cluster.stop();
     },
   };

@@ -1,5 +1,5 @@
 import type { NodeRow } from './cluster.repository';
-import { IncrementalSnapshot, applyNodeRows, type SnapshotSource, type SnapshotTiming } from './incremental-snapshot';
+import { IncrementalSnapshot, applyNodeRows, nextRefreshAfterMs, type SnapshotSource, type SnapshotTiming } from './incremental-snapshot';
 
 const node = (id: string, name = id, state = 'ready') => ({ id, name, state, gpus: [] }) as unknown as NodeRow;
 
@@ -44,7 +44,7 @@ class FakeCluster implements SnapshotSource {
   }
 }
 
-const timing: SnapshotTiming = { refreshMs: 60_000, gapMs: 240_000, retentionMs: 300_000, pruneEveryMs: 60_000 };
+const timing: SnapshotTiming = { refreshMs: 60_000, refreshShare: 0.01, maxRefreshMs: 600_000, gapMs: 240_000, retentionMs: 300_000, pruneEveryMs: 60_000 };
 
 function setup() {
   const db = new FakeCluster();
@@ -166,24 +166,32 @@ describe('IncrementalSnapshot', () => {
     expect(after[2]).not.toBe(before[2]);
   });
 
-  it('times the next background reload from the end of the last one: a load slower than refreshMs is not followed at once by another', async () => {
+  it('times the next background reload from the end of the last one, later after a long load: reloads take about refreshShare of the time', async () => {
     const { db, snap, advance } = setup();
     await snap.read();
     advance(timing.refreshMs + 1);
-    db.duringFull = () => void advance(timing.refreshMs * 2); // the load outlasts refreshMs
+    const loadMs = 2_000; // 10,000 nodes on a busy worker
+    db.duringFull = () => void advance(loadMs);
     await snap.read(); // starts the reload
     await snap.settled();
     db.duringFull = () => undefined;
     expect(db.calls.full).toBe(2);
     const installed = await snap.read();
     expect(installed.full).toBe(true);
-    await snap.read();
-    await snap.settled();
-    expect(db.calls.full).toBe(2); // no reload right after the slow one
     advance(timing.refreshMs + 1);
     await snap.read();
     await snap.settled();
-    expect(db.calls.full).toBe(3);
+    expect(db.calls.full).toBe(2); // not after refreshMs: 2 s of reload every minute is 3% of the worker
+    advance(loadMs / timing.refreshShare - timing.refreshMs);
+    await snap.read();
+    await snap.settled();
+    expect(db.calls.full).toBe(3); // 200 s after the 2 s load ended
+  });
+
+  it('spaces reloads refreshMs apart when they are quick, never more than maxRefreshMs when they are slow', () => {
+    expect(nextRefreshAfterMs(20, timing)).toBe(timing.refreshMs);
+    expect(nextRefreshAfterMs(2_000, timing)).toBe(200_000);
+    expect(nextRefreshAfterMs(timing.refreshMs * 2, timing)).toBe(timing.maxRefreshMs); // a load that outlasts refreshMs is not followed at once
   });
 
   it('prunes only change rows below the mark read retentionMs ago', async () => {

@@ -12,8 +12,15 @@ export interface SnapshotSource {
 }
 
 export interface SnapshotTiming {
-  /** A full reload in the background this often (the safety net against a change no trigger saw). */
+  /** A full reload in the background this often at least (the safety net against a change no trigger saw). */
   refreshMs: number;
+  /**
+   * The share of the worker's time background reloads may take: the next one is due no sooner
+   * than the last one's duration divided by this (at 10,000 nodes a reload reads and compares
+   * 80,000 GPUs, 1-3 s of the worker that cycles), and never later than maxRefreshMs.
+   */
+  refreshShare: number;
+  maxRefreshMs: number;
   /** Not read for this long: the change log may have been pruned past the mark, so reload in full first. */
   gapMs: number;
   /** Change rows are kept this long at least (pruned past the mark read this long ago); above gapMs. */
@@ -22,12 +29,20 @@ export interface SnapshotTiming {
   pruneEveryMs: number;
 }
 
-export const SNAPSHOT_TIMING: SnapshotTiming = { refreshMs: 60_000, gapMs: 240_000, retentionMs: 300_000, pruneEveryMs: 60_000 };
+export const SNAPSHOT_TIMING: SnapshotTiming = {
+  refreshMs: 60_000,
+  refreshShare: 0.01,
+  maxRefreshMs: 600_000,
+  gapMs: 240_000,
+  retentionMs: 300_000,
+  pruneEveryMs: 60_000,
+};
 
-/** A full load: every node's rows (those found unchanged replaced by the rows held), the change-log mark read before them, when the read ended. */
+/** A full load: every node's rows (those found unchanged replaced by the rows held), the change-log mark read before them, when the read began and ended. */
 interface FullLoad {
   rows: NodeRow[];
   mark: bigint;
+  startMs: number;
   doneMs: number;
 }
 
@@ -57,8 +72,8 @@ export class IncrementalSnapshot {
   private index = new Map<string, number>();
   private mark: bigint | null = null;
   private lastReadMs = 0;
-  /** When the installed full load finished reading: the next background reload is due refreshMs after it. */
-  private refreshedMs = 0;
+  /** When the next background reload is due (nextRefreshAfterMs after the installed load ended). */
+  private refreshDueMs = 0;
   private loading?: Promise<void>;
   private loaded?: FullLoad;
   private readonly dirty = new Set<string>();
@@ -98,7 +113,7 @@ export class IncrementalSnapshot {
     if (this.mark === null || now - this.lastReadMs > this.timing.gapMs) {
       this.install(await this.fullLoad());
       full = true;
-    } else if (now - this.refreshedMs > this.timing.refreshMs && !this.loading) {
+    } else if (now > this.refreshDueMs && !this.loading) {
       this.loading = this.fullLoad()
         .then((l) => void (this.loaded = l))
         .catch(this.onError)
@@ -127,23 +142,20 @@ export class IncrementalSnapshot {
     await this.loading;
   }
 
-  /**
-   * Every node, and the mark read before them. Timed from its end: on a machine so loaded that a
-   * load of 10,000 nodes outlasts refreshMs, loads must not follow each other back to back (each
-   * one re-derives every node's engine state, and the worker did nothing else).
-   */
+  /** Every node, and the mark read before them. */
   private async fullLoad(): Promise<FullLoad> {
+    const startMs = this.now();
     // The mark first: whatever commits while the rows are read is named again by the log.
     const mark = await this.source.changeMark();
     const rows = await keepUnchanged(this.sorted, this.index, await this.source.allNodes());
-    return { rows, mark, doneMs: this.now() };
+    return { rows, mark, startMs, doneMs: this.now() };
   }
 
   private install(l: FullLoad): void {
     this.sorted = l.rows.sort(byName);
     this.index = new Map(this.sorted.map((n, i) => [n.id, i]));
     this.mark = l.mark;
-    this.refreshedMs = l.doneMs;
+    this.refreshDueMs = l.doneMs + nextRefreshAfterMs(l.doneMs - l.startMs, this.timing);
   }
 
   /** The rows of the nodes `ids` as read again: replaced in place, added, or dropped when gone. */
@@ -220,6 +232,15 @@ export async function keepUnchanged(held: readonly NodeRow[], index: ReadonlyMap
     out[i] = old && sameRow(old, row) ? old : row;
   }
   return out;
+}
+
+/**
+ * How long after a full load ends the next background reload is due: refreshMs, or longer when
+ * the load itself was long (timed from its end, so loads never follow each other back to back on
+ * a machine so loaded that one outlasts refreshMs), at most maxRefreshMs.
+ */
+export function nextRefreshAfterMs(loadMs: number, t: Pick<SnapshotTiming, 'refreshMs' | 'refreshShare' | 'maxRefreshMs'>): number {
+  return Math.min(t.maxRefreshMs, Math.max(t.refreshMs, loadMs / t.refreshShare));
 }
 
 function byName(a: NodeRow, b: NodeRow): number {

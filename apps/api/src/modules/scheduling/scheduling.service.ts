@@ -48,6 +48,20 @@ export interface CycleReport {
 /** Where a cycle's time went: reads (snapshot, pending work, holds), derive (engine snapshot), admit, place (engine), commit, preempt, explain. */
 export type CycleSteps = Record<'read' | 'derive' | 'admit' | 'place' | 'commit' | 'start' | 'preempt' | 'explain', number>;
 
+/** How long each of a cycle's reads took from its start to its answer (they overlap: the read step is not their sum). */
+class ReadTimes {
+  private readonly ms: [string, number][] = [];
+
+  time<T>(name: string, p: Promise<T>): Promise<T> {
+    const t0 = performance.now();
+    return p.finally(() => void this.ms.push([name, Math.round(performance.now() - t0)]));
+  }
+
+  toString(): string {
+    return this.ms.map(([k, v]) => `${k} ${v}`).join(', ');
+  }
+}
+
 /** A cycle slower than this is logged (warn) with its steps. */
 const SLOW_CYCLE_MS = 1000;
 
@@ -103,7 +117,12 @@ export class SchedulingService {
     // 1. snapshot
     // Endpoint replicas are a second source of pending work (one unit per missing replica).
     // The cluster as the worker keeps it: read in full at boot, then only the nodes changed since (incremental-snapshot.ts).
-    const [read, jobs, replicas] = await Promise.all([this.snapshots.read(), this.repo.pendingJobs(), this.endpoints.pending()]);
+    const reads = new ReadTimes();
+    const [read, jobs, replicas] = await Promise.all([
+      reads.time('snapshot', this.snapshots.read()),
+      reads.time('queue', this.repo.pendingJobs()),
+      reads.time('replicas', this.endpoints.pending()),
+    ]);
     const nodes = read.nodes;
     const pending: PendingRow[] = [...jobs, ...(replicas as unknown as PendingRow[])];
     // Reservations: the GPUs each open or coming window holds; at a window's start, other teams'
@@ -111,8 +130,11 @@ export class SchedulingService {
     // 2. order: priority, then age (the engine orders again, with fair share, among admitted jobs)
     const ordered = [...pending].sort((a, b) => PRIORITY_VALUE[b.priority] - PRIORITY_VALUE[a.priority] || a.createdAt.getTime() - b.createdAt.getTime());
     // (the quota state is read meanwhile: an eviction changes no allocation before its checkpoint)
-    const [holds, q] = await Promise.all([this.reservations.holds(nodes), pending.length ? this.quotaState(ordered) : undefined]);
-    await this.evictFromHolds(holds, nodes);
+    const [holds, q] = await Promise.all([
+      reads.time('holds', this.reservations.holds(nodes)),
+      pending.length ? reads.time('quota', this.quotaState(ordered)) : undefined,
+    ]);
+    await reads.time('evict', this.evictFromHolds(holds, nodes));
     const snapshotRead = { full: read.full, reread: read.reread };
     if (!q) return { pending: 0, placed: 0, conflicts: 0, preempted: this.preemptedThisCycle, ms: performance.now() - t0, snapshot: snapshotRead };
     const lap = stopwatch(t0);
@@ -229,7 +251,7 @@ export class SchedulingService {
     if (report.ms > SLOW_CYCLE_MS)
       this.logger.warn(
         `slow cycle: ${report.ms} ms for ${pending.length} pending (${placed} placed, ${deferred} deferred); ${Object.entries(steps)
-          .map(([k, v]) => `${k} ${v}`)
+          .map(([k, v]) => (k === 'read' ? `read ${v} (${reads})` : `${k} ${v}`))
           .join(', ')} ms; snapshot ${read.full ? 'full load' : `${read.reread} nodes read again`}; event loop delay max ${Math.round(loopDelay.max / 1e6)} ms`,
       );
     if (placed || conflicts)

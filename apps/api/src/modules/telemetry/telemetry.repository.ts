@@ -29,7 +29,9 @@ export class TelemetryRepository {
   /**
    * Writes one tick in one transaction. Returns false (and writes nothing) when the tick was
    * already written: a retried job does not count twice. A GPU's latest state, and its raw
-   * sample, are written only when its state changed (most GPUs of a large cluster sit idle).
+   * sample, are written only when its state changed (most GPUs of a large cluster sit idle), and
+   * never over the state of a later tick (a late tick, or two ticks at once: the latest state only
+   * moves forward).
    */
   async writeTick(t: {
     at: Date;
@@ -38,9 +40,10 @@ export class TelemetryRepository {
     deltas: RollupDelta[];
     buckets: { stepSeconds: number; bucket: Date }[];
     /**
-     * The tick this process wrote last, with the states it wrote. When that tick is still the
-     * newest before this one, only the GPUs whose state differs from it are sent (the rest are
-     * in Postgres as they are): at 80,000 mostly idle GPUs, most of the statement's arrays.
+     * The tick this process wrote last, with the states it wrote. Only the GPUs whose state
+     * differs from it are sent (the rest are in Postgres as they are): at 80,000 mostly idle
+     * GPUs, most of the statement's arrays. Ticks of other writers since (the workers take ticks
+     * in turn) are read back first: the states they changed replace this process's own.
      */
     since?: WrittenTick;
   }): Promise<boolean> {
@@ -50,7 +53,8 @@ export class TelemetryRepository {
     return this.prisma.sql.transaction(async (tx) => {
       const marker = await tx.execute(`INSERT INTO "TelemetryTick" ("at", "gpus") VALUES ($1::timestamp(3), $2) ON CONFLICT DO NOTHING`, [at, t.latest.length]);
       if (marker === 0) return false;
-      const latest = t.since && (await lastTickWas(tx, at, t.since.at)) ? changedSince(t.latest, t.since.latest) : t.latest;
+      const written = t.since && t.since.at < t.at ? await writtenBefore(tx, at, t.since) : undefined;
+      const latest = written ? changedSince(t.latest, written) : t.latest;
 
       if (latest.length) {
         await tx.execute(
@@ -64,6 +68,8 @@ export class TelemetryRepository {
              -- sampled) and gets no raw sample: at 80,000 mostly idle GPUs, tens of thousands of rows a tick fewer
              WHERE ("GpuTelemetry"."nodeId", "GpuTelemetry"."smPct", "GpuTelemetry"."memoryUsedMiB", "GpuTelemetry"."powerW", "GpuTelemetry"."idleSince")
                IS DISTINCT FROM (excluded."nodeId", excluded."smPct", excluded."memoryUsedMiB", excluded."powerW", excluded."idleSince")
+               -- a state sampled by a later tick stays (checked on the row as locked: also against a tick committed meanwhile)
+               AND "GpuTelemetry"."at" <= excluded."at"
              RETURNING "gpuId", "smPct", "memoryUsedMiB", "powerW"
            )
            INSERT INTO "GpuSample" ("gpuId", "at", "smPct", "memoryUsedMiB", "powerW")
@@ -105,13 +111,25 @@ export interface WrittenTick {
   latest: ReadonlyMap<string, LatestGpuState>;
 }
 
-/** Whether the newest tick written before `at` (an ISO time) is the one at `previous`: no other writer's tick came between. */
-async function lastTickWas(tx: SqlTx, at: string, previous: Date): Promise<boolean> {
+/**
+ * The GPU states in Postgres just before the tick at `at` (an ISO time), as far as they can
+ * differ from this process's last tick `since`: its own states, with those that ticks of other
+ * writers changed after it (rows whose `at` is later: a state keeps the time it was first
+ * sampled) read back over them. One read of the tick markers when no other tick came between.
+ */
+async function writtenBefore(tx: SqlTx, at: string, since: WrittenTick): Promise<ReadonlyMap<string, LatestGpuState>> {
   const [row] = await tx.query<{ same: boolean | null }>(`SELECT max("at") = $2::timestamp(3) AS same FROM "TelemetryTick" WHERE "at" < $1::timestamp(3)`, [
     at,
-    previous.toISOString(),
+    since.at.toISOString(),
   ]);
-  return row?.same === true;
+  if (row?.same === true) return since.latest;
+  const theirs = await tx.query<LatestGpuState>(
+    `SELECT "gpuId", "nodeId", "smPct", "memoryUsedMiB", "powerW", "idleSince" FROM "GpuTelemetry" WHERE "at" > $1::timestamp(3)`,
+    [since.at.toISOString()],
+  );
+  const merged = new Map(since.latest);
+  for (const r of theirs) merged.set(r.gpuId, r);
+  return merged;
 }
 
 /** The states that differ from those written (a GPU not written then is new: it differs). */
