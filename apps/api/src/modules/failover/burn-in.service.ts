@@ -97,12 +97,12 @@ export class BurnInService {
       await this.poll(inc.id, jobId!);
       return next;
     }
-    const gpus = burnInGpus(inc.scope, node.gpus.length, gpuIndex);
-    const verdict = this.verdictSteps(next, failures, where(node, gpus, inc.scope), status);
+    const target = where(node, burnInGpus(inc.scope, node.gpus.length, gpuIndex), inc.scope);
+    const verdict = this.verdictSteps(next, failures, target, status);
     // one verdict per run, however many checks of it were queued
     if (!(await this.incidents.endBurnIn(inc.id, jobId, verdict.steps, verdict.patch))) return 'wait';
     if (jobId) await this.driver.stop(jobId).catch(() => undefined); // frees the pod / the claim
-    if (next === 'needs-attention') this.logger.warn(`incident ${inc.id}: ${where(node, gpus, inc.scope)} failed burn-in ${failures} times, needs attention`);
+    if (next === 'needs-attention') this.logger.warn(`incident ${inc.id}: ${target} failed burn-in ${failures} times, needs attention`);
     return next;
   }
 
