@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { getPriority, setPriority } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseConfig } from './config/config';
@@ -8,6 +9,7 @@ import { configureHttp } from './http';
 
 async function main(): Promise<void> {
   const config = parseConfig();
+  limitHeapGrowth(config.heapGrowthPercent);
   const logger = ['error', 'warn', 'log', 'debug'].slice(0, ['error', 'warn', 'log', 'debug'].indexOf(config.logLevel) + 1) as (
     'error' | 'warn' | 'log' | 'debug'
   )[];
@@ -29,6 +31,15 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   new Logger('gantry').log(`api listening on :${config.port}`);
+}
+
+/**
+ * The heap grows at most `percent` past what the last full collection left live before the next
+ * one (GANTRY_HEAP_GROWTH_PERCENT; 0 leaves V8's policy). V8 reads the setting each time it sets
+ * the next limit, so setting it at boot applies to every collection after.
+ */
+function limitHeapGrowth(percent: number): void {
+  if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
 
 /** A worker yields the CPU to the API on a shared host (GANTRY_WORKER_NICE); a host that refuses keeps it as it is. */

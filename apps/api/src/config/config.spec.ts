@@ -1,0 +1,13 @@
+import { parseConfig } from './config';
+
+describe('parseConfig: GANTRY_HEAP_GROWTH_PERCENT', () => {
+  it('lets the heap grow 50% past the live heap unless told otherwise; 0 leaves V8 its own policy', () => {
+    expect(parseConfig({}).heapGrowthPercent).toBe(50);
+    expect(parseConfig({ GANTRY_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
+    expect(parseConfig({ GANTRY_HEAP_GROWTH_PERCENT: '150' }).heapGrowthPercent).toBe(150);
+  });
+
+  it.each(['-1', '401', '12.5', 'lots'])('refuses %s, naming the variable', (v) => {
+    expect(() => parseConfig({ GANTRY_HEAP_GROWTH_PERCENT: v })).toThrow(/GANTRY_HEAP_GROWTH_PERCENT/);
+  });
+});
