@@ -24,7 +24,12 @@ export interface Sql {
    * queries pass every parameter through its query compiler, about four times the CPU of the
    * driver's own binding.
    */
-  transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: SqlTx) => Promise<T>, options?: SqlTxOptions): Promise<T>;
+}
+
+export interface SqlTxOptions {
+  /** `repeatable read`: every statement sees the snapshot of the first (a consistent read of several tables). Postgres's default otherwise. */
+  isolation?: 'repeatable read';
 }
 
 /** Typed SQL inside `Sql.transaction`: rows of a query, or the rows a statement changed. */
@@ -52,13 +57,14 @@ export function createDatabase(databaseUrl: string, opts: { max?: number; transa
       const r = await pool.query({ text, values: values as unknown[], types });
       return r.rows as T[];
     },
-    async transaction<T>(fn: (tx: SqlTx) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: SqlTx) => Promise<T>, options: SqlTxOptions = {}): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         // no statement waits longer than Prisma's whole interactive transaction may last (a lock
         // wait that never ends would hold the connection and its caller for good)
-        await client.query(`BEGIN; SET LOCAL statement_timeout = ${TRANSACTION_TIMEOUT_MS}`);
+        const isolation = options.isolation === 'repeatable read' ? ' ISOLATION LEVEL REPEATABLE READ' : '';
+        await client.query(`BEGIN${isolation}; SET LOCAL statement_timeout = ${TRANSACTION_TIMEOUT_MS}`);
         const out = await fn({
           async query<R>(text: string, values: readonly unknown[] = []) {
             const r = await client.query({ text, values: values as unknown[], types });
@@ -80,7 +86,17 @@ export function createDatabase(databaseUrl: string, opts: { max?: number; transa
       }
     },
   };
+  sqlOfClient.set(client, sql);
   return { client, sql };
+}
+
+const sqlOfClient = new WeakMap<PrismaClient, Sql>();
+
+/** The typed SQL on the pool of `client` (made by `createDatabase` or `createPrismaClient`). */
+export function sqlOf(client: PrismaClient): Sql {
+  const sql = sqlOfClient.get(client);
+  if (!sql) throw new Error('sqlOf: this Prisma client was not made by createDatabase, so it has no typed SQL on its pool');
+  return sql;
 }
 
 export type Tx = Prisma.TransactionClient;

@@ -1,8 +1,10 @@
 import { parseConfig } from './config';
 
 describe('parseConfig: GANTRY_HEAP_GROWTH_PERCENT', () => {
-  it('lets the heap grow 50% past the live heap unless told otherwise; 0 leaves V8 its own policy', () => {
+  it('lets the heap grow 50% past the live heap in the API and 100% in a worker unless told otherwise; 0 leaves V8 its own policy', () => {
     expect(parseConfig({}).heapGrowthPercent).toBe(50);
+    expect(parseConfig({ GANTRY_MODE: 'worker' }).heapGrowthPercent).toBe(100);
+    expect(parseConfig({ GANTRY_MODE: 'worker', GANTRY_HEAP_GROWTH_PERCENT: '50' }).heapGrowthPercent).toBe(50);
     expect(parseConfig({ GANTRY_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
     expect(parseConfig({ GANTRY_HEAP_GROWTH_PERCENT: '150' }).heapGrowthPercent).toBe(150);
   });

@@ -59,14 +59,15 @@ const ZEnv = z.object({
    */
   GANTRY_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(5),
   /**
-   * How far V8 lets the heap of the API and worker processes grow past what a full garbage
-   * collection left live before it collects again, in percent (0 = V8's own policy, which on a
-   * host with 16 GiB or more lets it reach about four times the live heap). A long-running process
-   * allocates far more than it keeps: at 10,000 nodes a worker keeps about 150 MB and V8's own
-   * policy let it reach 800 MB-1.1 GB resident; at 50, 450-500 MB (docs/benchmarks-load.md,
-   * round 19). Not a ceiling: the heap still grows with what the process keeps.
+   * How far V8 lets the heap of a process grow past what a full garbage collection left live before
+   * it collects again, in percent (0 = V8's own policy, which on a host with 16 GiB or more lets it
+   * reach about four times the live heap). Unset: 50 for the API (its garbage is request-scoped and
+   * dies young), 100 for a worker (at 50 its collections cost a fifth more CPU under load). A
+   * long-running process allocates far more than it keeps: at 10,000 nodes a worker keeps about
+   * 150 MB and V8's own policy let it reach 650 MB-1.1 GB resident (docs/operations.md#memory,
+   * docs/benchmarks-load.md round 19). Not a ceiling: the heap still grows with what it keeps.
    */
-  GANTRY_HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(400).default(50),
+  GANTRY_HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(400).optional(),
   /** Requests per minute per API key or session (429 with Retry-After beyond). */
   GANTRY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
   /** Console sessions: lifetime in hours; `Secure` cookies (true, or implied by an https GANTRY_PUBLIC_URL). */
@@ -252,7 +253,7 @@ export interface AppConfig {
   logLevel: Env['GANTRY_LOG_LEVEL'];
   /** GANTRY_WORKER_NICE: the niceness a worker process sets for itself at boot. */
   workerNice: number;
-  /** GANTRY_HEAP_GROWTH_PERCENT: V8's heap growth past the live heap (0: V8's own policy). */
+  /** GANTRY_HEAP_GROWTH_PERCENT: V8's heap growth past the live heap (0: V8's own policy; unset: 50 for the API, 100 for a worker). */
   heapGrowthPercent: number;
   /** GANTRY_PUBLIC_URL, when set. */
   publicUrl?: string;
@@ -358,7 +359,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     shutdownGraceSeconds: e.GANTRY_SHUTDOWN_GRACE_SECONDS,
     logLevel: e.GANTRY_LOG_LEVEL,
     workerNice: e.GANTRY_WORKER_NICE,
-    heapGrowthPercent: e.GANTRY_HEAP_GROWTH_PERCENT,
+    heapGrowthPercent: e.GANTRY_HEAP_GROWTH_PERCENT ?? (e.GANTRY_MODE === 'worker' ? 100 : 50),
     publicUrl: e.GANTRY_PUBLIC_URL,
     hsts: https,
     auth: {
