@@ -159,9 +159,12 @@ test.describe('reservations in the viewer’s time zone', () => {
     const api = client(key);
     const me = await api.me();
     const team = (await api.teams.list(me.tenantId!)).items.find((t) => t.name === 'Research')!;
-    // Next week's Wednesday 01:00-03:00 UTC = 10:00-12:00 in Tokyo.
-    const wednesday = new Date();
-    wednesday.setUTCDate(wednesday.getUTCDate() + ((8 - wednesday.getUTCDay()) % 7 || 7) + 2);
+    // Next week's Wednesday as the calendar counts weeks (from Monday in the browser's zone, Tokyo:
+    // UTC+9 all year, so on a Sunday evening UTC Tokyo's week has already turned), 10:00-12:00 there
+    // = 01:00-03:00 UTC that day.
+    const tokyoNow = new Date(Date.now() + 9 * 3600_000); // Tokyo's wall clock, read with the UTC getters
+    const wednesday = new Date(tokyoNow);
+    wednesday.setUTCDate(tokyoNow.getUTCDate() - ((tokyoNow.getUTCDay() + 6) % 7) + 7 + 2);
     const day = wednesday.toISOString().slice(0, 10);
     const made = await api.reservations.create({
       teamId: team.id,
