@@ -94,7 +94,7 @@ describe('fair share over time (real Postgres and Redis, simulated cluster)', ()
     const row = await eventually(() => sys.db.teamUsageHistory.findUnique({ where: { teamId: a.team.id } }));
     expect(row.decayedGpuSeconds).toBeGreaterThan(8 * 3600 * 0.5);
     const before = await sys.worker.get(FairShareService).cycleHistoryGpus(Date.now());
-    const fresh = new FairShareService(new FairShareRepository({ client: sys.db } as unknown as PrismaService), sys.config);
+    const fresh = new FairShareService(new FairShareRepository({ client: sys.db, reads: { client: sys.db } } as unknown as PrismaService), sys.config);
     const after = await fresh.cycleHistoryGpus(Date.now());
     expect(after[a.team.id]).toBeGreaterThan(0);
     expect(Math.abs(after[a.team.id]! - before[a.team.id]!) / before[a.team.id]!).toBeLessThan(0.05);

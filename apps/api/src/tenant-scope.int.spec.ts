@@ -33,7 +33,7 @@ let db: PrismaClient;
 let repos: ReturnType<typeof makeRepos>;
 
 function makeRepos(client: PrismaClient, sql: Sql) {
-  const prisma = { client, sql } as unknown as PrismaService;
+  const prisma = { client, sql, reads: { client, sql } } as unknown as PrismaService;
   return {
     jobs: new JobsRepository(prisma, new EventsRepository()),
     endpoints: new EndpointsRepository(prisma),

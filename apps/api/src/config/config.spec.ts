@@ -13,3 +13,14 @@ describe('parseConfig: GANTRY_HEAP_GROWTH_PERCENT', () => {
     expect(() => parseConfig({ GANTRY_HEAP_GROWTH_PERCENT: v })).toThrow(/GANTRY_HEAP_GROWTH_PERCENT/);
   });
 });
+
+describe('parseConfig: the API database pools', () => {
+  it('keeps 10 connections for writes and 3 of their own for reads unless told otherwise', () => {
+    expect(parseConfig({})).toMatchObject({ dbPoolSize: 10, dbReadPoolSize: 3 });
+    expect(parseConfig({ GANTRY_DB_POOL_SIZE: '20', GANTRY_DB_READ_POOL_SIZE: '5' })).toMatchObject({ dbPoolSize: 20, dbReadPoolSize: 5 });
+  });
+
+  it.each(['0', '201', '1.5', 'few'])('refuses a read pool of %s, naming the variable', (v) => {
+    expect(() => parseConfig({ GANTRY_DB_READ_POOL_SIZE: v })).toThrow(/GANTRY_DB_READ_POOL_SIZE/);
+  });
+});

@@ -10,6 +10,7 @@ const ZEnv = z.object({
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   /** Postgres connections of this process (each API and worker process has its own pool). */
   GANTRY_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  GANTRY_DB_READ_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(3),
   GANTRY_DB_TX_MAX_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   GANTRY_DRIVER: z.enum(['simulated', 'kubernetes', 'remote']).default('simulated'),
   /** Cluster host of GANTRY_DRIVER=remote (a simulated cluster served by its own process). */
@@ -211,6 +212,8 @@ export interface AppConfig {
   port: number;
   databaseUrl: string;
   dbPoolSize: number;
+  /** Connections of the API's reads (GET, HEAD), apart from those of its writes. */
+  dbReadPoolSize: number;
   /** How long a transaction may wait for a pooled connection before it fails. */
   dbTxMaxWaitMs: number;
   redis: { host: string; port: number; password?: string; db: number };
@@ -325,6 +328,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
     dbPoolSize: e.GANTRY_DB_POOL_SIZE,
+    dbReadPoolSize: e.GANTRY_DB_READ_POOL_SIZE,
     dbTxMaxWaitMs: e.GANTRY_DB_TX_MAX_WAIT_MS,
     redis: {
       host: r.hostname,

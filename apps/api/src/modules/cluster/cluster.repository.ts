@@ -168,8 +168,8 @@ export class ClusterRepository {
   /** GPUs per model: all, not healthy, and the GPU units allocated now (one typed-SQL statement). */
   async capacityByModel(): Promise<{ gpuModel: string; total: number; unhealthy: number; allocated: number }[]> {
     // the console's Overview asks every few seconds; at 80,000 GPUs three Prisma group-bys were
-    // three round trips and three compilations on a pool the submissions keep busy
-    const rows = await this.prisma.sql.query<{ gpuModel: string; total: number; unhealthy: number; allocated: number }>(
+    // three round trips and three compilations; on the reads' own connections, not behind submissions
+    const rows = await this.prisma.reads.sql.query<{ gpuModel: string; total: number; unhealthy: number; allocated: number }>(
       `SELECT g.model AS "gpuModel", g.total, g.unhealthy, COALESCE(a.units, 0)::float8 AS allocated
          FROM (SELECT model, count(*)::int AS total, (count(*) FILTER (WHERE health <> 'healthy'))::int AS unhealthy
                  FROM "Gpu" GROUP BY model) g

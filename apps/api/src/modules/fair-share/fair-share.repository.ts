@@ -59,7 +59,9 @@ export class FairShareRepository {
    * quotas, stored decayed usage, what they hold now and the holdings since their record.
    */
   async teams(scope: TenantScope, nowMs: number, sinceMs: number) {
-    const teams = await this.prisma.client.team.findMany({
+    // the console's and the queue positions' view: on the reads' own connections
+    const db = this.prisma.reads.client;
+    const teams = await db.team.findMany({
       where: scopeWhere(scope, 'tenant-rows'),
       select: {
         id: true,
@@ -75,14 +77,14 @@ export class FairShareRepository {
     const ids = teams.map((t) => t.id);
     const oldest = Math.min(nowMs, ...teams.map((t) => t.usageHistory?.asOf.getTime() ?? sinceMs));
     const [holdings, held, nodes, gpus] = await Promise.all([
-      ids.length ? this.holdings(this.prisma.client, { AND: [scopeWhere(scope, 'tenant-rows'), { teamId: { in: ids } }] }, oldest, nowMs) : [],
-      this.prisma.client.allocation.groupBy({
+      ids.length ? this.holdings(db, { AND: [scopeWhere(scope, 'tenant-rows'), { teamId: { in: ids } }] }, oldest, nowMs) : [],
+      db.allocation.groupBy({
         by: ['teamId'],
         where: { AND: [scopeWhere(scope, 'tenant-rows'), { endedAt: null, teamId: { in: ids } }] },
         _sum: { gpuUnits: true, cpuMilli: true, memoryMiB: true },
       }),
-      this.prisma.client.node.aggregate({ _sum: { cpuMilli: true, memoryMiB: true } }),
-      this.prisma.client.gpu.count(),
+      db.node.aggregate({ _sum: { cpuMilli: true, memoryMiB: true } }),
+      db.gpu.count(),
     ]);
     const heldBy = new Map(
       held.map((h) => [h.teamId, { gpus: Number(h._sum.gpuUnits ?? 0), cpuMilli: h._sum.cpuMilli ?? 0, memoryMiB: h._sum.memoryMiB ?? 0 }]),

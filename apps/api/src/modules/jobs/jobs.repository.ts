@@ -107,7 +107,7 @@ export class JobsRepository {
 
   list(scope: TenantScope, q: PageQuery, filter: { teamId?: string; state?: string }) {
     const a = pageArgs(q, 'desc');
-    return this.prisma.client.job.findMany({
+    return this.prisma.reads.client.job.findMany({
       ...a,
       where: {
         AND: [
@@ -124,7 +124,7 @@ export class JobsRepository {
   /** Jobs in each state (the caller's scope, one team when `teamId`); states with none are absent. */
   async stateCounts(scope: TenantScope, teamId?: string): Promise<Map<string, number>> {
     const { tenantId, teamId: boundTeam } = scopeValues(scope);
-    const rows = await this.prisma.sql.query<{ state: string; n: number }>(
+    const rows = await this.prisma.reads.sql.query<{ state: string; n: number }>(
       `SELECT "state"::text AS "state", count(*)::int AS "n" FROM "Job"
         WHERE ($1::text IS NULL OR "tenantId" = $1) AND ($2::text IS NULL OR "teamId" = $2) AND ($3::text IS NULL OR "teamId" = $3)
         GROUP BY "state"`,
@@ -145,11 +145,14 @@ export class JobsRepository {
 
   /** Those of `ids` still pending (in the caller's scope), in no particular order. */
   stillPending(scope: TenantScope, ids: string[]) {
-    return this.prisma.client.job.findMany({ where: { id: { in: ids }, state: 'pending', ...scopeWhere(scope, 'team-rows') }, include: jobWithPlacement });
+    return this.prisma.reads.client.job.findMany({
+      where: { id: { in: ids }, state: 'pending', ...scopeWhere(scope, 'team-rows') },
+      include: jobWithPlacement,
+    });
   }
 
   find(scope: TenantScope, id: string) {
-    return this.prisma.client.job.findFirst({ where: { id, ...scopeWhere(scope, 'team-rows') }, include: jobWithPlacement });
+    return this.prisma.reads.client.job.findFirst({ where: { id, ...scopeWhere(scope, 'team-rows') }, include: jobWithPlacement });
   }
 
   /**
@@ -160,7 +163,7 @@ export class JobsRepository {
   async lastRuns(scope: TenantScope, jobIds: string[]): Promise<Map<string, JobRow['allocations']>> {
     const out = new Map<string, JobRow['allocations']>();
     if (!jobIds.length) return out;
-    const rows = await this.prisma.client.allocation.findMany({
+    const rows = await this.prisma.reads.client.allocation.findMany({
       where: { AND: [{ jobId: { in: jobIds } }, { endedAt: { not: null } }, { job: scopeWhere(scope, 'team-rows') }] },
       orderBy: [{ endedAt: 'desc' }, { replica: 'asc' }, { gpuId: 'asc' }],
       include: { node: { select: { name: true } }, gpu: { select: { index: true } } },
@@ -182,7 +185,7 @@ export class JobsRepository {
   }
 
   listEvents(scope: TenantScope, jobId: string) {
-    return this.prisma.client.event.findMany({
+    return this.prisma.reads.client.event.findMany({
       where: { jobId, job: scopeWhere(scope, 'team-rows') },
       orderBy: { createdAt: 'asc' },
       take: 200,
@@ -191,7 +194,7 @@ export class JobsRepository {
 
   /** Pending jobs of the caller's tenant in queue order, with their names, teams and priorities. */
   async pendingQueue(scope: TenantScope, history: QueueHistory = { gpus: {}, weight: 0 }) {
-    const rows = await this.prisma.client.job.findMany({
+    const rows = await this.prisma.reads.client.job.findMany({
       where: { state: 'pending', ...scopeWhere(scope, 'tenant-rows') },
       select: {
         id: true,
@@ -225,7 +228,7 @@ export class JobsRepository {
     // One round trip on the way: the teams' standing is read beside the jobs, for every team
     // with a pending job in the scope (a superset of the head's teams), not after them.
     const [rows, h, teams] = await Promise.all([
-      this.prisma.sql.query<Omit<JobRow, 'allocations'> & { rn?: unknown }>(
+      this.prisma.reads.sql.query<Omit<JobRow, 'allocations'> & { rn?: unknown }>(
         `SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY "priority", "teamId" ORDER BY "createdAt", "id") AS "rn"
                         FROM "Job" WHERE "state" = 'pending' AND ($1::text IS NULL OR "tenantId" = $1)) AS "q"
         WHERE "rn" <= $2
@@ -276,7 +279,7 @@ export class JobsRepository {
       'teamIds' in which
         ? ['SELECT unnest($1::text[]) AS "id"', which.teamIds]
         : [`SELECT DISTINCT "teamId" AS "id" FROM "Job" WHERE "state" = 'pending' AND ($1::text IS NULL OR "tenantId" = $1)`, which.pendingIn];
-    return this.prisma.sql.query<TeamStanding>(
+    return this.prisma.reads.sql.query<TeamStanding>(
       `WITH "ids" AS (${ids})
          SELECT t."id", t."weight"::float8 AS "weight",
                 COALESCE(u."gpus", 0)::float8 AS "gpus", COALESCE(u."cpuMilli", 0)::float8 AS "cpuMilli", COALESCE(u."memoryMiB", 0)::float8 AS "memoryMiB",
