@@ -49,6 +49,10 @@ const types = {
 /** The Prisma client and typed SQL over one pool (closed by the client's $disconnect). */
 export function createDatabase(databaseUrl: string, opts: { max?: number; transactionMaxWaitMs?: number } = {}): { client: PrismaClient; sql: Sql } {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: opts.max ?? 10, connectionTimeoutMillis: opts.transactionMaxWaitMs ?? 10_000 });
+  // An idle connection that Postgres closes (a restart, pg_terminate_backend) is dropped from the
+  // pool, which then reports it as an 'error' event: with no listener, Node would end the process.
+  // Prisma's adapter listens only once Prisma has connected, and typed SQL may come first.
+  pool.on('error', () => undefined);
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   // maxWait: how long a transaction may wait for a pooled connection (Prisma's default, 2 s, turns a burst into errors).
   const client = new PrismaClient({ adapter, transactionOptions: { maxWait: opts.transactionMaxWaitMs ?? 10_000, timeout: TRANSACTION_TIMEOUT_MS } });
@@ -60,6 +64,11 @@ export function createDatabase(databaseUrl: string, opts: { max?: number; transa
     async transaction<T>(fn: (tx: SqlTx) => Promise<T>, options: SqlTxOptions = {}): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // a checked-out connection that Postgres closes between two statements reports it as an
+      // 'error' event (the pool listens only to idle ones): the transaction's next statement fails,
+      // and the connection is dropped, not returned
+      const lost = (e: Error) => (broken = e);
+      client.on('error', lost);
       try {
         // no statement waits longer than Prisma's whole interactive transaction may last (a lock
         // wait that never ends would hold the connection and its caller for good)
@@ -82,6 +91,7 @@ export function createDatabase(databaseUrl: string, opts: { max?: number; transa
         await client.query('ROLLBACK').catch((r: Error) => (broken = r));
         throw e;
       } finally {
+        client.removeListener('error', lost);
         client.release(broken);
       }
     },

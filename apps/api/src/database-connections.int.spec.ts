@@ -1,0 +1,57 @@
+import { createDatabase } from '@gantry/db';
+import { startDatabase } from './test-support/system';
+
+/**
+ * A pooled connection that Postgres closes while it is idle (a restart, an administrator's
+ * pg_terminate_backend, an idle timeout) is dropped from its pool, and the next statement opens
+ * a new one: the process goes on. The reads' pool of the API (PrismaService.reads) may serve
+ * typed SQL only, before Prisma has ever connected through it.
+ */
+describe('a pool whose idle connection Postgres closes (real Postgres)', () => {
+  let handle: Awaited<ReturnType<typeof startDatabase>>;
+  beforeAll(async () => {
+    handle = await startDatabase();
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  it('drops the closed connection and answers the next statement on a new one', async () => {
+    const { client, sql } = createDatabase(handle.url, { max: 2 });
+    try {
+      const [{ pid }] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const [{ closed }] = await handle.sql.query<{ closed: boolean }>('SELECT pg_terminate_backend($1) AS closed', [pid]);
+      expect(closed).toBe(true);
+      // the idle connection learns of it from its socket, outside any statement
+      await new Promise((r) => setTimeout(r, 500));
+      const [again] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      expect(again!.pid).not.toBe(pid);
+    } finally {
+      await client.$disconnect();
+    }
+  });
+
+  it('fails a transaction whose connection is closed between two statements, and goes on with a new connection', async () => {
+    const { client, sql } = createDatabase(handle.url, { max: 1 });
+    try {
+      let pid = 0;
+      const failed = await sql
+        .transaction(async (tx) => {
+          [{ pid }] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          await handle.sql.query('SELECT pg_terminate_backend($1)', [pid]);
+          await new Promise((r) => setTimeout(r, 500));
+          await tx.query('SELECT 1');
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(failed).toBeInstanceOf(Error);
+      // the pool's only connection was dropped, not returned: the next statement has a new one
+      const [again] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      expect(again!.pid).not.toBe(pid);
+    } finally {
+      await client.$disconnect();
+    }
+  });
+});
