@@ -96,6 +96,13 @@ export function createDatabase(databaseUrl: string, opts: { max?: number; transa
       }
     },
   };
+  // Prisma's $disconnect ends the pool only when Prisma itself has connected through it; a pool
+  // that served typed SQL alone would keep its connections (and the process) alive until they idle out
+  const disconnect = client.$disconnect.bind(client);
+  client.$disconnect = async () => {
+    await disconnect();
+    if (!pool.ended) await pool.end();
+  };
   sqlOfClient.set(client, sql);
   return { client, sql };
 }

@@ -1,5 +1,5 @@
 import { createDatabase } from '@gantry/db';
-import { startDatabase } from './test-support/system';
+import { eventually, startDatabase } from './test-support/system';
 
 /**
  * A pooled connection that Postgres closes while it is idle (a restart, an administrator's
@@ -53,5 +53,17 @@ describe('a pool whose idle connection Postgres closes (real Postgres)', () => {
     } finally {
       await client.$disconnect();
     }
+  });
+
+  it('closes the connections of a pool that served typed SQL alone when its client disconnects', async () => {
+    const { client, sql } = createDatabase(handle.url, { max: 2 });
+    const [{ pid }] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    await client.$disconnect();
+    // gone at once, not when the pool's idle timeout (10 s) would have closed it
+    await eventually(
+      async () => (await handle.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid]))[0]!.n === 0,
+      2000,
+      50,
+    );
   });
 });
