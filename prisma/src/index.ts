@@ -46,8 +46,14 @@ const types = {
     oid === TIMESTAMP_OID ? (v: string) => new Date(`${v.replace(' ', 'T')}Z`) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/** A Prisma client and typed SQL over one pool of connections. */
+export interface Database {
+  readonly client: PrismaClient;
+  readonly sql: Sql;
+}
+
 /** The Prisma client and typed SQL over one pool (closed by the client's $disconnect). */
-export function createDatabase(databaseUrl: string, opts: { max?: number; transactionMaxWaitMs?: number } = {}): { client: PrismaClient; sql: Sql } {
+export function createDatabase(databaseUrl: string, opts: { max?: number; transactionMaxWaitMs?: number } = {}): Database {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: opts.max ?? 10, connectionTimeoutMillis: opts.transactionMaxWaitMs ?? 10_000 });
   // An idle connection that Postgres closes (a restart, pg_terminate_backend) is dropped from the
   // pool, which then reports it as an 'error' event: with no listener, Node would end the process.

@@ -1,5 +1,12 @@
-import { createDatabase } from '@gantry/db';
+import { createDatabase, type SqlTx } from '@gantry/db';
 import { eventually, startDatabase } from './test-support/system';
+
+/** The server process behind the connection `q` runs its statement on. */
+async function backendPid(q: Pick<SqlTx, 'query'>): Promise<number> {
+  return (await q.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0]!.pid;
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A pooled connection that Postgres closes while it is idle (a restart, an administrator's
@@ -19,13 +26,12 @@ describe('a pool whose idle connection Postgres closes (real Postgres)', () => {
   it('drops the closed connection and answers the next statement on a new one', async () => {
     const { client, sql } = createDatabase(handle.url, { max: 2 });
     try {
-      const [{ pid }] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const pid = await backendPid(sql);
       const [{ closed }] = await handle.sql.query<{ closed: boolean }>('SELECT pg_terminate_backend($1) AS closed', [pid]);
       expect(closed).toBe(true);
       // the idle connection learns of it from its socket, outside any statement
-      await new Promise((r) => setTimeout(r, 500));
-      const [again] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      expect(again!.pid).not.toBe(pid);
+      await pause(500);
+      expect(await backendPid(sql)).not.toBe(pid);
     } finally {
       await client.$disconnect();
     }
@@ -37,9 +43,9 @@ describe('a pool whose idle connection Postgres closes (real Postgres)', () => {
       let pid = 0;
       const failed = await sql
         .transaction(async (tx) => {
-          [{ pid }] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          pid = await backendPid(tx);
           await handle.sql.query('SELECT pg_terminate_backend($1)', [pid]);
-          await new Promise((r) => setTimeout(r, 500));
+          await pause(500);
           await tx.query('SELECT 1');
         })
         .then(
@@ -48,8 +54,7 @@ describe('a pool whose idle connection Postgres closes (real Postgres)', () => {
         );
       expect(failed).toBeInstanceOf(Error);
       // the pool's only connection was dropped, not returned: the next statement has a new one
-      const [again] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      expect(again!.pid).not.toBe(pid);
+      expect(await backendPid(sql)).not.toBe(pid);
     } finally {
       await client.$disconnect();
     }
@@ -57,7 +62,7 @@ describe('a pool whose idle connection Postgres closes (real Postgres)', () => {
 
   it('closes the connections of a pool that served typed SQL alone when its client disconnects', async () => {
     const { client, sql } = createDatabase(handle.url, { max: 2 });
-    const [{ pid }] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const pid = await backendPid(sql);
     await client.$disconnect();
     // gone at once, not when the pool's idle timeout (10 s) would have closed it
     await eventually(

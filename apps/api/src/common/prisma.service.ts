@@ -1,12 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { createDatabase, type PrismaClient, type Sql } from '@gantry/db';
+import { createDatabase, type Database, type PrismaClient, type Sql } from '@gantry/db';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-
-/** A Prisma client and typed SQL over one pool of connections. */
-export interface Database {
-  readonly client: PrismaClient;
-  readonly sql: Sql;
-}
 
 /**
  * The Prisma client of the process, and typed SQL on the same pool for the hot paths
